@@ -1,0 +1,110 @@
+# robotmail - build, test, run.  Everything starts from a fresh Debian 12 as root:
+#   make run    install missing packages, build, run the main job on the example
+#   make test   install missing packages, build, run every test suite
+# See README.md.
+
+SHELL := /bin/bash
+CC ?= cc
+CLANG ?= clang
+BUILD ?= build
+PREFIX ?= /usr/local
+DATADIR ?= $(CURDIR)/config
+
+# Debian packages: libraries, tools the build and the tests use.
+DEB_PACKAGES := pkg-config make gcc libetpan-dev libcurl4-gnutls-dev libpcre2-dev \
+	libyaml-dev libjansson-dev libsqlite3-dev libarchive-dev libcmocka-dev \
+	libsasl2-modules clang libclang-rt-14-dev cppcheck python3 xz-utils zstd gzip tar \
+	valgrind
+
+PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive
+
+# Deferred (=): pkg-config is only asked once the packages are installed.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+# libetpan's .pc leaks Debian's -specs= flag (see shared/notes/deps-and-peers.md)
+PKG_LIBS = $(filter-out -specs=%,$(shell pkg-config --libs $(PKGS))) -lm
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
+CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -g \
+	-DRM_DATADIR='"$(DATADIR)"' $(PKG_CFLAGS)
+CFLAGS ?= -O2
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+LIB_SRCS := $(filter-out bot/main.c,$(wildcard bot/*.c))
+LIB_OBJS := $(patsubst bot/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+ASAN_OBJS := $(patsubst bot/%.c,$(BUILD)/asan/%.o,$(LIB_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_SECONDS ?= 20
+
+.PHONY: all build deps run test test-only unit fuzz fuzz-build bench clean check-cppcheck install
+
+all: deps
+	@$(MAKE) --no-print-directory build
+
+build: $(BUILD)/robotmail
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "make deps: installing$$missing"; \
+		if [ "$$(id -u)" != 0 ]; then echo "make deps: need root to install:$$missing" >&2; exit 1; fi; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	fi
+
+$(BUILD)/obj/%.o: bot/%.c bot/*.h | $(BUILD)/obj
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/asan/%.o: bot/%.c bot/*.h | $(BUILD)/asan
+	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -c -o $@ $<
+
+$(BUILD)/obj $(BUILD)/asan $(BUILD)/fuzz:
+	mkdir -p $@
+
+$(BUILD)/robotmail: $(LIB_OBJS) $(BUILD)/obj/main.o
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/robotmail-asan: $(ASAN_OBJS) $(BUILD)/asan/main.o
+	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS) tests/unit/*.h
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -Ibot -o $@ $(UNIT_SRCS) $(LIB_OBJS) $(PKG_LIBS) -lcmocka
+
+$(BUILD)/unit-tests-asan: $(UNIT_SRCS) $(ASAN_OBJS) tests/unit/*.h
+	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -Ibot -o $@ $(UNIT_SRCS) $(ASAN_OBJS) $(PKG_LIBS) -lcmocka
+
+# libFuzzer targets: clang, sanitizers, our sources compiled in.
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) bot/*.h | $(BUILD)/fuzz
+	$(CLANG) $(CFLAGS_COMMON) -Wno-unused-command-line-argument -O1 -fsanitize=fuzzer,address,undefined -Ibot -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
+
+fuzz-build: $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+
+run: deps
+	@$(MAKE) --no-print-directory build
+	@contrib/run-example.sh
+
+test: deps
+	@$(MAKE) --no-print-directory test-only
+
+test-only: $(BUILD)/robotmail $(BUILD)/robotmail-asan $(BUILD)/unit-tests $(BUILD)/unit-tests-asan fuzz-build
+	@BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-tests.sh
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	@BUILD=$(BUILD) FUZZ_SECONDS=$${FUZZ_SECONDS:-600} tests/run-fuzz.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory build
+	@BUILD=$(BUILD) tests/bench.sh
+
+check-cppcheck:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
+		--std=c11 --inline-suppr --suppress=missingIncludeSystem -Ibot bot/
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/robotmail
+	install -m 755 $(BUILD)/robotmail $(DESTDIR)$(PREFIX)/bin/robotmail
+	install -m 644 config/metrics.yaml config/lkp-programs.yaml $(DESTDIR)$(PREFIX)/share/robotmail/
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,1134 @@
+/* archive.c - see archive.h. */
+#include "archive.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fileutil.h"
+#include "jsonload.h"
+#include "strbuf.h"
+
+#define MAX_DIR_DEPTH 32
+
+struct rm_file {
+	char *path;
+	char *data;
+	size_t len;
+};
+
+/* ------------------------------------------------------------ small helpers */
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Is the component [s, s+len) a run directory name (1 to 5 digits)? */
+static bool is_run_name(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len < 1 || len > 5)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* The name of the directory holding `path`, as [*s, *s + *len). */
+static bool parent_name(const char *path, const char **s, size_t *len)
+{
+	const char *end = strrchr(path, '/');
+	const char *start;
+
+	if (!end)
+		return false;
+	start = end;
+	while (start > path && start[-1] != '/')
+		start--;
+	*s = start;
+	*len = (size_t)(end - start);
+	return true;
+}
+
+static bool parent_is_run(const char *path)
+{
+	const char *s;
+	size_t len;
+
+	return parent_name(path, &s, &len) && is_run_name(s, len);
+}
+
+/* Which members robotmail keeps in memory. */
+static bool is_wanted(const char *path)
+{
+	const char *b = base_name(path);
+
+	if (!strcmp(b, "job.yaml") || !strcmp(b, "job.sh") || !strcmp(b, "reproduce.sh") ||
+	    !strcmp(b, "stats.json") || !strcmp(b, "stats.json.gz"))
+		return true;
+	/* the commit-level matrix; a run's matrix.json.gz is its time series */
+	if (!strcmp(b, "matrix.json") || !strcmp(b, "matrix.json.gz"))
+		return !parent_is_run(path);
+	return false;
+}
+
+static void add_warning(struct rm_archive *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add_warning(struct rm_archive *a, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	a->warnings = rm_xrealloc(a->warnings, (a->nwarnings + 1) * sizeof(char *));
+	a->warnings[a->nwarnings++] = rm_xstrdup(buf);
+}
+
+struct filelist {
+	struct rm_file *v;
+	size_t n, alloc;
+	unsigned long long total;
+};
+
+static int add_file(struct filelist *fl, const char *source, const char *path, char *data,
+		    size_t len, struct rm_error *err)
+{
+	fl->total += len;
+	if (fl->total > RM_ARCHIVE_MAX_TOTAL) {
+		free(data);
+		return rm_error_set(err, RM_ERR_INPUT,
+				    "'%s': more than %llu MiB of result files (at '%s')", source,
+				    RM_ARCHIVE_MAX_TOTAL >> 20, path);
+	}
+	fl->v = rm_xgrow(fl->v, &fl->alloc, fl->n + 1, sizeof(*fl->v));
+	fl->v[fl->n].path = rm_xstrdup(path);
+	fl->v[fl->n].data = data;
+	fl->v[fl->n].len = len;
+	fl->n++;
+	return 0;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	return strcmp(((const struct rm_file *)a)->path, ((const struct rm_file *)b)->path);
+}
+
+const char *rm_archive_file(const struct rm_archive *a, const char *path, size_t *len)
+{
+	struct rm_file key, *f;
+
+	key.path = (char *)path;
+	f = bsearch(&key, a->files, a->nfiles, sizeof(*a->files), cmp_file);
+	if (!f)
+		return NULL;
+	if (len)
+		*len = f->len;
+	return f->data;
+}
+
+/* ------------------------------------------------------------ directories */
+
+static int walk_dir(struct filelist *fl, const char *source, const char *abs, const char *rel,
+		    int depth, struct rm_error *err)
+{
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, alloc = 0, i;
+	int rc = 0;
+
+	if (depth > MAX_DIR_DEPTH)
+		return rm_error_set(err, RM_ERR_INPUT, "'%s': directories nested deeper than %d at '%s'",
+				    source, MAX_DIR_DEPTH, rel);
+	d = opendir(abs);
+	if (!d)
+		return rm_error_set(err, RM_ERR_INPUT, "cannot open directory '%s': %s", abs,
+				    strerror(errno));
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		names = rm_xgrow(names, &alloc, n + 1, sizeof(*names));
+		names[n++] = rm_xstrdup(de->d_name);
+	}
+	closedir(d);
+	for (i = 0; i < n && !rc; i++) {
+		char *cabs = rm_path_join(abs, names[i]);
+		char *crel = *rel ? rm_path_join(rel, names[i]) : rm_xstrdup(names[i]);
+		struct stat st;
+
+		if (lstat(cabs, &st)) {
+			rc = rm_error_set(err, RM_ERR_INPUT, "cannot stat '%s': %s", cabs,
+					  strerror(errno));
+		} else if (S_ISDIR(st.st_mode)) {
+			rc = walk_dir(fl, source, cabs, crel, depth + 1, err);
+		} else if (S_ISREG(st.st_mode) && is_wanted(crel)) {
+			char *buf;
+			size_t len;
+
+			rc = rm_read_file(cabs, RM_ARCHIVE_MAX_MEMBER, &buf, &len, err);
+			if (!rc)
+				rc = add_file(fl, source, crel, buf, len, err);
+		}
+		/* symlinks, sockets and devices inside a result directory are
+		 * never followed or read */
+		free(cabs);
+		free(crel);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+/* ------------------------------------------------------------ tarballs */
+
+/* Normalise a member name: strip leading "./", reject absolute paths and
+ * "..".  Returns a malloc'd path, or NULL with err set. */
+static char *safe_member_path(const char *source, const char *name, struct rm_error *err)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	const char *p = name;
+
+	if (!*name) {
+		rm_error_set(err, RM_ERR_INPUT, "'%s': member with an empty name", source);
+		return NULL;
+	}
+	if (*name == '/') {
+		rm_error_set(err, RM_ERR_INPUT,
+			     "'%s': member '%s' has an absolute path; expected paths relative to the archive",
+			     source, name);
+		return NULL;
+	}
+	rm_sb_init(&sb);
+	while (*p) {
+		const char *end = strchr(p, '/');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			rm_sb_release(&sb);
+			rm_error_set(err, RM_ERR_INPUT,
+				     "'%s': member '%s' leaves the archive with '..'; refused",
+				     source, name);
+			return NULL;
+		}
+		if (len && !(len == 1 && p[0] == '.')) {
+			if (sb.len)
+				rm_sb_addc(&sb, '/');
+			rm_sb_add(&sb, p, len);
+		}
+		p += len;
+		if (*p == '/')
+			p++;
+	}
+	return rm_sb_detach(&sb, NULL);
+}
+
+static int read_member(struct archive *ar, const char *source, const char *path, char **out,
+		       size_t *outlen, struct rm_error *err)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	char buf[65536];
+
+	rm_sb_init(&sb);
+	for (;;) {
+		la_ssize_t n = archive_read_data(ar, buf, sizeof(buf));
+
+		if (n == 0)
+			break;
+		if (n < 0) {
+			rm_error_set(err, RM_ERR_INPUT, "'%s': member '%s': corrupt or truncated: %s",
+				     source, path, archive_error_string(ar));
+			rm_sb_release(&sb);
+			return -1;
+		}
+		if (sb.len + (size_t)n > RM_ARCHIVE_MAX_MEMBER) {
+			rm_error_set(err, RM_ERR_INPUT,
+				     "'%s': member '%s' is larger than %llu MiB; refused", source,
+				     path, RM_ARCHIVE_MAX_MEMBER >> 20);
+			rm_sb_release(&sb);
+			return -1;
+		}
+		rm_sb_add(&sb, buf, (size_t)n);
+	}
+	*out = rm_sb_detach(&sb, outlen);
+	return 0;
+}
+
+static int read_tarball(struct filelist *fl, const char *source, struct rm_error *err)
+{
+	struct archive *ar = archive_read_new();
+	struct archive_entry *e;
+	size_t members = 0;
+	int r, rc = 0;
+
+	archive_read_support_filter_gzip(ar);
+	archive_read_support_filter_xz(ar);
+	archive_read_support_filter_zstd(ar);
+	archive_read_support_filter_bzip2(ar);
+	archive_read_support_format_tar(ar);
+	if (archive_read_open_filename(ar, source, 65536) != ARCHIVE_OK) {
+		rc = rm_error_set(err, RM_ERR_INPUT,
+				  "'%s': not a result directory or tar archive (.tar, .tar.gz, .tar.xz, .tar.zst): %s",
+				  source, archive_error_string(ar));
+		archive_read_free(ar);
+		return rc;
+	}
+	for (;;) {
+		const char *name;
+		char *path;
+		mode_t type;
+
+		r = archive_read_next_header(ar, &e);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+			if (members == 0)
+				rc = rm_error_set(err, RM_ERR_INPUT,
+						  "'%s': not a result directory or tar archive (.tar, .tar.gz, .tar.xz, .tar.zst): %s",
+						  source, archive_error_string(ar));
+			else
+				rc = rm_error_set(err, RM_ERR_INPUT,
+						  "'%s': corrupt or truncated archive after %zu members: %s",
+						  source, members, archive_error_string(ar));
+			break;
+		}
+		if (++members > RM_ARCHIVE_MAX_MEMBERS) {
+			rc = rm_error_set(err, RM_ERR_INPUT, "'%s': more than %d members; refused",
+					  source, RM_ARCHIVE_MAX_MEMBERS);
+			break;
+		}
+		name = archive_entry_pathname(e);
+		if (!name) {
+			rc = rm_error_set(err, RM_ERR_INPUT, "'%s': member %zu has no readable name",
+					  source, members);
+			break;
+		}
+		path = safe_member_path(source, name, err);
+		if (!path) {
+			rc = -1;
+			break;
+		}
+		type = archive_entry_filetype(e);
+		if (archive_entry_hardlink(e) || type == AE_IFLNK) {
+			rc = rm_error_set(err, RM_ERR_INPUT,
+					  "'%s': member '%s' is a link; expected only files and directories",
+					  source, path);
+			free(path);
+			break;
+		}
+		if (type != AE_IFREG && type != AE_IFDIR) {
+			rc = rm_error_set(err, RM_ERR_INPUT,
+					  "'%s': member '%s' is a device, FIFO or socket; expected only files and directories",
+					  source, path);
+			free(path);
+			break;
+		}
+		if (type == AE_IFREG && archive_entry_size_is_set(e) &&
+		    (unsigned long long)archive_entry_size(e) > RM_ARCHIVE_MAX_MEMBER) {
+			rc = rm_error_set(err, RM_ERR_INPUT,
+					  "'%s': member '%s' declares %lld bytes, more than the %llu MiB limit; refused",
+					  source, path, (long long)archive_entry_size(e),
+					  RM_ARCHIVE_MAX_MEMBER >> 20);
+			free(path);
+			break;
+		}
+		if (type == AE_IFREG && is_wanted(path)) {
+			char *data;
+			size_t len;
+
+			rc = read_member(ar, source, path, &data, &len, err);
+			if (!rc)
+				rc = add_file(fl, source, path, data, len, err);
+		} else {
+			archive_read_data_skip(ar);
+		}
+		free(path);
+		if (rc)
+			break;
+	}
+	archive_read_free(ar);
+	return rc;
+}
+
+/* ------------------------------------------------------------ gzip, JSON */
+
+/* Decompress a gzip member in memory (libarchive's raw format). */
+static int gunzip(const char *name, const char *data, size_t len, char **out, size_t *outlen,
+		  struct rm_error *err)
+{
+	struct archive *ar = archive_read_new();
+	struct archive_entry *e;
+	struct rm_sb sb = RM_SB_INIT;
+	char buf[65536];
+	int rc = 0;
+
+	archive_read_support_filter_gzip(ar);
+	archive_read_support_format_raw(ar);
+	rm_sb_init(&sb);
+	if (archive_read_open_memory(ar, data, len) != ARCHIVE_OK ||
+	    archive_read_next_header(ar, &e) != ARCHIVE_OK) {
+		rc = rm_error_set(err, RM_ERR_INPUT, "'%s': not gzip data: %s", name,
+				  archive_error_string(ar));
+		goto out;
+	}
+	for (;;) {
+		la_ssize_t n = archive_read_data(ar, buf, sizeof(buf));
+
+		if (n == 0)
+			break;
+		if (n < 0) {
+			rc = rm_error_set(err, RM_ERR_INPUT, "'%s': corrupt gzip data: %s", name,
+					  archive_error_string(ar));
+			goto out;
+		}
+		if (sb.len + (size_t)n > RM_ARCHIVE_MAX_MEMBER) {
+			rc = rm_error_set(err, RM_ERR_INPUT,
+					  "'%s': decompresses to more than %llu MiB; refused", name,
+					  RM_ARCHIVE_MAX_MEMBER >> 20);
+			goto out;
+		}
+		rm_sb_add(&sb, buf, (size_t)n);
+	}
+out:
+	archive_read_free(ar);
+	if (rc) {
+		rm_sb_release(&sb);
+		return rc;
+	}
+	*out = rm_sb_detach(&sb, outlen);
+	return 0;
+}
+
+/* Load `path` or `path.gz` from the archive as JSON.  Returns NULL without an
+ * error when neither exists (err->kind stays RM_OK), NULL with err set when
+ * one exists but is bad.  LKP's load_json prefers the .gz. */
+static json_t *load_json_member(const struct rm_archive *a, const char *path, char **which,
+				struct rm_error *err)
+{
+	char *gz = rm_xmalloc(strlen(path) + 4);
+	const char *data;
+	size_t len;
+	json_t *j = NULL;
+
+	sprintf(gz, "%s.gz", path);
+	if ((data = rm_archive_file(a, gz, &len))) {
+		char *plain;
+		size_t plen;
+		char *display = rm_path_join(a->source, gz);
+
+		if (!gunzip(display, data, len, &plain, &plen, err)) {
+			j = rm_json_load(display, plain, plen, NULL, err);
+			free(plain);
+		}
+		free(display);
+		*which = gz;
+		return j;
+	}
+	free(gz);
+	if ((data = rm_archive_file(a, path, &len))) {
+		char *display = rm_path_join(a->source, path);
+
+		j = rm_json_load(display, data, len, NULL, err);
+		free(display);
+		*which = rm_xstrdup(path);
+		return j;
+	}
+	*which = NULL;
+	return NULL;
+}
+
+/* ------------------------------------------------------------ matrices */
+
+static int cmp_series(const void *a, const void *b)
+{
+	return strcmp(((const struct rm_series *)a)->name, ((const struct rm_series *)b)->name);
+}
+
+const struct rm_series *rm_matrix_get(const struct rm_matrix *m, const char *name)
+{
+	struct rm_series key;
+
+	key.name = (char *)name;
+	return bsearch(&key, m->s, m->n, sizeof(*m->s), cmp_series);
+}
+
+static void series_push(struct rm_series *s, size_t *alloc, double v, bool is_int)
+{
+	if (s->n + 1 > *alloc) {
+		size_t a2 = *alloc ? *alloc * 2 : 4;
+
+		s->v = rm_xrealloc(s->v, a2 * sizeof(*s->v));
+		s->is_int = rm_xrealloc(s->is_int, a2);
+		*alloc = a2;
+	}
+	s->v[s->n] = v;
+	s->is_int[s->n] = is_int;
+	s->n++;
+}
+
+static void series_add_json(struct rm_series *s, size_t *alloc, json_t *v)
+{
+	if (json_is_integer(v)) {
+		series_push(s, alloc, (double)json_integer_value(v), true);
+	} else if (json_is_real(v)) {
+		series_push(s, alloc, json_real_value(v), false);
+	} else if (json_is_string(v)) {
+		s->is_string = true;
+		series_push(s, alloc, 0, true);
+	} else {
+		/* null (a NaN/Infinity token), true/false, arrays, objects */
+		s->is_bad = true;
+		series_push(s, alloc, 0, true);
+	}
+}
+
+static void matrix_free(struct rm_matrix *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		free(m->s[i].name);
+		free(m->s[i].v);
+		free(m->s[i].is_int);
+	}
+	free(m->s);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Pad every series with Integer 0 up to m->cols (matrix_fill_missing_zeros). */
+static void matrix_fill_zeros(struct rm_matrix *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		struct rm_series *s = &m->s[i];
+		size_t alloc = s->n;
+
+		while (s->n < m->cols)
+			series_push(s, &alloc, 0, true);
+	}
+}
+
+static void matrix_sort(struct rm_matrix *m)
+{
+	qsort(m->s, m->n, sizeof(*m->s), cmp_series);
+}
+
+/* A _result_root/matrix.json object into m. */
+static int matrix_from_json(struct rm_matrix *m, json_t *j, const char *file, struct rm_error *err)
+{
+	const char *key;
+	json_t *val;
+	size_t cap = 0;
+	json_t *src = json_object_get(j, "stats_source");
+
+	memset(m, 0, sizeof(*m));
+	if (!json_is_object(j))
+		return rm_error_set(err, RM_ERR_INPUT, "'%s': expected a JSON object of stat arrays",
+				    file);
+	if (src && !json_is_array(src))
+		return rm_error_set(err, RM_ERR_INPUT, "'%s': 'stats_source': expected an array",
+				    file);
+	m->s = rm_xcalloc(json_object_size(j) + 1, sizeof(*m->s));
+	json_object_foreach(j, key, val) {
+		struct rm_series *s;
+		size_t i, alloc = 0;
+
+		if (!strcmp(key, "stats_source"))
+			continue;
+		if (!json_is_array(val)) {
+			matrix_free(m);
+			return rm_error_set(err, RM_ERR_INPUT,
+					    "'%s': stat '%.200s': expected an array with one value per run",
+					    file, key);
+		}
+		s = &m->s[m->n++];
+		s->name = rm_xstrdup(key);
+		for (i = 0; i < json_array_size(val); i++)
+			series_add_json(s, &alloc, json_array_get(val, i));
+		if (s->n > cap)
+			cap = s->n;
+	}
+	/* matrix_cols: the stats_source count; without it, the longest array */
+	m->cols = src ? json_array_size(src) : cap;
+	matrix_fill_zeros(m);
+	matrix_sort(m);
+	return 0;
+}
+
+/* Build a matrix from runs' stats.json the way lkp-tests' unite does it:
+ * a stat first seen in a later run gets leading zeros. */
+struct unite {
+	struct rm_matrix m;
+	size_t *alloc;
+	size_t cap;
+};
+
+static struct rm_series *unite_find(struct unite *u, const char *key, size_t **alloc)
+{
+	size_t i;
+
+	/* linear per run would be quadratic: keep the tail sorted lazily */
+	for (i = 0; i < u->m.n; i++)
+		if (!strcmp(u->m.s[i].name, key)) {
+			*alloc = &u->alloc[i];
+			return &u->m.s[i];
+		}
+	return NULL;
+}
+
+static int unite_add(struct unite *u, json_t *stats, const char *file, struct rm_error *err)
+{
+	const char *key;
+	json_t *val;
+	size_t columns = 0, i;
+
+	if (!json_is_object(stats))
+		return rm_error_set(err, RM_ERR_INPUT, "'%s': expected a JSON object of stats", file);
+	for (i = 0; i < u->m.n; i++)
+		if (u->m.s[i].n > columns)
+			columns = u->m.s[i].n;
+	json_object_foreach(stats, key, val) {
+		struct rm_series *s;
+		size_t *alloc;
+
+		if (!strcmp(key, "stats_source"))
+			continue;
+		s = unite_find(u, key, &alloc);
+		if (!s) {
+			if (u->m.n + 1 > u->cap) {
+				size_t c2 = u->cap ? u->cap * 2 : 64;
+
+				u->m.s = rm_xrealloc(u->m.s, c2 * sizeof(*u->m.s));
+				u->alloc = rm_xrealloc(u->alloc, c2 * sizeof(*u->alloc));
+				u->cap = c2;
+			}
+			s = &u->m.s[u->m.n];
+			memset(s, 0, sizeof(*s));
+			u->alloc[u->m.n] = 0;
+			alloc = &u->alloc[u->m.n];
+			u->m.n++;
+			s->name = rm_xstrdup(key);
+		}
+		while (s->n < columns)
+			series_push(s, alloc, 0, true);
+		if (json_is_array(val)) {
+			size_t k;
+
+			for (k = 0; k < json_array_size(val); k++)
+				series_add_json(s, alloc, json_array_get(val, k));
+		} else {
+			series_add_json(s, alloc, val);
+		}
+	}
+	u->m.cols++;
+	return 0;
+}
+
+/* Remove the columns of incomplete runs (last_state.is_incomplete_run == 1)
+ * and the key itself: lkp-tests' complete_matrix. */
+static void matrix_complete(struct rm_matrix *dst, const struct rm_matrix *src)
+{
+	const struct rm_series *inc = rm_matrix_get(src, "last_state.is_incomplete_run");
+	size_t i, k, removed = 0;
+
+	memset(dst, 0, sizeof(*dst));
+	dst->s = rm_xcalloc(src->n + 1, sizeof(*dst->s));
+	if (inc)
+		for (k = 0; k < inc->n; k++)
+			removed += inc->v[k] == 1;
+	for (i = 0; i < src->n; i++) {
+		const struct rm_series *s = &src->s[i];
+		struct rm_series *d;
+		size_t alloc = 0;
+
+		if (inc && s == inc)
+			continue;
+		d = &dst->s[dst->n++];
+		d->name = rm_xstrdup(s->name);
+		d->is_string = s->is_string;
+		d->is_bad = s->is_bad;
+		for (k = 0; k < s->n; k++)
+			if (!(inc && k < inc->n && inc->v[k] == 1))
+				series_push(d, &alloc, s->v[k], s->is_int[k]);
+	}
+	dst->cols = src->cols >= removed ? src->cols - removed : 0;
+}
+
+/* ------------------------------------------------------------ result roots */
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool valid_commit(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++, n++)
+		if (!isalnum((unsigned char)*s) && !strchr("._+-", *s))
+			return false;
+	return n > 0 && n <= 128;
+}
+
+static void root_free(struct rm_result_root *r)
+{
+	free(r->path);
+	free(r->commit);
+	free(r->job_path);
+	rm_job_free(&r->job);
+	free(r->runs);
+	matrix_free(&r->all);
+	matrix_free(&r->complete);
+}
+
+static int load_matrix(struct rm_archive *a, struct rm_result_root *r, struct rm_error *err)
+{
+	char *mpath = rm_path_join(r->path, "matrix.json");
+	char *which = NULL;
+	json_t *j;
+	size_t i;
+	int rc = 0;
+
+	rm_error_clear(err);
+	j = load_json_member(a, mpath, &which, err);
+	free(mpath);
+	if (j) {
+		char *display = rm_path_join(a->source, which);
+
+		rc = matrix_from_json(&r->all, j, display, err);
+		free(display);
+		json_decref(j);
+		free(which);
+		return rc;
+	}
+	free(which);
+	if (err->kind != RM_OK)
+		return -1;
+	/* no commit-level matrix: unite the runs' stats.json in run order */
+	{
+		struct unite u;
+
+		memset(&u, 0, sizeof(u));
+		for (i = 0; i < r->nruns && !rc; i++) {
+			char num[16], *rundir, *spath;
+
+			snprintf(num, sizeof(num), "%d", r->runs[i]);
+			rundir = rm_path_join(r->path, num);
+			spath = rm_path_join(rundir, "stats.json");
+			j = load_json_member(a, spath, &which, err);
+			if (j) {
+				char *display = rm_path_join(a->source, which);
+
+				rc = unite_add(&u, j, display, err);
+				free(display);
+				json_decref(j);
+			} else if (err->kind != RM_OK) {
+				rc = -1;
+			} else {
+				add_warning(a, "'%s/%s': run has no stats.json; left out", a->source,
+					    rundir);
+			}
+			free(which);
+			free(rundir);
+			free(spath);
+		}
+		free(u.alloc);
+		r->all = u.m;
+		if (rc)
+			return -1;
+		matrix_fill_zeros(&r->all);
+		matrix_sort(&r->all);
+		if (r->all.cols == 0)
+			return rm_error_set(err, RM_ERR_INPUT,
+					    "'%s/%s': no matrix.json and no run with a stats.json",
+					    a->source, r->path);
+	}
+	return 0;
+}
+
+static int load_root(struct rm_archive *a, struct rm_result_root *r, const struct rm_rules *rules,
+		     struct rm_error *err)
+{
+	char num[16];
+	const char *data, *commit;
+	size_t len, i;
+	char *display;
+
+	snprintf(num, sizeof(num), "%d", r->runs[0]);
+	{
+		char *rundir = rm_path_join(r->path, num);
+
+		r->job_path = rm_path_join(rundir, "job.yaml");
+		free(rundir);
+	}
+	data = rm_archive_file(a, r->job_path, &len);
+	display = rm_path_join(a->source, r->job_path);
+	if (rm_job_parse(&r->job, rules, display, data, len, err)) {
+		free(display);
+		return -1;
+	}
+	commit = rm_job_field(&r->job, "commit");
+	if (!commit)
+		commit = base_name(r->path);
+	if (!valid_commit(commit)) {
+		rm_error_set(err, RM_ERR_INPUT,
+			     "'%s': commit '%.60s' is not a commit id (expected hex or a tag of [A-Za-z0-9._+-])",
+			     display, commit);
+		free(display);
+		return -1;
+	}
+	free(display);
+	r->commit = rm_xstrdup(commit);
+	/* the commit axis is the commit used for grouping */
+	for (i = 0; i < r->job.naxes; i++)
+		if (!strcmp(r->job.axes[i].key, "commit")) {
+			free(r->job.axes[i].value);
+			r->job.axes[i].value = rm_xstrdup(commit);
+		}
+	if (load_matrix(a, r, err))
+		return -1;
+	matrix_complete(&r->complete, &r->all);
+	return 0;
+}
+
+/* Find the _result_roots: parents of <run>/job.yaml. */
+static int find_roots(struct rm_archive *a, const struct rm_rules *rules, struct rm_error *err)
+{
+	size_t i, alloc = 0;
+
+	for (i = 0; i < a->nfiles; i++) {
+		const char *p = a->files[i].path;
+		const char *rs;
+		size_t rlen, plen;
+		struct rm_result_root *r;
+		int run;
+
+		if (strcmp(base_name(p), "job.yaml") || !parent_name(p, &rs, &rlen) ||
+		    !is_run_name(rs, rlen) || rs == p)
+			continue;
+		/* a job.yaml at <root>/<run>/job.yaml: the root is everything before */
+		plen = (size_t)(rs - p) - 1; /* the _result_root, without the slash */
+		run = atoi(rs);
+		r = a->nroots ? &a->roots[a->nroots - 1] : NULL;
+		/* files are sorted, so runs of one root are adjacent */
+		if (!r || strlen(r->path) != plen || strncmp(r->path, p, plen)) {
+			a->roots = rm_xgrow(a->roots, &alloc, a->nroots + 1, sizeof(*a->roots));
+			r = &a->roots[a->nroots++];
+			memset(r, 0, sizeof(*r));
+			r->path = rm_xstrndup(p, plen);
+		}
+		r->runs = rm_xrealloc(r->runs, (r->nruns + 1) * sizeof(*r->runs));
+		r->runs[r->nruns++] = run;
+	}
+	if (!a->nroots)
+		return rm_error_set(err, RM_ERR_INPUT,
+				    "'%s': no LKP result roots found (expected <testcase>/.../<commit>/<run>/job.yaml)",
+				    a->source);
+	for (i = 0; i < a->nroots; i++) {
+		qsort(a->roots[i].runs, a->roots[i].nruns, sizeof(int), cmp_int);
+		if (load_root(a, &a->roots[i], rules, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ groups */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *axes_key(const struct rm_job *job)
+{
+	char **pieces = rm_xcalloc(job->naxes + 1, sizeof(char *));
+	struct rm_sb sb = RM_SB_INIT;
+	size_t i, n = 0;
+
+	for (i = 0; i < job->naxes; i++) {
+		struct rm_sb p = RM_SB_INIT;
+
+		if (!strcmp(job->axes[i].key, "commit"))
+			continue;
+		rm_sb_init(&p);
+		rm_sb_addf(&p, "%s=%s", job->axes[i].key, job->axes[i].value);
+		pieces[n++] = rm_sb_detach(&p, NULL);
+	}
+	qsort(pieces, n, sizeof(char *), cmp_str);
+	rm_sb_init(&sb);
+	for (i = 0; i < n; i++) {
+		if (i)
+			rm_sb_addc(&sb, '/');
+		rm_sb_adds(&sb, pieces[i]);
+		free(pieces[i]);
+	}
+	free(pieces);
+	return rm_sb_detach(&sb, NULL);
+}
+
+static bool commit_is(const char *commit, const char *want)
+{
+	size_t n = strlen(want);
+
+	return n && !strncmp(commit, want, n);
+}
+
+static struct rm_result_root *pick(struct rm_result_root **m, size_t n, const char *want,
+				   struct rm_result_root *not)
+{
+	size_t i;
+
+	if (!want)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (m[i] != not && commit_is(m[i]->commit, want))
+			return m[i];
+	return NULL;
+}
+
+/* Choose base and head among a group's members. */
+static int pair_group(struct rm_archive *a, struct rm_group *g, const struct rm_archive_opts *opts,
+		      struct rm_error *err)
+{
+	struct rm_result_root *base = NULL, *head = NULL;
+	size_t i;
+
+	if (opts && opts->head)
+		head = pick(g->members, g->nmembers, opts->head, NULL);
+	for (i = 0; !head && i < g->nmembers; i++)
+		head = pick(g->members, g->nmembers, rm_job_field(&g->members[i]->job, "head_commit"),
+			    NULL);
+	if (opts && opts->base)
+		base = pick(g->members, g->nmembers, opts->base, head);
+	for (i = 0; !base && i < g->nmembers; i++)
+		base = pick(g->members, g->nmembers, rm_job_field(&g->members[i]->job, "base_commit"),
+			    head);
+	if (head && !base && g->nmembers == 2)
+		base = g->members[0] == head ? g->members[1] : g->members[0];
+	if (!head && base && g->nmembers == 2)
+		head = g->members[0] == base ? g->members[1] : g->members[0];
+	if (!head || !base) {
+		return rm_error_set(err, RM_ERR_INPUT,
+				    "'%s': cannot tell base from head among the %zu commits of '%s': "
+				    "job.yaml names no head_commit/base_commit that is present; use --base and --head",
+				    a->source, g->nmembers, g->members[0]->path);
+	}
+	g->members[0] = base;
+	g->members[1] = head;
+	g->nmembers = 2;
+	return 0;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct rm_group *x = a, *y = b;
+
+	return strcmp(x->members[0]->path, y->members[0]->path);
+}
+
+static int build_groups(struct rm_archive *a, const struct rm_archive_opts *opts,
+			struct rm_error *err)
+{
+	char **keys = rm_xcalloc(a->nroots + 1, sizeof(char *));
+	size_t i, j;
+	int rc = 0;
+
+	a->groups = rm_xcalloc(a->nroots + 1, sizeof(*a->groups));
+	for (i = 0; i < a->nroots; i++)
+		keys[i] = axes_key(&a->roots[i].job);
+	for (i = 0; i < a->nroots; i++) {
+		struct rm_group *g = NULL;
+
+		for (j = 0; j < a->ngroups; j++)
+			if (!strcmp(a->groups[j].axes_key, keys[i]))
+				g = &a->groups[j];
+		if (!g) {
+			g = &a->groups[a->ngroups++];
+			g->axes_key = rm_xstrdup(keys[i]);
+			g->members = rm_xcalloc(a->nroots + 1, sizeof(*g->members));
+		}
+		g->members[g->nmembers++] = &a->roots[i];
+	}
+	for (i = 0; i < a->nroots; i++)
+		free(keys[i]);
+	free(keys);
+	/* members are in path order; the group's first path orders groups */
+	for (i = 0, j = 0; i < a->ngroups; i++) {
+		struct rm_group *g = &a->groups[i];
+
+		if (g->nmembers < 2) {
+			add_warning(a, "'%s/%s': no other commit with the same test axes; nothing to compare",
+				    a->source, g->members[0]->path);
+			free(g->axes_key);
+			free(g->members);
+			continue;
+		}
+		if (pair_group(a, g, opts, err)) {
+			rc = -1;
+			free(g->axes_key);
+			free(g->members);
+			for (i++; i < a->ngroups; i++) {
+				free(a->groups[i].axes_key);
+				free(a->groups[i].members);
+			}
+			break;
+		}
+		a->groups[j++] = *g;
+	}
+	a->ngroups = j;
+	if (rc)
+		return rc;
+	if (!a->ngroups)
+		return rm_error_set(err, RM_ERR_INPUT,
+				    "'%s': no two commits with the same test axes to compare", a->source);
+	qsort(a->groups, a->ngroups, sizeof(*a->groups), cmp_group);
+	return 0;
+}
+
+/* ------------------------------------------------------------ API */
+
+static int load_files(struct rm_archive *a, const char *path, struct rm_error *err)
+{
+	struct filelist fl;
+	struct stat st;
+	size_t i;
+	int rc;
+
+	memset(&fl, 0, sizeof(fl));
+	if (stat(path, &st))
+		return rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode)) {
+		rc = walk_dir(&fl, path, path, "", 0, err);
+	} else if (S_ISREG(st.st_mode)) {
+		a->is_tarball = true;
+		rc = read_tarball(&fl, path, err);
+	} else {
+		rc = rm_error_set(err, RM_ERR_INPUT,
+				  "'%s': expected a result directory or a tar archive", path);
+	}
+	qsort(fl.v, fl.n, sizeof(*fl.v), cmp_file);
+	for (i = 1; !rc && i < fl.n; i++)
+		if (!strcmp(fl.v[i - 1].path, fl.v[i].path))
+			rc = rm_error_set(err, RM_ERR_INPUT, "'%s': member '%s' appears twice; refused",
+					  path, fl.v[i].path);
+	a->files = fl.v;
+	a->nfiles = fl.n;
+	return rc;
+}
+
+int rm_archive_open(struct rm_archive *a, const char *path, const struct rm_rules *rules,
+		    const struct rm_archive_opts *opts, struct rm_error *err)
+{
+	memset(a, 0, sizeof(*a));
+	a->source = rm_xstrdup(path);
+	if (load_files(a, path, err) || find_roots(a, rules, err) || build_groups(a, opts, err)) {
+		rm_archive_free(a);
+		return -1;
+	}
+	return 0;
+}
+
+void rm_archive_free(struct rm_archive *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nfiles; i++) {
+		free(a->files[i].path);
+		free(a->files[i].data);
+	}
+	free(a->files);
+	for (i = 0; i < a->nroots; i++)
+		root_free(&a->roots[i]);
+	free(a->roots);
+	for (i = 0; i < a->ngroups; i++) {
+		free(a->groups[i].axes_key);
+		free(a->groups[i].members);
+	}
+	free(a->groups);
+	for (i = 0; i < a->nwarnings; i++)
+		free(a->warnings[i]);
+	free(a->warnings);
+	free(a->source);
+	memset(a, 0, sizeof(*a));
+}
+
+int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char *head_dir,
+			 const struct rm_rules *rules, struct rm_error *err)
+{
+	const char *dirs[2] = { base_dir, head_dir };
+	struct filelist fl;
+	size_t i;
+	int rc = 0, swap;
+
+	memset(a, 0, sizeof(*a));
+	memset(&fl, 0, sizeof(fl));
+	a->source = rm_xstrdup("");
+	for (i = 0; i < 2 && !rc; i++) {
+		struct stat st;
+		/* files are named by their real path, so each directory is a root */
+		char *prefix = rm_xstrdup(dirs[i]);
+		size_t len = strlen(prefix);
+
+		while (len > 1 && prefix[len - 1] == '/')
+			prefix[--len] = '\0';
+		if (stat(dirs[i], &st) || !S_ISDIR(st.st_mode))
+			rc = rm_error_set(err, RM_ERR_INPUT, "'%s': expected a commit result directory",
+					  dirs[i]);
+		else
+			rc = walk_dir(&fl, dirs[i], dirs[i], prefix, 0, err);
+		free(prefix);
+	}
+	qsort(fl.v, fl.n, sizeof(*fl.v), cmp_file);
+	a->files = fl.v;
+	a->nfiles = fl.n;
+	if (!rc)
+		rc = find_roots(a, rules, err);
+	if (!rc && a->nroots != 2)
+		rc = rm_error_set(err, RM_ERR_INPUT,
+				  "expected two commit result directories (<commit>/<run>/job.yaml), found %zu roots",
+				  a->nroots);
+	if (rc) {
+		rm_archive_free(a);
+		return -1;
+	}
+	{
+		size_t len = strlen(dirs[0]);
+
+		while (len > 1 && dirs[0][len - 1] == '/')
+			len--;
+		swap = strlen(a->roots[0].path) != len || strncmp(a->roots[0].path, dirs[0], len);
+	}
+	if (swap) {
+		/* sorted paths put the head first: swap back to base, head */
+		struct rm_result_root t = a->roots[0];
+
+		a->roots[0] = a->roots[1];
+		a->roots[1] = t;
+	}
+	a->groups = rm_xcalloc(1, sizeof(*a->groups));
+	a->groups[0].axes_key = axes_key(&a->roots[1].job);
+	a->groups[0].members = rm_xcalloc(2, sizeof(*a->groups[0].members));
+	a->groups[0].members[0] = &a->roots[0];
+	a->groups[0].members[1] = &a->roots[1];
+	a->groups[0].nmembers = 2;
+	a->ngroups = 1;
+	return 0;
+}

@@ -1,0 +1,113 @@
+/*
+ * archive.h - LKP result archives: finding result roots and reading them.
+ *
+ * Owns: opening an archive (a directory, or a .tar/.tar.gz/.tar.xz/.tar.zst
+ * read with libarchive entirely in memory: nothing is ever extracted), the
+ * safety checks on tarball members (no absolute paths, no "..", no links or
+ * devices, size caps against bombs), finding every `_result_root` (a commit
+ * directory whose numbered run directories hold a job.yaml), reading its
+ * job.yaml (via job.c) and its matrix (the commit-level matrix.json with
+ * stats_source, or, when it is missing, the runs' stats.json united the way
+ * lkp-tests unites them), zero-filling short columns, dropping incomplete
+ * runs, grouping roots by axes and pairing base and head in each group.
+ *
+ * Must not: compute statistics or decide what changed (stats.c does).
+ *
+ * Typical use:
+ *   struct rm_archive a;
+ *   if (rm_archive_open(&a, path, &rules, &opts, &err)) ...;
+ *   for (i = 0; i < a.ngroups; i++) use a.groups[i].base / .head;
+ *   rm_archive_free(&a);
+ */
+#ifndef RM_ARCHIVE_H
+#define RM_ARCHIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "job.h"
+#include "rules.h"
+
+/* Limits against hostile archives (documented in the README). */
+#define RM_ARCHIVE_MAX_MEMBER (256ull << 20)  /* bytes in one member */
+#define RM_ARCHIVE_MAX_TOTAL (1024ull << 20)  /* bytes kept in memory */
+#define RM_ARCHIVE_MAX_MEMBERS 1000000        /* entries in one tarball */
+
+/* One stat across the runs (columns) of one commit.  Values keep whether the
+ * JSON wrote them as integers: lkp-tests' perf-profile rule compares Ruby
+ * classes (archive-format.md 3.2 step 4). */
+struct rm_series {
+	char *name;
+	double *v;
+	unsigned char *is_int;
+	size_t n;
+	bool is_string; /* some value was a string: lkp-tests skips the stat */
+	bool is_bad;    /* NaN/Infinity/null/object: the stat is left out */
+};
+
+/* A commit's matrix: series sorted by name, `cols` = number of runs. */
+struct rm_matrix {
+	struct rm_series *s;
+	size_t n;
+	size_t cols;
+};
+
+struct rm_result_root {
+	char *path;    /* the _result_root, relative to the archive */
+	char *commit;  /* commit axis value */
+	struct rm_job job;      /* job.yaml of the first run */
+	char *job_path;         /* which job.yaml that was */
+	int *runs;              /* run numbers found, ascending */
+	size_t nruns;
+	struct rm_matrix all;       /* every run (for failure stats) */
+	struct rm_matrix complete;  /* incomplete runs removed */
+};
+
+struct rm_group {
+	char *axes_key;    /* sorted "k=v" pieces (commit excluded) joined by '/' */
+	struct rm_result_root **members; /* base first, then head */
+	size_t nmembers;
+};
+
+struct rm_file;
+
+struct rm_archive {
+	char *source;
+	bool is_tarball;
+	struct rm_file *files;    /* files kept from the archive, sorted by path */
+	size_t nfiles;
+	struct rm_result_root *roots;
+	size_t nroots;
+	struct rm_group *groups;  /* in byte order of their result-root paths */
+	size_t ngroups;
+	char **warnings;          /* things worth telling the operator */
+	size_t nwarnings;
+};
+
+struct rm_archive_opts {
+	const char *base;  /* commit (prefix) forced as base, or NULL */
+	const char *head;  /* commit (prefix) forced as head, or NULL */
+};
+
+/* Read `path` and build its groups.  On failure err names the archive
+ * member or field at fault; the archive is left freed.  On success the
+ * caller owns `a` and calls rm_archive_free(). */
+int rm_archive_open(struct rm_archive *a, const char *path, const struct rm_rules *rules,
+		    const struct rm_archive_opts *opts, struct rm_error *err);
+
+/* Compare two _result_root directories directly (`compare BASE_DIR HEAD_DIR`):
+ * one group of two members. */
+int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char *head_dir,
+			 const struct rm_rules *rules, struct rm_error *err);
+
+void rm_archive_free(struct rm_archive *a);
+
+/* A series by name or NULL (binary search). */
+const struct rm_series *rm_matrix_get(const struct rm_matrix *m, const char *name);
+
+/* Bytes of a member kept from the archive (job.yaml, job.sh, reproduce.sh, ...),
+ * by path relative to the archive, or NULL. */
+const char *rm_archive_file(const struct rm_archive *a, const char *path, size_t *len);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * cli.h - robotmail's subcommands.
+ *
+ * Owns: parsing each subcommand's arguments and wiring the stages together
+ * for it (archive -> stats -> table for `compare`).  Errors come back as
+ * return codes with a struct rm_error; main() prints them once.
+ * Must not: hold the logic of any stage.
+ */
+#ifndef RM_CLI_H
+#define RM_CLI_H
+
+#include "error.h"
+
+/* Each returns the process exit code; on failure err holds the message. */
+int rm_cmd_compare(int argc, char **argv, struct rm_error *err);
+
+/* Print usage to stdout (help) or stderr. */
+void rm_usage(int to_stderr);
+
+#endif

@@ -1,0 +1,73 @@
+/* fileutil.c - see fileutil.h. */
+#include "fileutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "strbuf.h"
+
+int rm_read_file(const char *path, size_t max, char **buf, size_t *len, struct rm_error *err)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	char *p;
+	size_t got = 0;
+
+	if (fd < 0)
+		return rm_error_set(err, errno == ENOENT ? RM_ERR_INPUT : RM_ERR_INPUT,
+				    "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return rm_error_set(err, RM_ERR_INPUT, "'%s': expected a regular file", path);
+	}
+	if ((unsigned long long)st.st_size > max) {
+		close(fd);
+		return rm_error_set(err, RM_ERR_INPUT, "'%s': file too large (%lld bytes, limit %zu)",
+				    path, (long long)st.st_size, max);
+	}
+	p = rm_xmalloc((size_t)st.st_size + 1);
+	for (;;) {
+		ssize_t n;
+
+		if (got == (size_t)st.st_size) {
+			/* the file may have grown; read no further than we sized */
+			break;
+		}
+		n = read(fd, p + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(p);
+			close(fd);
+			return rm_error_set(err, RM_ERR_INPUT, "cannot read '%s': %s", path,
+					    strerror(e));
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	p[got] = '\0';
+	*buf = p;
+	*len = got;
+	return 0;
+}
+
+char *rm_path_join(const char *a, const char *b)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	size_t la = strlen(a);
+
+	rm_sb_init(&sb);
+	rm_sb_adds(&sb, a);
+	if (la && a[la - 1] != '/' && *b)
+		rm_sb_addc(&sb, '/');
+	rm_sb_adds(&sb, b);
+	return rm_sb_detach(&sb, NULL);
+}

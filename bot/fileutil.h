@@ -1,0 +1,23 @@
+/*
+ * fileutil.h - reading whole files, safely bounded.
+ *
+ * Owns: open/read/close of one regular file into memory with a size cap.
+ * Must not: interpret contents.
+ */
+#ifndef RM_FILEUTIL_H
+#define RM_FILEUTIL_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* Read the regular file `path` (symlinks are followed; directories, devices
+ * and FIFOs are refused) into a malloc'd, NUL-terminated buffer the caller
+ * frees.  Files larger than `max` bytes are refused with an error naming the
+ * file and the limit. */
+int rm_read_file(const char *path, size_t max, char **buf, size_t *len, struct rm_error *err);
+
+/* Join two path pieces with one '/'; caller frees. */
+char *rm_path_join(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * main.c - robotmail's entry point: pick the subcommand, print the error once.
+ *
+ * Exit codes: 0 ok, 1 bad input or failed reports, 2 usage or configuration
+ * error, 75 temporary failure (see error.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "error.h"
+
+int main(int argc, char **argv)
+{
+	struct rm_error err;
+	int rc;
+
+	rm_error_clear(&err);
+	if (argc < 2) {
+		rm_usage(1);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		rm_usage(0);
+		return 0;
+	}
+	if (!strcmp(argv[1], "compare")) {
+		rc = rm_cmd_compare(argc - 1, argv + 1, &err);
+	} else {
+		rm_error_set(&err, RM_ERR_USAGE, "unknown command '%s'", argv[1]);
+		rc = 2;
+	}
+	if (err.kind != RM_OK) {
+		fprintf(stderr, "robotmail: error: %s\n", err.msg);
+		if (err.kind == RM_ERR_USAGE)
+			fprintf(stderr, "Try 'robotmail --help'.\n");
+		if (!rc)
+			rc = rm_error_exit_code(err.kind);
+	}
+	return rc;
+}

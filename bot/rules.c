@@ -1,0 +1,624 @@
+/* rules.c - see rules.h. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "rules.h"
+
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileutil.h"
+#include "strbuf.h"
+#include "yamldoc.h"
+
+#define RM_RULES_MAX_FILE (16u << 20)
+
+/* ------------------------------------------------------------------ helpers */
+
+static void add_regex_literal(struct rm_sb *sb, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("\\^$.|?*+()[]{}", *s))
+			rm_sb_addc(sb, '\\');
+		rm_sb_addc(sb, *s);
+	}
+}
+
+/* The regex text for one pattern under a match mode. */
+static void anchored(struct rm_sb *sb, enum rm_match m, const char *p)
+{
+	rm_sb_adds(sb, "(?:");
+	switch (m) {
+	case RM_MATCH_START:
+		rm_sb_addc(sb, '^');
+		rm_sb_adds(sb, p);
+		break;
+	case RM_MATCH_FULL:
+		rm_sb_addc(sb, '^');
+		rm_sb_adds(sb, p);
+		rm_sb_addc(sb, '$');
+		break;
+	case RM_MATCH_SEARCH:
+		rm_sb_adds(sb, p);
+		break;
+	case RM_MATCH_PREFIX:
+		rm_sb_addc(sb, '^');
+		add_regex_literal(sb, p);
+		break;
+	}
+	rm_sb_addc(sb, ')');
+}
+
+static pcre2_code *compile(const char *text, const char *file, int line, const char *field,
+			   const char *pattern, struct rm_error *err)
+{
+	int code;
+	PCRE2_SIZE off;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)text, PCRE2_ZERO_TERMINATED, PCRE2_UTF,
+				       &code, &off, NULL);
+
+	if (!re) {
+		PCRE2_UCHAR msg[256];
+
+		pcre2_get_error_message(code, msg, sizeof(msg));
+		rm_error_set(err, RM_ERR_CONFIG, "'%s' line %d: %s: invalid pattern '%s': %s", file,
+			     line, field, pattern, (char *)msg);
+		return NULL;
+	}
+	pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* best effort */
+	return re;
+}
+
+static bool re_match(const struct rm_rules *r, const void *re, const char *s)
+{
+	int rc;
+
+	if (!re)
+		return false;
+	rc = pcre2_match((const pcre2_code *)re, (PCRE2_SPTR)s, strlen(s), 0, 0,
+			 (pcre2_match_data *)r->match_data, NULL);
+	return rc >= 0;
+}
+
+static int parse_match(const char *s, enum rm_match *m)
+{
+	if (!strcmp(s, "start"))
+		*m = RM_MATCH_START;
+	else if (!strcmp(s, "full"))
+		*m = RM_MATCH_FULL;
+	else if (!strcmp(s, "search"))
+		*m = RM_MATCH_SEARCH;
+	else if (!strcmp(s, "prefix"))
+		*m = RM_MATCH_PREFIX;
+	else
+		return -1;
+	return 0;
+}
+
+static char **string_list(struct rm_yaml *y, yaml_node_t *seq, size_t *n, const char *field,
+			  struct rm_error *err)
+{
+	char **out;
+	yaml_node_item_t *it;
+	size_t i = 0;
+
+	*n = 0;
+	if (!seq || seq->type != YAML_SEQUENCE_NODE) {
+		rm_error_set(err, RM_ERR_CONFIG, "'%s' line %d: %s: expected a list of strings",
+			     y->file, rm_yaml_line(seq), field);
+		return NULL;
+	}
+	out = rm_xcalloc((size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start) + 1,
+			 sizeof(char *));
+	for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++) {
+		yaml_node_t *v = rm_yaml_node(y, *it);
+		const char *s = rm_yaml_scalar(v);
+
+		if (!s || rm_yaml_has_nul(v)) {
+			rm_error_set(err, RM_ERR_CONFIG, "'%s' line %d: %s: expected a string",
+				     y->file, rm_yaml_line(v), field);
+			while (i)
+				free(out[--i]);
+			free(out);
+			return NULL;
+		}
+		out[i++] = rm_xstrdup(s);
+	}
+	*n = i;
+	return out;
+}
+
+static void free_strings(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
+		     struct rm_pattern_list *l, struct rm_error *err)
+{
+	yaml_node_t *root = rm_yaml_root(y);
+	yaml_node_t *node = rm_yaml_get(y, root, field);
+	yaml_node_t *m, *pats;
+	struct rm_sb sb = RM_SB_INIT;
+	size_t i;
+
+	(void)r;
+	if (!node || node->type != YAML_MAPPING_NODE)
+		return rm_error_set(err, RM_ERR_CONFIG,
+				    "'%s' line %d: '%s': expected a mapping with match and patterns",
+				    y->file, rm_yaml_line(node ? node : root), field);
+	m = rm_yaml_get(y, node, "match");
+	if (!rm_yaml_scalar(m) || parse_match(rm_yaml_scalar(m), &l->match))
+		return rm_error_set(err, RM_ERR_CONFIG,
+				    "'%s' line %d: '%s.match': expected start, full, search or prefix",
+				    y->file, rm_yaml_line(m ? m : node), field);
+	pats = rm_yaml_get(y, node, "patterns");
+	l->patterns = string_list(y, pats, &l->n, field, err);
+	if (!l->patterns)
+		return -1;
+	rm_sb_init(&sb);
+	for (i = 0; i < l->n; i++) {
+		struct rm_sb one = RM_SB_INIT;
+		pcre2_code *re;
+
+		rm_sb_init(&one);
+		anchored(&one, l->match, l->patterns[i]);
+		re = compile(one.buf, y->file, rm_yaml_line(pats), field, l->patterns[i], err);
+		rm_sb_release(&one);
+		if (!re) {
+			rm_sb_release(&sb);
+			return -1;
+		}
+		pcre2_code_free(re);
+		if (i)
+			rm_sb_addc(&sb, '|');
+		anchored(&sb, l->match, l->patterns[i]);
+	}
+	if (l->n) {
+		l->combined = compile(sb.buf, y->file, rm_yaml_line(pats), field, "(all)", err);
+		if (!l->combined) {
+			rm_sb_release(&sb);
+			return -1;
+		}
+	}
+	rm_sb_release(&sb);
+	return 0;
+}
+
+static void free_list(struct rm_pattern_list *l)
+{
+	free_strings(l->patterns, l->n);
+	pcre2_code_free(l->combined);
+	memset(l, 0, sizeof(*l));
+}
+
+static int parse_number(const char *s, double *v, bool *is_int)
+{
+	char *end;
+
+	if (!s || !*s)
+		return -1;
+	*v = strtod(s, &end);
+	if (*end)
+		return -1;
+	*is_int = !strpbrk(s, ".eE") && strcmp(s, "inf") && strcmp(s, "nan");
+	return 0;
+}
+
+static int load_rules(struct rm_yaml *y, const char *field, const char *valkey,
+		      struct rm_rule **out, size_t *nout, enum rm_match *mode,
+		      struct rm_error *err)
+{
+	yaml_node_t *node = rm_yaml_get(y, rm_yaml_root(y), field);
+	yaml_node_t *m, *rules;
+	yaml_node_item_t *it;
+	size_t n = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (!node || node->type != YAML_MAPPING_NODE)
+		return rm_error_set(err, RM_ERR_CONFIG,
+				    "'%s': '%s': expected a mapping with match and rules", y->file,
+				    field);
+	m = rm_yaml_get(y, node, "match");
+	if (!rm_yaml_scalar(m) || parse_match(rm_yaml_scalar(m), mode))
+		return rm_error_set(err, RM_ERR_CONFIG,
+				    "'%s' line %d: '%s.match': expected start, full, search or prefix",
+				    y->file, rm_yaml_line(m ? m : node), field);
+	rules = rm_yaml_get(y, node, "rules");
+	if (!rules || rules->type != YAML_SEQUENCE_NODE)
+		return rm_error_set(err, RM_ERR_CONFIG, "'%s' line %d: '%s.rules': expected a list",
+				    y->file, rm_yaml_line(rules ? rules : node), field);
+	*out = rm_xcalloc((size_t)(rules->data.sequence.items.top -
+				   rules->data.sequence.items.start) + 1,
+			  sizeof(**out));
+	for (it = rules->data.sequence.items.start; it < rules->data.sequence.items.top; it++) {
+		yaml_node_t *item = rm_yaml_node(y, *it);
+		const char *pat = rm_yaml_scalar(rm_yaml_get(y, item, "pattern"));
+		const char *val = rm_yaml_scalar(rm_yaml_get(y, item, valkey));
+		struct rm_rule *rule = &(*out)[n];
+		struct rm_sb sb = RM_SB_INIT;
+
+		if (!pat || parse_number(val, &rule->value, &rule->is_int)) {
+			*nout = n;
+			return rm_error_set(err, RM_ERR_CONFIG,
+					    "'%s' line %d: '%s': expected {pattern: STRING, %s: NUMBER}",
+					    y->file, rm_yaml_line(item), field, valkey);
+		}
+		rm_sb_init(&sb);
+		anchored(&sb, *mode, pat);
+		rule->re = compile(sb.buf, y->file, rm_yaml_line(item), field, pat, err);
+		rm_sb_release(&sb);
+		if (!rule->re) {
+			*nout = n;
+			return -1;
+		}
+		rule->pattern = rm_xstrdup(pat);
+		n++;
+	}
+	*nout = n;
+	return 0;
+}
+
+static void free_rules(struct rm_rule *rules, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(rules[i].pattern);
+		pcre2_code_free(rules[i].re);
+	}
+	free(rules);
+}
+
+static int cmp_program(const void *a, const void *b)
+{
+	return strcmp(((const struct rm_program *)a)->name, ((const struct rm_program *)b)->name);
+}
+
+static int load_options(struct rm_yaml *y, yaml_node_t *map, struct rm_option **out,
+			size_t *nout, const char *what, struct rm_error *err)
+{
+	yaml_node_pair_t *p;
+	size_t n = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (!map || rm_yaml_is_null(map))
+		return 0;
+	if (map->type != YAML_MAPPING_NODE)
+		return rm_error_set(err, RM_ERR_CONFIG,
+				    "'%s' line %d: %s: expected a mapping of option: '-' or '='",
+				    y->file, rm_yaml_line(map), what);
+	*out = rm_xcalloc((size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start) + 1,
+			  sizeof(**out));
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		const char *k = rm_yaml_scalar(rm_yaml_node(y, p->key));
+		const char *v = rm_yaml_scalar(rm_yaml_node(y, p->value));
+
+		if (!k || !v || (strcmp(v, "-") && strcmp(v, "="))) {
+			*nout = n;
+			return rm_error_set(err, RM_ERR_CONFIG,
+					    "'%s' line %d: %s: expected option: '-' or '='", y->file,
+					    rm_yaml_line(rm_yaml_node(y, p->key)), what);
+		}
+		(*out)[n].name = rm_xstrdup(k);
+		(*out)[n].type = v[0];
+		n++;
+	}
+	*nout = n;
+	return 0;
+}
+
+static void free_options(struct rm_option *o, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(o[i].name);
+	free(o);
+}
+
+static int load_programs(struct rm_rules *r, struct rm_yaml *y, struct rm_error *err)
+{
+	yaml_node_t *root = rm_yaml_root(y);
+	yaml_node_t *progs = rm_yaml_get(y, root, "programs");
+	yaml_node_pair_t *p;
+	static const struct {
+		const char *key;
+		unsigned bit;
+	} kinds[] = { { "run", RM_PROG_RUN },	      { "parse", RM_PROG_PARSE },
+		      { "setup", RM_PROG_SETUP },     { "daemon", RM_PROG_DAEMON },
+		      { "monitor", RM_PROG_MONITOR } };
+
+	if (load_options(y, rm_yaml_get(y, root, "wrapper_options"), &r->wrapper_options,
+			 &r->nwrapper_options, "wrapper_options", err))
+		return -1;
+	if (!progs || progs->type != YAML_MAPPING_NODE)
+		return rm_error_set(err, RM_ERR_CONFIG, "'%s' line %d: 'programs': expected a mapping",
+				    y->file, rm_yaml_line(progs ? progs : root));
+	r->programs = rm_xcalloc((size_t)(progs->data.mapping.pairs.top -
+					  progs->data.mapping.pairs.start) + 1,
+				 sizeof(*r->programs));
+	for (p = progs->data.mapping.pairs.start; p < progs->data.mapping.pairs.top; p++) {
+		yaml_node_t *kn = rm_yaml_node(y, p->key);
+		yaml_node_t *vn = rm_yaml_node(y, p->value);
+		struct rm_program *prog = &r->programs[r->nprograms];
+		size_t k;
+
+		if (!rm_yaml_scalar(kn) || (vn->type != YAML_MAPPING_NODE && !rm_yaml_is_null(vn)))
+			return rm_error_set(err, RM_ERR_CONFIG,
+					    "'%s' line %d: programs: expected NAME: {run: true, ...}",
+					    y->file, rm_yaml_line(kn));
+		prog->name = rm_xstrdup(rm_yaml_scalar(kn));
+		r->nprograms++;
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			const char *v = rm_yaml_scalar(rm_yaml_get(y, vn, kinds[k].key));
+
+			if (v && (!strcmp(v, "true") || !strcmp(v, "1")))
+				prog->kinds |= kinds[k].bit;
+		}
+		if (load_options(y, rm_yaml_get(y, vn, "options"), &prog->options,
+				 &prog->noptions, prog->name, err))
+			return -1;
+	}
+	qsort(r->programs, r->nprograms, sizeof(*r->programs), cmp_program);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ API */
+
+static int load_metrics(struct rm_rules *r, struct rm_yaml *y, struct rm_error *err)
+{
+	yaml_node_t *root = rm_yaml_root(y);
+	const char *s;
+	enum rm_match dir_mode;
+
+	if (!root || root->type != YAML_MAPPING_NODE)
+		return rm_error_set(err, RM_ERR_CONFIG, "'%s': expected a mapping at the top",
+				    y->file);
+	s = rm_yaml_scalar(rm_yaml_get(y, root, "lkp_tests_commit"));
+	r->lkp_tests_commit = rm_xstrdup(s ? s : "");
+	s = rm_yaml_scalar(rm_yaml_get(y, root, "perf_profile_threshold"));
+	r->perf_profile_threshold = s ? strtol(s, NULL, 10) : 5;
+	if (load_list(r, y, "failure", &r->failure, err) ||
+	    load_list(r, y, "pass", &r->pass, err) ||
+	    load_list(r, y, "stat_denylist", &r->stat_denylist, err) ||
+	    load_list(r, y, "stat_allowlist", &r->stat_allowlist, err) ||
+	    load_list(r, y, "report_allowlist", &r->report_allowlist, err) ||
+	    load_list(r, y, "perf_metrics_patterns", &r->perf_metrics_patterns, err) ||
+	    load_list(r, y, "perf_metrics_prefixes", &r->perf_metrics_prefixes, err))
+		return -1;
+	if (load_rules(y, "perf_metrics_threshold", "value", &r->thresholds, &r->nthresholds,
+		       &r->thresholds_match, err))
+		return -1;
+	if (load_rules(y, "direction", "weight", &r->direction, &r->ndirection, &dir_mode, err))
+		return -1;
+	r->linux_test_cases = string_list(y, rm_yaml_get(y, root, "linux_test_cases"),
+					  &r->nlinux_test_cases, "linux_test_cases", err);
+	if (!r->linux_test_cases)
+		return -1;
+	r->other_test_cases = string_list(y, rm_yaml_get(y, root, "other_test_cases"),
+					  &r->nother_test_cases, "other_test_cases", err);
+	if (!r->other_test_cases)
+		return -1;
+	return 0;
+}
+
+static int load_yaml_file(struct rm_yaml *y, const char *file, struct rm_error *err)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	if (rm_read_file(file, RM_RULES_MAX_FILE, &buf, &len, err)) {
+		err->kind = RM_ERR_CONFIG;
+		return -1;
+	}
+	rc = rm_yaml_load(y, file, buf, len, err);
+	free(buf);
+	if (rc)
+		err->kind = RM_ERR_CONFIG;
+	return rc;
+}
+
+int rm_rules_load(struct rm_rules *r, const char *metrics_file, const char *programs_file,
+		  struct rm_error *err)
+{
+	struct rm_yaml y;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->metrics_file = rm_xstrdup(metrics_file);
+	r->programs_file = rm_xstrdup(programs_file);
+	r->match_data = pcre2_match_data_create(4, NULL);
+	if (load_yaml_file(&y, metrics_file, err))
+		goto fail;
+	rc = load_metrics(r, &y, err);
+	rm_yaml_free(&y);
+	if (rc)
+		goto fail;
+	if (load_yaml_file(&y, programs_file, err))
+		goto fail;
+	rc = load_programs(r, &y, err);
+	rm_yaml_free(&y);
+	if (rc)
+		goto fail;
+	return 0;
+fail:
+	rm_rules_free(r);
+	return -1;
+}
+
+void rm_rules_free(struct rm_rules *r)
+{
+	size_t i;
+
+	free(r->metrics_file);
+	free(r->programs_file);
+	free(r->lkp_tests_commit);
+	free_list(&r->failure);
+	free_list(&r->pass);
+	free_list(&r->stat_denylist);
+	free_list(&r->stat_allowlist);
+	free_list(&r->report_allowlist);
+	free_list(&r->perf_metrics_patterns);
+	free_list(&r->perf_metrics_prefixes);
+	free_rules(r->thresholds, r->nthresholds);
+	free_rules(r->direction, r->ndirection);
+	free_strings(r->linux_test_cases, r->nlinux_test_cases);
+	free_strings(r->other_test_cases, r->nother_test_cases);
+	for (i = 0; i < r->nprograms; i++) {
+		free(r->programs[i].name);
+		free_options(r->programs[i].options, r->programs[i].noptions);
+	}
+	free(r->programs);
+	free_options(r->wrapper_options, r->nwrapper_options);
+	pcre2_match_data_free(r->match_data);
+	memset(r, 0, sizeof(*r));
+}
+
+bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list *l,
+			 const char *name)
+{
+	return re_match(r, l->combined, name);
+}
+
+bool rm_rules_is_function_stat(const struct rm_rules *r, const char *stat)
+{
+	if (strstr(stat, ".time.") || strstr(stat, ".timestamp:") || strstr(stat, ".bootstage:"))
+		return false;
+	return rm_rules_list_match(r, &r->failure, stat) || rm_rules_list_match(r, &r->pass, stat);
+}
+
+static bool in_list(char **v, size_t n, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(v[i]) == len && !memcmp(v[i], s, len))
+			return true;
+	return false;
+}
+
+bool rm_rules_is_perf_metric(const struct rm_rules *r, const char *stat)
+{
+	static const char *const not_tests[] = { "kmsg", "dmesg", "stderr", "last_state" };
+	const char *dot;
+	char base[256];
+	const struct rm_program *p;
+	size_t i;
+
+	if (rm_rules_list_match(r, &r->perf_metrics_patterns, stat) ||
+	    rm_rules_list_match(r, &r->perf_metrics_prefixes, stat))
+		return true;
+	/* "<T>." for a program T with a parse script and a run or daemon
+	 * script that is not a functional or "other" test case */
+	dot = strchr(stat, '.');
+	if (!dot || (size_t)(dot - stat) >= sizeof(base))
+		return false;
+	memcpy(base, stat, (size_t)(dot - stat));
+	base[dot - stat] = '\0';
+	p = rm_rules_program(r, base);
+	if (!p || !(p->kinds & RM_PROG_PARSE) || !(p->kinds & (RM_PROG_RUN | RM_PROG_DAEMON)))
+		return false;
+	for (i = 0; i < sizeof(not_tests) / sizeof(not_tests[0]); i++)
+		if (!strcmp(base, not_tests[i]))
+			return false;
+	return !in_list(r->linux_test_cases, r->nlinux_test_cases, base, strlen(base)) &&
+	       !in_list(r->other_test_cases, r->nother_test_cases, base, strlen(base));
+}
+
+bool rm_rules_is_reportable(const struct rm_rules *r, const char *stat)
+{
+	if (rm_rules_list_match(r, &r->stat_allowlist, stat))
+		return true;
+	if (!rm_rules_list_match(r, &r->stat_denylist, stat))
+		return true;
+	return rm_rules_list_match(r, &r->report_allowlist, stat);
+}
+
+bool rm_rules_reasonable_change(const struct rm_rules *r, const char *name, double delta,
+				double max)
+{
+	size_t i;
+
+	for (i = 0; i < r->nthresholds; i++) {
+		const struct rm_rule *t = &r->thresholds[i];
+
+		if (!re_match(r, t->re, name))
+			continue;
+		if (max < t->value)
+			return false;
+		/* Ruby: delta < v / 2 with Integer division, only for Integer v */
+		if (t->is_int && delta < (double)((long long)t->value / 2))
+			return false;
+		return true;
+	}
+	if (!strncmp(name, "iostat", 6))
+		return max > 1;
+	if (!strncmp(name, "pagetypeinfo", 12) || !strncmp(name, "buddyinfo", 9) ||
+	    !strncmp(name, "slabinfo", 8))
+		return delta > 100;
+	if (!strncmp(name, "proc-vmstat", 11) || strstr(name, "meminfo"))
+		return max > 1000;
+	/* lkp-tests compares the whole stat name with these two literals, so they
+	 * never match a real lock_stat.* name; kept as the robot behaves. */
+	if (!strncmp(name, "lock_stat", 9)) {
+		if (!strcmp(name, "waittime-total"))
+			return delta > 10000;
+		if (!strcmp(name, "holdtime-total"))
+			return delta > 100000;
+		if (strstr(name, "time"))
+			return delta > 1000;
+		return delta > 10000;
+	}
+	if (!strncmp(name, "interrupts", 10) || !strncmp(name, "softirqs", 8))
+		return max > 10000;
+	return true;
+}
+
+double rm_rules_direction(const struct rm_rules *r, const char *stat)
+{
+	size_t i;
+
+	for (i = 0; i < r->ndirection; i++)
+		if (re_match(r, r->direction[i].re, stat))
+			return r->direction[i].value;
+	return 0;
+}
+
+bool rm_rules_regex_match(const struct rm_rules *r, const char *pattern, const char *s, bool *ok)
+{
+	int code;
+	PCRE2_SIZE off;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code,
+				       &off, NULL);
+	bool m;
+
+	*ok = re != NULL;
+	if (!re)
+		return false;
+	m = re_match(r, re, s);
+	pcre2_code_free(re);
+	return m;
+}
+
+const struct rm_program *rm_rules_program(const struct rm_rules *r, const char *name)
+{
+	struct rm_program key;
+
+	key.name = (char *)name;
+	return bsearch(&key, r->programs, r->nprograms, sizeof(*r->programs), cmp_program);
+}
+
+bool rm_rules_is_test_program(const struct rm_rules *r, const char *name)
+{
+	const struct rm_program *p = rm_rules_program(r, name);
+
+	return p && (p->kinds & (RM_PROG_RUN | RM_PROG_DAEMON));
+}

@@ -1,0 +1,127 @@
+/*
+ * rules.h - the metric rules and LKP program facts robotmail compares by.
+ *
+ * Owns: loading `config/metrics.yaml` (deny/allow lists, failure and pass
+ * patterns, perf-metric classes, the change thresholds and the per-metric
+ * direction weights, all transcribed from lkp-tests' etc/ files) and
+ * `config/lkp-programs.yaml` (which programs exist, which are tests, and the
+ * options each declares), and answering questions about a stat name or a
+ * job key from them.  Patterns are compiled once with PCRE2 (JIT when the
+ * platform has it); lists are matched as one alternation, so one match per
+ * stat per list.
+ *
+ * Must not: read archives or compute statistics (stats.c asks, this answers).
+ *
+ * Deviation from design.md: the design puts rule loading in stats.c; it lives
+ * here so that stats.c stays pure arithmetic and job.c can share the program
+ * facts without depending on statistics.
+ */
+#ifndef RM_RULES_H
+#define RM_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+enum rm_match {
+	RM_MATCH_START,  /* "^" + pattern (Ruby %r{^#{p}}) */
+	RM_MATCH_FULL,   /* "^" + pattern + "$" */
+	RM_MATCH_SEARCH, /* pattern anywhere */
+	RM_MATCH_PREFIX, /* literal string prefix */
+};
+
+struct rm_pattern_list {
+	enum rm_match match;
+	size_t n;
+	char **patterns;  /* as written in the rule file */
+	void *combined;   /* pcre2_code * of all patterns as one alternation */
+};
+
+/* One ordered rule: first matching pattern decides. */
+struct rm_rule {
+	char *pattern;
+	void *re;        /* pcre2_code *, anchored per the list's match mode */
+	double value;    /* threshold value or direction weight */
+	bool is_int;     /* the value was written as an integer (Ruby Integer) */
+};
+
+enum rm_program_kind {
+	RM_PROG_RUN = 1 << 0,
+	RM_PROG_PARSE = 1 << 1,
+	RM_PROG_SETUP = 1 << 2,
+	RM_PROG_DAEMON = 1 << 3,
+	RM_PROG_MONITOR = 1 << 4,
+};
+
+struct rm_option {
+	char *name;
+	char type; /* '-' or '=' */
+};
+
+struct rm_program {
+	char *name;
+	unsigned kinds;           /* enum rm_program_kind bits */
+	struct rm_option *options;
+	size_t noptions;
+};
+
+struct rm_rules {
+	char *metrics_file;
+	char *programs_file;
+	char *lkp_tests_commit;
+	long perf_profile_threshold;
+
+	struct rm_pattern_list failure, pass;
+	struct rm_pattern_list stat_denylist, stat_allowlist, report_allowlist;
+	struct rm_pattern_list perf_metrics_patterns, perf_metrics_prefixes;
+
+	struct rm_rule *thresholds;
+	size_t nthresholds;
+	enum rm_match thresholds_match;
+	struct rm_rule *direction;
+	size_t ndirection;
+
+	char **linux_test_cases;
+	size_t nlinux_test_cases;
+	char **other_test_cases;
+	size_t nother_test_cases;
+
+	struct rm_program *programs; /* sorted by name */
+	size_t nprograms;
+	struct rm_option *wrapper_options;
+	size_t nwrapper_options;
+
+	void *match_data; /* pcre2_match_data * shared by all matches */
+};
+
+/* Load both files.  On error, err names the file, line and field, and the
+ * rules are left freed.  The caller owns the result and frees it with
+ * rm_rules_free(). */
+int rm_rules_load(struct rm_rules *r, const char *metrics_file, const char *programs_file,
+		  struct rm_error *err);
+void rm_rules_free(struct rm_rules *r);
+
+bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list *l,
+			 const char *name);
+
+/* The stat classes of lkp-tests (lib/stats.rb). */
+bool rm_rules_is_function_stat(const struct rm_rules *r, const char *stat);
+bool rm_rules_is_perf_metric(const struct rm_rules *r, const char *stat);
+/* Not deny-listed, or allow-listed, or in the report allow-list. */
+bool rm_rules_is_reportable(const struct rm_rules *r, const char *stat);
+/* reasonable_perf_change?: the threshold table, then the name fallbacks. */
+bool rm_rules_reasonable_change(const struct rm_rules *r, const char *stat, double delta,
+				double max);
+/* Direction weight of a stat (first matching rule), or 0 when it has none. */
+double rm_rules_direction(const struct rm_rules *r, const char *stat);
+
+/* Compile `pattern` (PCRE2, UTF-8) and match it against s.  *ok is false when
+ * the pattern does not compile (then the result is false). */
+bool rm_rules_regex_match(const struct rm_rules *r, const char *pattern, const char *s, bool *ok);
+
+const struct rm_program *rm_rules_program(const struct rm_rules *r, const char *name);
+/* all_tests_set: programs with a run script, and daemons. */
+bool rm_rules_is_test_program(const struct rm_rules *r, const char *name);
+
+#endif

@@ -1,0 +1,177 @@
+/* strbuf.c - see strbuf.h. */
+#include "strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char rm_sb_empty[1];
+
+static void oom(void)
+{
+	fputs("robotmail: out of memory\n", stderr);
+	abort();
+}
+
+void *rm_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *rm_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *rm_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		oom();
+	return q;
+}
+
+char *rm_xstrdup(const char *s)
+{
+	return rm_xstrndup(s, strlen(s));
+}
+
+char *rm_xstrndup(const char *s, size_t n)
+{
+	char *p = rm_xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void *rm_xgrow(void *p, size_t *alloc, size_t need, size_t size)
+{
+	size_t n;
+
+	if (need <= *alloc)
+		return p;
+	n = *alloc ? *alloc : 8;
+	while (n < need) {
+		if (n > ((size_t)-1) / 2 / size)
+			oom();
+		n *= 2;
+	}
+	*alloc = n;
+	return rm_xrealloc(p, n * size);
+}
+
+void rm_sb_init(struct rm_sb *sb)
+{
+	sb->buf = rm_sb_empty;
+	sb->len = 0;
+	sb->alloc = 0;
+}
+
+void rm_sb_release(struct rm_sb *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	rm_sb_init(sb);
+}
+
+char *rm_sb_detach(struct rm_sb *sb, size_t *len)
+{
+	char *r;
+
+	if (!sb->alloc)
+		rm_sb_grow(sb, 0);
+	r = sb->buf;
+	if (len)
+		*len = sb->len;
+	rm_sb_init(sb);
+	return r;
+}
+
+void rm_sb_grow(struct rm_sb *sb, size_t extra)
+{
+	size_t need;
+
+	if (!sb->buf)
+		rm_sb_init(sb);
+	need = sb->len + extra + 1;
+	if (need < sb->len)
+		oom();
+	if (need <= sb->alloc)
+		return;
+	if (!sb->alloc) {
+		size_t n = need < 64 ? 64 : need;
+		char *p = rm_xmalloc(n);
+
+		memcpy(p, sb->buf, sb->len + 1);
+		sb->buf = p;
+		sb->alloc = n;
+		return;
+	}
+	sb->buf = rm_xgrow(sb->buf, &sb->alloc, need, 1);
+}
+
+void rm_sb_add(struct rm_sb *sb, const void *data, size_t len)
+{
+	rm_sb_grow(sb, len);
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void rm_sb_adds(struct rm_sb *sb, const char *s)
+{
+	rm_sb_add(sb, s, strlen(s));
+}
+
+void rm_sb_addc(struct rm_sb *sb, char c)
+{
+	rm_sb_add(sb, &c, 1);
+}
+
+void rm_sb_addn(struct rm_sb *sb, char c, size_t n)
+{
+	rm_sb_grow(sb, n);
+	memset(sb->buf + sb->len, c, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void rm_sb_addf(struct rm_sb *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	rm_sb_grow(sb, 64);
+	va_start(ap, fmt);
+	n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sb->alloc - sb->len) {
+		rm_sb_grow(sb, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
+		va_end(ap);
+	}
+	sb->len += (size_t)n;
+}
+
+void rm_sb_reset(struct rm_sb *sb)
+{
+	if (!sb->buf)
+		rm_sb_init(sb);
+	sb->len = 0;
+	if (sb->alloc)
+		sb->buf[0] = '\0';
+}

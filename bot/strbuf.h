@@ -1,0 +1,47 @@
+/*
+ * strbuf.h - a growable, always NUL-terminated byte buffer.
+ *
+ * Owns: the buffer memory.  Must not: know about anything but bytes; it is a
+ * low-level primitive and only talks to libc.
+ *
+ * Invariants: `buf` is never NULL after rm_sb_init(); buf[len] == '\0'.
+ * Allocation failure aborts the process (robotmail treats OOM as fatal: there
+ * is nothing sensible to do with a half-built report).
+ */
+#ifndef RM_STRBUF_H
+#define RM_STRBUF_H
+
+#include <stddef.h>
+
+struct rm_sb {
+	char *buf;
+	size_t len;
+	size_t alloc;
+};
+
+#define RM_SB_INIT { NULL, 0, 0 }
+
+void rm_sb_init(struct rm_sb *sb);
+/* Free the contents; the struct can be reused after rm_sb_init(). */
+void rm_sb_release(struct rm_sb *sb);
+/* Hand the buffer to the caller, who must free() it; sb is reset to empty. */
+char *rm_sb_detach(struct rm_sb *sb, size_t *len);
+void rm_sb_grow(struct rm_sb *sb, size_t extra);
+void rm_sb_add(struct rm_sb *sb, const void *data, size_t len);
+void rm_sb_adds(struct rm_sb *sb, const char *s);
+void rm_sb_addc(struct rm_sb *sb, char c);
+void rm_sb_addf(struct rm_sb *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append `n` copies of `c`. */
+void rm_sb_addn(struct rm_sb *sb, char c, size_t n);
+void rm_sb_reset(struct rm_sb *sb);
+
+/* xmalloc family: abort on out-of-memory. */
+void *rm_xmalloc(size_t n);
+void *rm_xcalloc(size_t n, size_t size);
+void *rm_xrealloc(void *p, size_t n);
+char *rm_xstrdup(const char *s);
+char *rm_xstrndup(const char *s, size_t n);
+/* Grow an array so it can hold at least `need` elements of `size` bytes. */
+void *rm_xgrow(void *p, size_t *alloc, size_t need, size_t size);
+
+#endif

@@ -1,0 +1,172 @@
+/* table.c - see table.h. */
+#include "table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ABS_WIDTH 10
+#define REL_WIDTH 10
+#define ERR_WIDTH 6
+#define PLUSMINUS "\xc2\xb1"
+
+/* Ruby's %d of a Float: truncation toward zero, every digit printed. */
+static void add_truncated(struct rm_sb *out, int width, double v)
+{
+	if (!isfinite(v)) {
+		rm_sb_addf(out, "%*s", width, isnan(v) ? "NaN" : v < 0 ? "-Inf" : "Inf");
+		return;
+	}
+	rm_sb_addf(out, "%*.0f", width, trunc(v));
+}
+
+void rm_table_value(struct rm_sb *out, double avg)
+{
+	double a = fabs(avg);
+
+	if (a < 1000)
+		rm_sb_addf(out, "%*.2f", ABS_WIDTH, avg);
+	else if (a > 100000000)
+		rm_sb_addf(out, "%*.4g", ABS_WIDTH, avg);
+	else
+		add_truncated(out, ABS_WIDTH, avg);
+}
+
+void rm_table_stddev(struct rm_sb *out, double avg, double stddev)
+{
+	double s = stddev;
+
+	if (avg != 0)
+		s = 100 * stddev / avg;
+	if (s > 2) {
+		rm_sb_adds(out, " " PLUSMINUS);
+		add_truncated(out, ERR_WIDTH - 3, s);
+		rm_sb_addc(out, '%');
+	} else {
+		rm_sb_addn(out, ' ', ERR_WIDTH);
+	}
+}
+
+void rm_table_change(struct rm_sb *out, double p, int abs_change)
+{
+	if (isinf(p))
+		rm_sb_addf(out, "%*s", REL_WIDTH, p < 0 ? "-Inf" : "+Inf");
+	else if (fabs(p) < 100000)
+		rm_sb_addf(out, "%+*.1f", REL_WIDTH, p);
+	else
+		rm_sb_addf(out, "%+*.2g", REL_WIDTH, p);
+	rm_sb_adds(out, abs_change ? "  " : "% ");
+}
+
+static void add_fails(struct rm_sb *out, double f, size_t runs)
+{
+	if (f == 0)
+		rm_sb_addn(out, ' ', ABS_WIDTH + 1);
+	else
+		add_truncated(out, ABS_WIDTH + 1, f);
+	rm_sb_addf(out, ":%-*zu", ERR_WIDTH - 2, runs);
+}
+
+struct axis {
+	const char *key, *value;
+	char *sortkey;
+};
+
+static int cmp_axis(const void *a, const void *b)
+{
+	return strcmp(((const struct axis *)a)->sortkey, ((const struct axis *)b)->sortkey);
+}
+
+static void add_commit_line(struct rm_sb *out, const struct rm_table_commit *c)
+{
+	if (c->subject)
+		rm_sb_addf(out, "  %.10s (\"%s\")\n", c->id, c->subject);
+	else
+		rm_sb_addf(out, "  %s\n", c->id);
+}
+
+static void add_cut(struct rm_sb *out, const char *s, int width)
+{
+	rm_sb_addf(out, "%*.*s ", width, width, s);
+}
+
+void rm_table_render(struct rm_sb *out, const struct rm_job *job,
+		     const struct rm_table_commit *base, const struct rm_table_commit *head,
+		     const struct rm_comparison *cmp)
+{
+	struct axis *ax;
+	size_t i, n = 0;
+
+	if (!cmp->n)
+		return;
+	/* axis keys in the order of their "key=value" strings */
+	ax = rm_xcalloc(job->naxes + 1, sizeof(*ax));
+	for (i = 0; i < job->naxes; i++) {
+		struct rm_sb k = RM_SB_INIT;
+
+		if (!strcmp(job->axes[i].key, "commit"))
+			continue;
+		rm_sb_init(&k);
+		rm_sb_addf(&k, "%s=%s", job->axes[i].key, job->axes[i].value);
+		ax[n].key = job->axes[i].key;
+		ax[n].value = job->axes[i].value;
+		ax[n].sortkey = rm_sb_detach(&k, NULL);
+		n++;
+	}
+	qsort(ax, n, sizeof(*ax), cmp_axis);
+
+	rm_sb_addn(out, '=', 89);
+	rm_sb_addc(out, '\n');
+	for (i = 0; i < n; i++) {
+		if (i)
+			rm_sb_addc(out, '/');
+		rm_sb_adds(out, ax[i].key);
+	}
+	rm_sb_adds(out, ":\n  ");
+	for (i = 0; i < n; i++) {
+		if (i)
+			rm_sb_addc(out, '/');
+		rm_sb_adds(out, ax[i].value);
+		free(ax[i].sortkey);
+	}
+	free(ax);
+	rm_sb_adds(out, "\n\ncommit: \n");
+	add_commit_line(out, base);
+	add_commit_line(out, head);
+	rm_sb_addc(out, '\n');
+	add_cut(out, base->id, ABS_WIDTH + ERR_WIDTH);
+	add_cut(out, head->id, ABS_WIDTH + ERR_WIDTH + REL_WIDTH + 1);
+	rm_sb_addc(out, '\n');
+	rm_sb_addn(out, '-', ABS_WIDTH + ERR_WIDTH);
+	rm_sb_addc(out, ' ');
+	rm_sb_addn(out, '-', ABS_WIDTH + ERR_WIDTH + REL_WIDTH + 1);
+	rm_sb_adds(out, " \n");
+
+	if (cmp->nfailure) {
+		rm_sb_adds(out, "       fail:runs  %reproduction    fail:runs\n");
+		rm_sb_adds(out, "           |             |             |    \n");
+		for (i = 0; i < cmp->nfailure; i++) {
+			const struct rm_row *r = &cmp->rows[i];
+
+			add_fails(out, r->fails[0], r->runs[0]);
+			rm_sb_addf(out, "%*.0f%% ", REL_WIDTH, r->reproduction);
+			add_fails(out, r->fails[1], r->runs[1]);
+			rm_sb_addf(out, "  %s\n", r->name);
+		}
+	}
+	if (cmp->n > cmp->nfailure) {
+		rm_sb_adds(out, "         %stddev     %change         %stddev\n");
+		rm_sb_adds(out, "             \\          |                \\  \n");
+		for (i = cmp->nfailure; i < cmp->n; i++) {
+			const struct rm_row *r = &cmp->rows[i];
+
+			rm_table_value(out, r->avg[0]);
+			rm_table_stddev(out, r->avg[0], r->stddev[0]);
+			rm_table_change(out, r->change, r->abs_change);
+			rm_table_value(out, r->avg[1]);
+			rm_table_stddev(out, r->avg[1], r->stddev[1]);
+			rm_sb_addf(out, "  %s\n", r->name);
+		}
+	}
+	rm_sb_addc(out, '\n');
+}
