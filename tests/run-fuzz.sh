@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Run every libFuzzer target in $BUILD/fuzz for FUZZ_SECONDS each, from its seed
+# corpus in tests/fuzz/corpus/<target>/ (new inputs go to a scratch copy, so the
+# committed corpus only grows by hand).  Prints "ok - fuzz TARGET" or
+# "not ok - fuzz TARGET" with the crash log.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+: "${BUILD:=build}" "${FUZZ_SECONDS:=20}"
+for bin in "$BUILD"/fuzz/fuzz_*; do
+	[ -x "$bin" ] || continue
+	t=$(basename "$bin")
+	work=$(mktemp -d "${TMPDIR:-/tmp}/robotmail-fuzz.XXXXXX")
+	mkdir -p "$work/corpus" "$work/artifacts"
+	[ -d "tests/fuzz/corpus/$t" ] && cp -r "tests/fuzz/corpus/$t/." "$work/corpus/"
+	if "$bin" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+		-max_len=65536 -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" >"$work/log" 2>&1; then
+		echo "ok - fuzz $t ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/log" | awk '{print $2}') runs, ${FUZZ_SECONDS}s)"
+		grep -h '^#[0-9]*.*DONE' "$work/log" | tail -1 | sed 's/^/    /'
+	else
+		echo "not ok - fuzz $t"
+		tail -40 "$work/log" | sed 's/^/    /'
+		ls "$work/artifacts" | sed 's/^/    artifact: /'
+	fi
+	rm -rf "$work"
+done
