@@ -132,7 +132,7 @@ const char *rm_archive_file(const struct rm_archive *a, const char *path, size_t
 	struct rm_file key, *f;
 
 	key.path = (char *)path;
-	f = bsearch(&key, a->files, a->nfiles, sizeof(*a->files), cmp_file);
+	f = rm_bsearch(&key, a->files, a->nfiles, sizeof(*a->files), cmp_file);
 	if (!f)
 		return NULL;
 	if (len)
@@ -463,7 +463,7 @@ const struct rm_series *rm_matrix_get(const struct rm_matrix *m, const char *nam
 	struct rm_series key;
 
 	key.name = (char *)name;
-	return bsearch(&key, m->s, m->n, sizeof(*m->s), cmp_series);
+	return rm_bsearch(&key, m->s, m->n, sizeof(*m->s), cmp_series);
 }
 
 static void series_push(struct rm_series *s, size_t *alloc, double v, bool is_int)
@@ -525,7 +525,7 @@ static void matrix_fill_zeros(struct rm_matrix *m)
 
 static void matrix_sort(struct rm_matrix *m)
 {
-	qsort(m->s, m->n, sizeof(*m->s), cmp_series);
+	rm_sort(m->s, m->n, sizeof(*m->s), cmp_series);
 }
 
 /* A _result_root/matrix.json object into m. */
@@ -769,7 +769,7 @@ static int load_root(struct rm_archive *a, struct rm_result_root *r, const struc
 {
 	char num[16];
 	const char *data, *commit;
-	size_t len, i;
+	size_t len = 0, i;
 	char *display;
 
 	snprintf(num, sizeof(num), "%d", r->runs[0]);
@@ -843,7 +843,7 @@ static int find_roots(struct rm_archive *a, const struct rm_rules *rules, struct
 				    "'%s': no LKP result roots found (expected <testcase>/.../<commit>/<run>/job.yaml)",
 				    a->source);
 	for (i = 0; i < a->nroots; i++) {
-		qsort(a->roots[i].runs, a->roots[i].nruns, sizeof(int), cmp_int);
+		rm_sort(a->roots[i].runs, a->roots[i].nruns, sizeof(int), cmp_int);
 		if (load_root(a, &a->roots[i], rules, err))
 			return -1;
 	}
@@ -872,7 +872,7 @@ static char *axes_key(const struct rm_job *job)
 		rm_sb_addf(&p, "%s=%s", job->axes[i].key, job->axes[i].value);
 		pieces[n++] = rm_sb_detach(&p, NULL);
 	}
-	qsort(pieces, n, sizeof(char *), cmp_str);
+	rm_sort(pieces, n, sizeof(char *), cmp_str);
 	rm_sb_init(&sb);
 	for (i = 0; i < n; i++) {
 		if (i)
@@ -999,7 +999,7 @@ static int build_groups(struct rm_archive *a, const struct rm_archive_opts *opts
 	if (!a->ngroups)
 		return rm_error_set(err, RM_ERR_INPUT,
 				    "'%s': no two commits with the same test axes to compare", a->source);
-	qsort(a->groups, a->ngroups, sizeof(*a->groups), cmp_group);
+	rm_sort(a->groups, a->ngroups, sizeof(*a->groups), cmp_group);
 	return 0;
 }
 
@@ -1024,7 +1024,7 @@ static int load_files(struct rm_archive *a, const char *path, struct rm_error *e
 		rc = rm_error_set(err, RM_ERR_INPUT,
 				  "'%s': expected a result directory or a tar archive", path);
 	}
-	qsort(fl.v, fl.n, sizeof(*fl.v), cmp_file);
+	rm_sort(fl.v, fl.n, sizeof(*fl.v), cmp_file);
 	for (i = 1; !rc && i < fl.n; i++)
 		if (!strcmp(fl.v[i - 1].path, fl.v[i].path))
 			rc = rm_error_set(err, RM_ERR_INPUT, "'%s': member '%s' appears twice; refused",
@@ -1096,7 +1096,7 @@ int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char 
 			rc = walk_dir(&fl, dirs[i], dirs[i], prefix, 0, err);
 		free(prefix);
 	}
-	qsort(fl.v, fl.n, sizeof(*fl.v), cmp_file);
+	rm_sort(fl.v, fl.n, sizeof(*fl.v), cmp_file);
 	a->files = fl.v;
 	a->nfiles = fl.n;
 	if (!rc)

@@ -366,7 +366,7 @@ static int load_programs(struct rm_rules *r, struct rm_yaml *y, struct rm_error 
 				 &prog->noptions, prog->name, err))
 			return -1;
 	}
-	qsort(r->programs, r->nprograms, sizeof(*r->programs), cmp_program);
+	rm_sort(r->programs, r->nprograms, sizeof(*r->programs), cmp_program);
 	return 0;
 }
 
@@ -613,7 +613,7 @@ const struct rm_program *rm_rules_program(const struct rm_rules *r, const char *
 	struct rm_program key;
 
 	key.name = (char *)name;
-	return bsearch(&key, r->programs, r->nprograms, sizeof(*r->programs), cmp_program);
+	return rm_bsearch(&key, r->programs, r->nprograms, sizeof(*r->programs), cmp_program);
 }
 
 bool rm_rules_is_test_program(const struct rm_rules *r, const char *name)

@@ -87,7 +87,7 @@ bool rm_summarize(const double *v, const unsigned char *is_int, size_t n, size_t
 		s[i].v = v[i];
 		s[i].is_int = is_int[i];
 	}
-	qsort(s, n, sizeof(*s), cmp_tv);
+	rm_sort(s, n, sizeof(*s), cmp_tv);
 	while (start < n && s[start].v == -1)
 		start++;
 	size = n - start;
@@ -439,7 +439,7 @@ static void sort_rows(const struct rm_rules *rules, struct rm_comparison *c)
 			s[k].keylen = sort_key_len(c->rows[k].name);
 		}
 	}
-	qsort(s, c->n, sizeof(*s), cmp_rows);
+	rm_sort(s, c->n, sizeof(*s), cmp_rows);
 	/* failure rows print first, in their sorted order, then the rest */
 	j = 0;
 	for (i = 0; i < c->n; i++)
@@ -488,7 +488,7 @@ int rm_compare(const struct rm_rules *rules, const struct rm_result_root *base,
 		run_pass(&p);
 	}
 	/* changed keys in name order (deterministic; see the count rule) */
-	qsort(p.changed, p.nchanged, sizeof(char *), cmp_cstr);
+	rm_sort(p.changed, p.nchanged, sizeof(char *), cmp_cstr);
 	out->rows = rm_xcalloc(p.nchanged + 1, sizeof(*out->rows));
 	for (i = 0; i < p.nchanged; i++) {
 		fill_row(rules, &out->rows[out->n++], p.changed[i], base, head);

@@ -175,3 +175,15 @@ void rm_sb_reset(struct rm_sb *sb)
 	if (sb->alloc)
 		sb->buf[0] = '\0';
 }
+
+void rm_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+void *rm_bsearch(const void *key, const void *base, size_t n, size_t size,
+		 int (*cmp)(const void *, const void *))
+{
+	return n ? bsearch(key, base, n, size, cmp) : NULL;
+}

@@ -113,7 +113,7 @@ void rm_table_render(struct rm_sb *out, const struct rm_job *job,
 		ax[n].sortkey = rm_sb_detach(&k, NULL);
 		n++;
 	}
-	qsort(ax, n, sizeof(*ax), cmp_axis);
+	rm_sort(ax, n, sizeof(*ax), cmp_axis);
 
 	rm_sb_addn(out, '=', 89);
 	rm_sb_addc(out, '\n');

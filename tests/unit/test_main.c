@@ -1,0 +1,44 @@
+/* test_main.c - runs every cmocka group. */
+#include "unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fileutil.h"
+
+static struct rm_rules rules;
+static int rules_loaded;
+
+const struct rm_rules *unit_rules(void)
+{
+	if (!rules_loaded) {
+		struct rm_error err;
+		const char *dir = getenv("ROBOTMAIL_DATADIR");
+		char *m, *p;
+
+		if (!dir)
+			dir = RM_DATADIR;
+		m = rm_path_join(dir, "metrics.yaml");
+		p = rm_path_join(dir, "lkp-programs.yaml");
+		if (rm_rules_load(&rules, m, p, &err)) {
+			fprintf(stderr, "cannot load rules: %s\n", err.msg);
+			abort();
+		}
+		free(m);
+		free(p);
+		rules_loaded = 1;
+	}
+	return &rules;
+}
+
+int main(void)
+{
+	int failed = 0;
+
+	failed += _cmocka_run_group_tests("table", unit_table_tests, unit_table_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("stats", unit_stats_tests, unit_stats_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("parse", unit_parse_tests, unit_parse_ntests, NULL, NULL);
+	if (rules_loaded)
+		rm_rules_free(&rules);
+	return failed ? 1 : 0;
+}
