@@ -98,7 +98,7 @@ bench: deps
 	@BUILD=$(BUILD) tests/bench.sh
 
 check-cppcheck:
-	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
+	cppcheck --quiet --error-exitcode=1 --enable=warning,style,portability,performance \
 		--std=c11 --inline-suppr --suppress=missingIncludeSystem -Ibot bot/
 
 install: all

@@ -273,7 +273,7 @@ static int read_tarball(struct filelist *fl, const char *source, struct rm_error
 	struct archive *ar = archive_read_new();
 	struct archive_entry *e;
 	size_t members = 0;
-	int r, rc = 0;
+	int rc = 0;
 
 	archive_read_support_filter_gzip(ar);
 	archive_read_support_filter_xz(ar);
@@ -291,8 +291,8 @@ static int read_tarball(struct filelist *fl, const char *source, struct rm_error
 		const char *name;
 		char *path;
 		mode_t type;
+		int r = archive_read_next_header(ar, &e);
 
-		r = archive_read_next_header(ar, &e);
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
@@ -704,7 +704,6 @@ static int load_matrix(struct rm_archive *a, struct rm_result_root *r, struct rm
 	char *mpath = rm_path_join(r->path, "matrix.json");
 	char *which = NULL;
 	json_t *j;
-	size_t i;
 	int rc = 0;
 
 	rm_error_clear(err);
@@ -725,6 +724,7 @@ static int load_matrix(struct rm_archive *a, struct rm_result_root *r, struct rm
 	/* no commit-level matrix: unite the runs' stats.json in run order */
 	{
 		struct unite u;
+		size_t i;
 
 		memset(&u, 0, sizeof(u));
 		for (i = 0; i < r->nruns && !rc; i++) {
@@ -892,7 +892,7 @@ static bool commit_is(const char *commit, const char *want)
 }
 
 static struct rm_result_root *pick(struct rm_result_root **m, size_t n, const char *want,
-				   struct rm_result_root *not)
+				   const struct rm_result_root *not)
 {
 	size_t i;
 

@@ -57,13 +57,12 @@ static int load_rules(struct rm_rules *rules, const char *metrics, const char *p
 static int is_commit_dir(const char *path)
 {
 	/* a _result_root: a directory with <run>/job.yaml in it */
-	char *probe;
 	struct stat st;
 	int i, found = 0;
 
 	for (i = 0; i < 100 && !found; i++) {
 		char run[16];
-		char *d;
+		char *d, *probe;
 
 		snprintf(run, sizeof(run), "%d", i);
 		d = rm_path_join(path, run);

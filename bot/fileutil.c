@@ -18,7 +18,7 @@ int rm_read_file(const char *path, size_t max, char **buf, size_t *len, struct r
 	size_t got = 0;
 
 	if (fd < 0)
-		return rm_error_set(err, errno == ENOENT ? RM_ERR_INPUT : RM_ERR_INPUT,
+		return rm_error_set(err, RM_ERR_INPUT,
 				    "cannot open '%s': %s", path, strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);

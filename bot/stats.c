@@ -92,7 +92,8 @@ bool rm_summarize(const double *v, const unsigned char *is_int, size_t n, size_t
 		start++;
 	size = n - start;
 	/* array[margin..-margin-1] */
-	if (size >= 2 * margin && size - 2 * margin > 0) {
+	/* cppcheck-suppress knownConditionTrueFalse ; false positive */
+	if (size > 2 * margin) {
 		struct tv *t = s + start + margin;
 		size_t m = size - 2 * margin;
 

@@ -103,7 +103,7 @@ int rm_yaml_has_nul(yaml_node_t *n)
 void rm_ruby_float_to_s(double d, char *out, size_t outlen)
 {
 	char digits[40];
-	int prec, exp10, ndig, i;
+	int prec, exp10;
 	char *e;
 
 	if (isnan(d)) {
@@ -130,7 +130,7 @@ void rm_ruby_float_to_s(double d, char *out, size_t outlen)
 	*e = '\0';
 	{
 		char mant[40];
-		int m = 0;
+		int m = 0, i;
 		int neg = digits[0] == '-';
 
 		for (i = neg; digits[i]; i++)
@@ -139,7 +139,7 @@ void rm_ruby_float_to_s(double d, char *out, size_t outlen)
 		mant[m] = '\0';
 		while (m > 1 && mant[m - 1] == '0')
 			mant[--m] = '\0';
-		ndig = m;
+		int ndig = m;
 		struct rm_sb sb = RM_SB_INIT;
 
 		rm_sb_init(&sb);
