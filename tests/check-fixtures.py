@@ -285,13 +285,37 @@ def _detect_one(k, a_k, a, b, cols_a, cols_b, bases_b):
 
 
 # ---------------------------------------------------------------- numbers (3.3) and rendering (3.5)
+def ruby_sum(v):
+    """Ruby 3.x Array#sum: exact Integer sum of the leading Integers, then Kahan-Babuska
+    compensated summation in doubles once the first Float is met."""
+    i, n = 0, 0
+    while i < len(v) and type(v[i]) is int:
+        n += v[i]
+        i += 1
+    if i == len(v):
+        return n
+    f, c = float(n), 0.0
+    for x in v[i:]:
+        x = float(x)
+        t = f + x
+        if abs(f) >= abs(x):
+            c += (f - t) + x
+        else:
+            c += (x - t) + f
+        f = t
+    return f + c
+
+
 def average(v):
-    return math.fsum(v) / float(len(v))
+    return ruby_sum(v) / float(len(v))          # Enumerable#average: sum / length.to_f
 
 
 def pstddev(v):
     avg = average(v)
-    return math.sqrt(math.fsum((x - avg) ** 2 for x in v) / float(len(v)))
+    acc = 0                                      # inject(0) { |acc, i| acc + (i - avg)**2 }
+    for x in v:
+        acc = acc + (x - avg) ** 2
+    return math.sqrt(1 / float(len(v)) * acc)    # 1 / length.to_f * sum
 
 
 def fmt_value(avg):

@@ -1,0 +1,440 @@
+/* config.c - see config.h. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileutil.h"
+#include "strbuf.h"
+#include "yamldoc.h"
+
+#define CONFIG_MAX_FILE (1u << 20)
+
+static const char *const provider_names[] = { "none", "cgit", "github", "gitea", "gitlab",
+					      "local-git" };
+
+const char *rm_provider_name(enum rm_provider p)
+{
+	return (size_t)p < sizeof(provider_names) / sizeof(provider_names[0]) ?
+		       provider_names[p] : "?";
+}
+
+static void set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = v ? rm_xstrdup(v) : NULL;
+}
+
+static void defaults(struct rm_config *c)
+{
+	set_str(&c->robot_name, "kernel test robot");
+	set_str(&c->robot_address, "oliver.sang@intel.com");
+	set_str(&c->msgid_local, "lkp");
+	set_str(&c->msgid_domain, "intel.com");
+	set_str(&c->timezone, "+0800");
+	set_str(&c->lore_base, "https://lore.kernel.org/oe-lkp");
+	set_str(&c->archive_base, "https://download.01.org/0day-ci/archive");
+	set_str(&c->patch_link_base, "https://lore.kernel.org/all");
+	set_str(&c->state_db, "var/state.db");
+	set_str(&c->metrics, NULL);
+	set_str(&c->programs, NULL);
+	set_str(&c->templates, NULL);
+	c->connect_timeout = 5;
+	c->timeout = 20;
+	c->retries = 2;
+	c->concurrency = 4;
+	c->miss_ttl = 3600;
+	c->max_wait = 60;
+	c->defer_on_failure = true;
+}
+
+/* ------------------------------------------------------------ typed getters */
+
+struct ctx {
+	struct rm_yaml *y;
+	struct rm_error *err;
+};
+
+static int fail(struct ctx *x, yaml_node_t *n, const char *key, const char *what)
+{
+	return rm_error_set(x->err, RM_ERR_CONFIG, "'%s' line %d: '%s': %s", x->y->file,
+			    rm_yaml_line(n), key, what);
+}
+
+static int get_str(struct ctx *x, yaml_node_t *n, const char *key, char **dst)
+{
+	const char *s = rm_yaml_scalar(n);
+
+	if (!s || rm_yaml_has_nul(n))
+		return fail(x, n, key, "expected a string");
+	if (strpbrk(s, "\r\n"))
+		return fail(x, n, key, "must be one line");
+	set_str(dst, s);
+	return 0;
+}
+
+static int get_long(struct ctx *x, yaml_node_t *n, const char *key, long min, long max,
+		    long *dst)
+{
+	const char *s = rm_yaml_scalar(n);
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return fail(x, n, key, "expected a whole number");
+	v = strtol(s, &end, 10);
+	if (*end || v < min || v > max) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "expected a whole number from %ld to %ld", min, max);
+		return fail(x, n, key, what);
+	}
+	*dst = v;
+	return 0;
+}
+
+static int get_list(struct ctx *x, yaml_node_t *n, const char *key, struct rm_strlist *dst)
+{
+	yaml_node_item_t *it;
+
+	if (n && n->type == YAML_SCALAR_NODE && !rm_yaml_is_null(n)) {
+		dst->v = rm_xrealloc(dst->v, (dst->n + 1) * sizeof(char *));
+		dst->v[dst->n] = NULL;
+		if (get_str(x, n, key, &dst->v[dst->n]))
+			return -1;
+		dst->n++;
+		return 0;
+	}
+	if (rm_yaml_is_null(n))
+		return 0;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return fail(x, n, key, "expected a list of strings");
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		yaml_node_t *e = rm_yaml_node(x->y, *it);
+
+		dst->v = rm_xrealloc(dst->v, (dst->n + 1) * sizeof(char *));
+		dst->v[dst->n] = NULL;
+		if (get_str(x, e, key, &dst->v[dst->n]))
+			return -1;
+		dst->n++;
+	}
+	return 0;
+}
+
+static void free_list(struct rm_strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/* Walk a mapping, calling `one` for each key; unknown keys are errors. */
+typedef int (*key_fn)(struct ctx *x, void *obj, const char *key, yaml_node_t *val,
+		      yaml_node_t *keynode);
+
+static int each_key(struct ctx *x, yaml_node_t *map, const char *where, void *obj, key_fn one)
+{
+	yaml_node_pair_t *p;
+
+	if (rm_yaml_is_null(map))
+		return 0;
+	if (map->type != YAML_MAPPING_NODE)
+		return fail(x, map, where, "expected a mapping");
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rm_yaml_node(x->y, p->key);
+		const char *key = rm_yaml_scalar(k);
+
+		if (!key)
+			return fail(x, k, where, "expected string keys");
+		if (one(x, obj, key, rm_yaml_node(x->y, p->value), k))
+			return -1;
+	}
+	return 0;
+}
+
+static int unknown(struct ctx *x, yaml_node_t *k, const char *section, const char *key)
+{
+	return rm_error_set(x->err, RM_ERR_CONFIG, "'%s' line %d: unknown key '%s%s%s'",
+			    x->y->file, rm_yaml_line(k), section, *section ? "." : "", key);
+}
+
+/* ------------------------------------------------------------ sections */
+
+static int robot_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, yaml_node_t *k)
+{
+	struct rm_config *c = obj;
+
+	if (!strcmp(key, "name"))
+		return get_str(x, v, "robot.name", &c->robot_name);
+	if (!strcmp(key, "address"))
+		return get_str(x, v, "robot.address", &c->robot_address);
+	if (!strcmp(key, "msgid_local"))
+		return get_str(x, v, "robot.msgid_local", &c->msgid_local);
+	if (!strcmp(key, "msgid_domain"))
+		return get_str(x, v, "robot.msgid_domain", &c->msgid_domain);
+	if (!strcmp(key, "timezone")) {
+		const char *s = rm_yaml_scalar(v);
+
+		if (!s || strlen(s) != 5 || (s[0] != '+' && s[0] != '-') ||
+		    strspn(s + 1, "0123456789") != 4)
+			return fail(x, v, "robot.timezone", "expected +HHMM or -HHMM");
+		return get_str(x, v, "robot.timezone", &c->timezone);
+	}
+	return unknown(x, k, "robot", key);
+}
+
+static int links_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, yaml_node_t *k)
+{
+	struct rm_config *c = obj;
+
+	if (!strcmp(key, "lore"))
+		return get_str(x, v, "links.lore", &c->lore_base);
+	if (!strcmp(key, "archive"))
+		return get_str(x, v, "links.archive", &c->archive_base);
+	if (!strcmp(key, "patch_link"))
+		return get_str(x, v, "links.patch_link", &c->patch_link_base);
+	return unknown(x, k, "links", key);
+}
+
+static int paths_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, yaml_node_t *k)
+{
+	struct rm_config *c = obj;
+
+	if (!strcmp(key, "state_db"))
+		return get_str(x, v, "paths.state_db", &c->state_db);
+	if (!strcmp(key, "metrics"))
+		return get_str(x, v, "paths.metrics", &c->metrics);
+	if (!strcmp(key, "programs"))
+		return get_str(x, v, "paths.programs", &c->programs);
+	if (!strcmp(key, "templates"))
+		return get_str(x, v, "paths.templates", &c->templates);
+	return unknown(x, k, "paths", key);
+}
+
+static int gitweb_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, yaml_node_t *k)
+{
+	struct rm_config *c = obj;
+
+	if (!strcmp(key, "connect_timeout"))
+		return get_long(x, v, "gitweb.connect_timeout", 1, 600, &c->connect_timeout);
+	if (!strcmp(key, "timeout"))
+		return get_long(x, v, "gitweb.timeout", 1, 3600, &c->timeout);
+	if (!strcmp(key, "retries"))
+		return get_long(x, v, "gitweb.retries", 0, 20, &c->retries);
+	if (!strcmp(key, "concurrency"))
+		return get_long(x, v, "gitweb.concurrency", 1, 64, &c->concurrency);
+	if (!strcmp(key, "miss_ttl"))
+		return get_long(x, v, "gitweb.miss_ttl", 0, 30L * 86400, &c->miss_ttl);
+	if (!strcmp(key, "max_wait"))
+		return get_long(x, v, "gitweb.max_wait", 0, 3600, &c->max_wait);
+	if (!strcmp(key, "on_failure")) {
+		const char *s = rm_yaml_scalar(v);
+
+		if (!s || (strcmp(s, "defer") && strcmp(s, "send")))
+			return fail(x, v, "gitweb.on_failure", "expected defer or send");
+		c->defer_on_failure = !strcmp(s, "defer");
+		return 0;
+	}
+	return unknown(x, k, "gitweb", key);
+}
+
+static int tree_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, yaml_node_t *k)
+{
+	struct rm_tree_cfg *t = obj;
+
+	if (!strcmp(key, "name"))
+		return get_str(x, v, "trees.name", &t->name);
+	if (!strcmp(key, "branch"))
+		return get_str(x, v, "trees.branch", &t->branch);
+	if (!strcmp(key, "url"))
+		return get_str(x, v, "trees.url", &t->url);
+	if (!strcmp(key, "api"))
+		return get_str(x, v, "trees.api", &t->api);
+	if (!strcmp(key, "token_file"))
+		return get_str(x, v, "trees.token_file", &t->token_file);
+	if (!strcmp(key, "token_env"))
+		return get_str(x, v, "trees.token_env", &t->token_env);
+	if (!strcmp(key, "aliases"))
+		return get_list(x, v, "trees.aliases", &t->aliases);
+	if (!strcmp(key, "mail_to"))
+		return get_list(x, v, "trees.mail_to", &t->mail_to);
+	if (!strcmp(key, "mail_cc"))
+		return get_list(x, v, "trees.mail_cc", &t->mail_cc);
+	if (!strcmp(key, "provider")) {
+		const char *s = rm_yaml_scalar(v);
+		size_t i;
+
+		for (i = 1; s && i < sizeof(provider_names) / sizeof(provider_names[0]); i++)
+			if (!strcmp(s, provider_names[i])) {
+				t->provider = (enum rm_provider)i;
+				return 0;
+			}
+		return fail(x, v, "trees.provider",
+			    "expected cgit, github, gitea, gitlab or local-git");
+	}
+	return unknown(x, k, "trees[]", key);
+}
+
+static void free_tree(struct rm_tree_cfg *t)
+{
+	free(t->name);
+	free(t->branch);
+	free(t->url);
+	free(t->api);
+	free(t->token_file);
+	free(t->token_env);
+	free_list(&t->aliases);
+	free_list(&t->mail_to);
+	free_list(&t->mail_cc);
+}
+
+static int load_trees(struct ctx *x, struct rm_config *c, yaml_node_t *seq)
+{
+	yaml_node_item_t *it;
+
+	if (rm_yaml_is_null(seq))
+		return 0;
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return fail(x, seq, "trees", "expected a list of trees");
+	for (it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++) {
+		yaml_node_t *tn = rm_yaml_node(x->y, *it);
+		struct rm_tree_cfg *t;
+		size_t i;
+
+		c->trees = rm_xrealloc(c->trees, (c->ntrees + 1) * sizeof(*c->trees));
+		t = &c->trees[c->ntrees++];
+		memset(t, 0, sizeof(*t));
+		if (each_key(x, tn, "trees[]", t, tree_key))
+			return -1;
+		if (!t->name || !t->url || !t->branch)
+			return fail(x, tn, "trees[]", "each tree needs name, branch and url");
+		if (strpbrk(t->name, " /:[]") || strpbrk(t->branch, " []"))
+			return fail(x, tn, "trees[].name", "name and branch may not hold spaces, '/', ':' or brackets in the name");
+		if (t->provider != RM_PROVIDER_NONE && !t->api)
+			return fail(x, tn, "trees[].api", "a provider needs an api base URL or directory");
+		for (i = 0; i + 1 < c->ntrees; i++)
+			if (!strcmp(c->trees[i].name, t->name) &&
+			    !strcmp(c->trees[i].branch, t->branch))
+				return fail(x, tn, "trees[].name", "the same tree and branch twice");
+	}
+	return 0;
+}
+
+static int top_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, yaml_node_t *k)
+{
+	struct rm_config *c = obj;
+
+	if (!strcmp(key, "robot"))
+		return each_key(x, v, "robot", c, robot_key);
+	if (!strcmp(key, "links"))
+		return each_key(x, v, "links", c, links_key);
+	if (!strcmp(key, "paths"))
+		return each_key(x, v, "paths", c, paths_key);
+	if (!strcmp(key, "gitweb"))
+		return each_key(x, v, "gitweb", c, gitweb_key);
+	if (!strcmp(key, "trees"))
+		return load_trees(x, c, v);
+	return unknown(x, k, "", key);
+}
+
+/* ------------------------------------------------------------ API */
+
+int rm_config_load(struct rm_config *c, const char *file, struct rm_error *err)
+{
+	struct rm_yaml y;
+	struct ctx x;
+	char *buf;
+	size_t len;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	defaults(c);
+	if (!file)
+		return 0;
+	if (rm_read_file(file, CONFIG_MAX_FILE, &buf, &len, err)) {
+		err->kind = RM_ERR_CONFIG;
+		rm_config_free(c);
+		return -1;
+	}
+	rc = rm_yaml_load(&y, file, buf, len, err);
+	free(buf);
+	if (rc) {
+		err->kind = RM_ERR_CONFIG;
+		rm_config_free(c);
+		return -1;
+	}
+	c->file = rm_xstrdup(file);
+	x.y = &y;
+	x.err = err;
+	rc = rm_yaml_root(&y) ? each_key(&x, rm_yaml_root(&y), "(top)", c, top_key) : 0;
+	rm_yaml_free(&y);
+	if (rc) {
+		rm_config_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+void rm_config_free(struct rm_config *c)
+{
+	size_t i;
+
+	free(c->file);
+	free(c->robot_name);
+	free(c->robot_address);
+	free(c->msgid_local);
+	free(c->msgid_domain);
+	free(c->timezone);
+	free(c->lore_base);
+	free(c->archive_base);
+	free(c->patch_link_base);
+	free(c->state_db);
+	free(c->metrics);
+	free(c->programs);
+	free(c->templates);
+	for (i = 0; i < c->ntrees; i++)
+		free_tree(&c->trees[i]);
+	free(c->trees);
+	memset(c, 0, sizeof(*c));
+}
+
+const struct rm_tree_cfg *rm_config_tree(const struct rm_config *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->ntrees; i++)
+		if (!strcmp(c->trees[i].name, name))
+			return &c->trees[i];
+	return NULL;
+}
+
+const struct rm_tree_cfg *rm_config_tree_for_branch(const struct rm_config *c,
+						    const char *branch)
+{
+	const char *slash;
+	size_t n, i, j;
+
+	if (!branch)
+		return NULL;
+	slash = strchr(branch, '/');
+	n = slash ? (size_t)(slash - branch) : strlen(branch);
+	for (i = 0; i < c->ntrees; i++) {
+		const struct rm_tree_cfg *t = &c->trees[i];
+
+		if (strlen(t->name) == n && !strncmp(t->name, branch, n) &&
+		    (!slash || !strcmp(slash + 1, t->branch)))
+			return t;
+		for (j = 0; j < t->aliases.n; j++)
+			if (!strcmp(t->aliases.v[j], branch))
+				return t;
+	}
+	/* a tree by name alone when the branch differs */
+	for (i = 0; i < c->ntrees; i++)
+		if (strlen(c->trees[i].name) == n && !strncmp(c->trees[i].name, branch, n))
+			return &c->trees[i];
+	return NULL;
+}

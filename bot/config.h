@@ -1,0 +1,98 @@
+/*
+ * config.h - robotmail's configuration (config/robotmail.yaml).
+ *
+ * Owns: loading the YAML configuration, validating every key with file:line
+ * errors (an unknown key is an error: a typo must not silently fall back to
+ * a default), and the embedded defaults that reproduce the 0-day report
+ * layout when no file is given.  Secrets are never read here: the config
+ * only names the file or environment variable that holds them.
+ *
+ * Must not: read anything but the config file; open networks or databases.
+ */
+#ifndef RM_CONFIG_H
+#define RM_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+enum rm_provider {
+	RM_PROVIDER_NONE = 0,
+	RM_PROVIDER_CGIT,
+	RM_PROVIDER_GITHUB,
+	RM_PROVIDER_GITEA,
+	RM_PROVIDER_GITLAB,
+	RM_PROVIDER_LOCAL_GIT,
+};
+
+struct rm_strlist {
+	char **v;
+	size_t n;
+};
+
+/* One monitored git tree. */
+struct rm_tree_cfg {
+	char *name;        /* as in subjects: "linus" in [linus:master] */
+	char *branch;      /* "master" */
+	char *url;         /* printed in reports, e.g. https://git.kernel.org/cgit/.../linux.git */
+	enum rm_provider provider;
+	char *api;         /* provider base: cgit repo URL, https://api.github.com/repos/o/r,
+			    * https://gitea.example/api/v1/repos/o/r, .../api/v4/projects/ID,
+			    * or a local clone directory for local-git */
+	char *token_file;  /* file holding an API token, or NULL */
+	char *token_env;   /* environment variable holding it, or NULL */
+	struct rm_strlist aliases; /* job.yaml branch prefixes that mean this tree */
+	struct rm_strlist mail_to, mail_cc;
+};
+
+struct rm_config {
+	char *file; /* NULL when only the embedded defaults are used */
+
+	/* robot identity */
+	char *robot_name;      /* "kernel test robot" */
+	char *robot_address;   /* From address */
+	char *msgid_local;     /* "lkp" in <YYYYMMDDhhmm.hash-lkp@intel.com> */
+	char *msgid_domain;    /* "intel.com" */
+	char *timezone;        /* "+0800": report times and Message-ID dates */
+
+	/* links */
+	char *lore_base;       /* Closes: <lore_base>/<msgid> */
+	char *archive_base;    /* <archive_base>/<YYYYMMDD>/<msgid> */
+	char *patch_link_base; /* patch link: <base>/<patch msgid>/ */
+
+	/* files */
+	char *state_db;
+	char *metrics;
+	char *programs;
+	char *templates;
+
+	/* git web API */
+	long connect_timeout;  /* seconds */
+	long timeout;          /* seconds, whole request */
+	long retries;          /* extra attempts for 5xx and timeouts */
+	long concurrency;      /* lookups in flight */
+	long miss_ttl;         /* seconds a "not found" is cached */
+	long max_wait;         /* longest rate-limit wait honoured, seconds */
+	bool defer_on_failure; /* hold reports whose commit facts failed */
+
+	struct rm_tree_cfg *trees;
+	size_t ntrees;
+};
+
+/* Load `file` (NULL: embedded defaults only).  Relative paths in the file
+ * are taken relative to the current directory.  On error err names the
+ * file, line and key (kind RM_ERR_CONFIG).  Free with rm_config_free(). */
+int rm_config_load(struct rm_config *c, const char *file, struct rm_error *err);
+void rm_config_free(struct rm_config *c);
+
+/* The tree a job's `branch:` value belongs to ("linus/master" -> linus),
+ * or NULL.  The tree name or one of its aliases must equal the part before
+ * the first '/'. */
+const struct rm_tree_cfg *rm_config_tree_for_branch(const struct rm_config *c,
+						    const char *branch);
+const struct rm_tree_cfg *rm_config_tree(const struct rm_config *c, const char *name);
+
+const char *rm_provider_name(enum rm_provider p);
+
+#endif
