@@ -4,6 +4,8 @@
  * Exit codes: 0 ok, 1 bad input or failed reports, 2 usage or configuration
  * error, 75 temporary failure (see error.h).
  */
+#include <curl/curl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +18,11 @@ int main(int argc, char **argv)
 	int rc;
 
 	rm_error_clear(&err);
+	signal(SIGPIPE, SIG_IGN);
+	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		fputs("robotmail: error: cannot initialise libcurl\n", stderr);
+		return 1;
+	}
 	if (argc < 2) {
 		rm_usage(1);
 		return 2;
@@ -26,6 +33,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "compare")) {
 		rc = rm_cmd_compare(argc - 1, argv + 1, &err);
+	} else if (!strcmp(argv[1], "commit")) {
+		rc = rm_cmd_commit(argc - 1, argv + 1, &err);
 	} else {
 		rm_error_set(&err, RM_ERR_USAGE, "unknown command '%s'", argv[1]);
 		rc = 2;
@@ -37,5 +46,6 @@ int main(int argc, char **argv)
 		if (!rc)
 			rc = rm_error_exit_code(err.kind);
 	}
+	curl_global_cleanup();
 	return rc;
 }
