@@ -6,8 +6,13 @@
 #                                (http://127.0.0.1:PORT/linux) once
 #                                GET <base>/patch/?id=<HEAD> answers 200
 #   cgit.sh stop DIR             kill lighttpd by its pid file and wait
-#   cgit.sh count DIR            requests served so far (not counting the
-#                                readiness probes made by "start")
+#   cgit.sh count DIR            cgit requests served so far (not counting
+#                                the readiness probes made by "start")
+#
+# Counting: lighttpd runs cgit through DIR/cgit.cgi, which appends
+# "METHOD URI" to DIR/requests.log before cgit answers, so the count is exact
+# as soon as a client has its response.  lighttpd's own DIR/access.log is
+# also written, but lighttpd buffers it (up to ~1 s): use it to diagnose only.
 #
 # Needs the Debian packages cgit, lighttpd, curl and python3 (free port).
 set -eu
@@ -27,8 +32,15 @@ usage() {
 	exit 2
 }
 
+# running = exists and is not a zombie (the daemon's parent is PID 1, which
+# may reap it a second or so late) and is lighttpd (not a reused pid)
+running() {
+	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = lighttpd ] || return 1
+	case $(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) in Z* | X* | "") return 1 ;; esac
+}
+
 alive() {
-	[ -s "$1/lighttpd.pid" ] && kill -0 "$(cat "$1/lighttpd.pid")" 2>/dev/null
+	[ -s "$1/lighttpd.pid" ] && running "$(cat "$1/lighttpd.pid")"
 }
 
 free_port() {
@@ -36,6 +48,13 @@ free_port() {
 }
 
 write_conf() { # DIR GITDIR PORT
+	cat >"$1/cgit.cgi" <<EOF
+#!/bin/sh
+[ "\${HTTP_USER_AGENT:-}" = "$PROBE_UA" ] ||
+	printf '%s %s\\n' "\$REQUEST_METHOD" "\$REQUEST_URI" >>"$1/requests.log"
+CGIT_CONFIG="$1/cgitrc" exec "$CGI"
+EOF
+	chmod 755 "$1/cgit.cgi"
 	cat >"$1/cgitrc" <<EOF
 cache-size=0
 virtual-root=/
@@ -54,13 +73,12 @@ server.bind          = "127.0.0.1"
 server.port          = $3
 server.errorlog      = "$1/error.log"
 server.pid-file      = "$1/lighttpd.pid"
-server.modules       = ( "mod_alias", "mod_cgi", "mod_rewrite", "mod_setenv", "mod_accesslog" )
+server.modules       = ( "mod_alias", "mod_cgi", "mod_rewrite", "mod_accesslog" )
 accesslog.filename   = "$1/access.log"
 accesslog.format     = "%h %t \"%r\" %>s %b \"%{User-Agent}i\""
 mimetype.assign      = ( ".css" => "text/css", ".png" => "image/png", ".ico" => "image/x-icon" )
-setenv.add-environment = ( "CGIT_CONFIG" => "$1/cgitrc" )
 cgi.assign           = ( "cgit.cgi" => "" )
-alias.url            = ( "/cgit.cgi" => "$CGI" )
+alias.url            = ( "/cgit.cgi" => "$1/cgit.cgi" )
 url.rewrite-if-not-file = ( "^/(.*)$" => "/cgit.cgi/\$1" )
 EOF
 }
@@ -74,6 +92,7 @@ start() { # DIR REPO_DIR
 	head=$(git -C "$2" rev-parse HEAD) || die "$2 has no HEAD"
 	alive "$dir" && die "already running in $dir (pid $(cat "$dir/lighttpd.pid"))"
 	rm -f "$dir/lighttpd.pid"
+	: >"$dir/requests.log"
 
 	tries=0
 	while :; do
@@ -111,9 +130,9 @@ start() { # DIR REPO_DIR
 stop() { # DIR
 	[ -s "$1/lighttpd.pid" ] || return 0
 	pid=$(cat "$1/lighttpd.pid")
-	if kill "$pid" 2>/dev/null; then
+	if running "$pid" && kill "$pid" 2>/dev/null; then
 		i=0
-		while kill -0 "$pid" 2>/dev/null; do
+		while running "$pid"; do
 			i=$((i + 1))
 			if [ $i -ge 50 ]; then
 				kill -9 "$pid" 2>/dev/null || true
@@ -126,8 +145,11 @@ stop() { # DIR
 }
 
 count() { # DIR
-	[ -f "$1/access.log" ] || { echo 0; return; }
-	grep -cv "\"$PROBE_UA\"\$" "$1/access.log" || true
+	if [ -f "$1/requests.log" ]; then
+		wc -l <"$1/requests.log" | tr -d ' '
+	else
+		echo 0
+	fi
 }
 
 [ $# -ge 2 ] || usage
