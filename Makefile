@@ -14,7 +14,7 @@ DATADIR ?= $(CURDIR)/config
 DEB_PACKAGES := pkg-config make gcc libetpan-dev libcurl4-gnutls-dev libpcre2-dev \
 	libyaml-dev libjansson-dev libsqlite3-dev libarchive-dev libcmocka-dev \
 	libsasl2-modules clang libclang-rt-14-dev cppcheck python3 xz-utils zstd gzip tar \
-	valgrind
+	valgrind git curl cgit lighttpd
 
 PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive
 

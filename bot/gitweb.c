@@ -420,6 +420,136 @@ int rm_facts_from_cgit_patch(struct rm_commit_facts *f, const char *buf, size_t 
 	return 0;
 }
 
+/* cgit's /commit/?id= page: committer, parent, and for a merge (whose
+ * /patch/ shows another commit) the subject and message too. */
+static char *html_text(const char *s, size_t len)
+{
+	static const struct {
+		const char *ent;
+		char c;
+	} ents[] = { { "&lt;", '<' }, { "&gt;", '>' }, { "&amp;", '&' }, { "&quot;", '"' },
+		     { "&#39;", '\'' }, { "&apos;", '\'' } };
+	struct rm_sb sb = RM_SB_INIT;
+	size_t i, k;
+	int in_tag = 0;
+
+	rm_sb_init(&sb);
+	for (i = 0; i < len; i++) {
+		if (s[i] == '<') {
+			in_tag = 1;
+			continue;
+		}
+		if (in_tag) {
+			if (s[i] == '>')
+				in_tag = 0;
+			continue;
+		}
+		if (s[i] == '&') {
+			for (k = 0; k < sizeof(ents) / sizeof(ents[0]); k++)
+				if (!strncmp(s + i, ents[k].ent, strlen(ents[k].ent)))
+					break;
+			if (k < sizeof(ents) / sizeof(ents[0])) {
+				rm_sb_addc(&sb, ents[k].c);
+				i += strlen(ents[k].ent) - 1;
+				continue;
+			}
+		}
+		rm_sb_addc(&sb, s[i]);
+	}
+	return rm_sb_detach(&sb, NULL);
+}
+
+/* The text of the first match of `re`'s group 1 in buf, or NULL. */
+static char *html_find(const char *buf, size_t len, const char *re_text)
+{
+	pcre2_code *re;
+	pcre2_match_data *md;
+	int ec;
+	PCRE2_SIZE eo;
+	char *out = NULL;
+
+	re = pcre2_compile((PCRE2_SPTR)re_text, PCRE2_ZERO_TERMINATED, PCRE2_DOTALL, &ec, &eo, NULL);
+	if (!re)
+		return NULL;
+	md = pcre2_match_data_create_from_pattern(re, NULL);
+	if (pcre2_match(re, (PCRE2_SPTR)buf, len, 0, 0, md, NULL) >= 2) {
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+
+		out = html_text(buf + ov[2], ov[3] - ov[2]);
+	}
+	pcre2_match_data_free(md);
+	pcre2_code_free(re);
+	return out;
+}
+
+static void person_from_text(struct rm_person *p, char *text)
+{
+	/* "Name <email>" */
+	char *lt = text ? strrchr(text, '<') : NULL;
+
+	if (!text)
+		return;
+	if (lt && strchr(lt, '>')) {
+		char *gt = strchr(lt, '>');
+		size_t nl = (size_t)(lt - text);
+
+		while (nl && text[nl - 1] == ' ')
+			nl--;
+		free(p->name);
+		free(p->email);
+		p->name = rm_xstrndup(text, nl);
+		p->email = rm_xstrndup(lt + 1, (size_t)(gt - lt - 1));
+		sanitize_line(p->name);
+		sanitize_line(p->email);
+	}
+	free(text);
+}
+
+/* Merge facts from a cgit commit page into f.  With `full`, the subject,
+ * message and author come from the page too (a merge). */
+static int facts_from_cgit_page(struct rm_commit_facts *f, const char *buf, size_t len,
+				bool full, const char *what, struct rm_error *err)
+{
+	char *sha = html_find(buf, len, "<th>commit</th><td[^>]*><a [^>]*>([0-9a-f]{40})</a>");
+	char *parent = html_find(buf, len, "<th>parent</th><td[^>]*><a [^>]*>([0-9a-f]{40})</a>");
+
+	if (!sha) {
+		free(parent);
+		return rm_error_set(err, RM_ERR_INPUT, "%s: expected a cgit commit page", what);
+	}
+	if (!f->sha)
+		f->sha = sha;
+	else
+		free(sha);
+	if (parent) {
+		free(f->parent);
+		f->parent = parent;
+	}
+	person_from_text(&f->committer, html_find(buf, len, "<th>committer</th><td>(.*?)</td>"));
+	if (full) {
+		char *subject = html_find(buf, len, "<div class='commit-subject'>([^<]*)");
+		char *msg = html_find(buf, len, "<div class='commit-msg'>(.*?)</div>");
+		struct rm_sb m = RM_SB_INIT;
+
+		person_from_text(&f->author, html_find(buf, len, "<th>author</th><td>(.*?)</td>"));
+		if (!subject) {
+			free(msg);
+			return rm_error_set(err, RM_ERR_INPUT, "%s: the commit page has no subject",
+					    what);
+		}
+		rm_sb_init(&m);
+		rm_sb_adds(&m, subject);
+		rm_sb_adds(&m, "\n\n");
+		if (msg)
+			rm_sb_adds(&m, msg);
+		rm_facts_set_message(f, m.buf);
+		rm_sb_release(&m);
+		free(subject);
+		free(msg);
+	}
+	return 0;
+}
+
 /* ================================================================ JSON */
 
 static const char *jstr(json_t *o, const char *k)
@@ -746,7 +876,7 @@ static void lookup_local(struct rm_gitweb_req *r)
 
 /* ---- HTTP */
 
-enum stage { STAGE_COMMIT, STAGE_SEARCH, STAGE_DONE };
+enum stage { STAGE_COMMIT, STAGE_CGIT_PAGE, STAGE_SEARCH, STAGE_DONE };
 
 struct xfer {
 	struct rm_gitweb_req *req;
@@ -762,6 +892,8 @@ struct xfer {
 	long attempts;         /* failed attempts of the current URL */
 	long rate_waits;
 	long long start_at;    /* monotonic ms: not before */
+	char *page_sha;        /* the commit a cgit page stage is about */
+	bool page_full;        /* the patch showed another commit (a merge) */
 	bool running;
 	char *token;
 };
@@ -833,7 +965,9 @@ static char *build_url(struct xfer *x)
 	const char *sha = x->req->sha;
 
 	rm_sb_init(&u);
-	if (x->stage == STAGE_COMMIT) {
+	if (x->stage == STAGE_CGIT_PAGE) {
+		rm_sb_addf(&u, "%s/commit/?id=%s", t->api, x->page_sha ? x->page_sha : sha);
+	} else if (x->stage == STAGE_COMMIT) {
 		switch (t->provider) {
 		case RM_PROVIDER_CGIT:
 			rm_sb_addf(&u, "%s/patch/?id=%s", t->api, sha);
@@ -858,7 +992,22 @@ static char *build_url(struct xfer *x)
 			rm_sb_release(&u);
 			return NULL;
 		}
-		q = url_escape(x->easy, x->req->subject);
+		if (t->provider == RM_PROVIDER_CGIT) {
+			/* cgit greps the whole message with a regex: escape it */
+			struct rm_sb esc = RM_SB_INIT;
+			const char *c;
+
+			rm_sb_init(&esc);
+			for (c = x->req->subject; *c; c++) {
+				if (strchr("\\^$.|?*+()[]{}", *c))
+					rm_sb_addc(&esc, '\\');
+				rm_sb_addc(&esc, *c);
+			}
+			q = url_escape(x->easy, esc.buf);
+			rm_sb_release(&esc);
+		} else {
+			q = url_escape(x->easy, x->req->subject);
+		}
 		switch (t->provider) {
 		case RM_PROVIDER_CGIT:
 			rm_sb_addf(&u, "%s/log/?qt=grep&q=%s", t->api, q);
@@ -1027,8 +1176,18 @@ static bool finish(struct xfer *x, CURLcode cc, const struct rm_gitweb_opts *o)
 			x->start_at = now;
 			return false;
 		}
+		if (x->stage == STAGE_CGIT_PAGE) {
+			if (facts_from_cgit_page(&r->facts, x->body.buf, x->body.len, x->page_full,
+						 x->url, &e)) {
+				failf(r, "malformed response: %s", e.msg);
+				return true;
+			}
+			r->status = RM_GITWEB_FOUND;
+			return true;
+		}
 		{
 			char *upstream = r->facts.upstream_sha;
+			const char *want = upstream ? upstream : r->sha;
 			int rc;
 
 			r->facts.upstream_sha = NULL;
@@ -1044,6 +1203,26 @@ static bool finish(struct xfer *x, CURLcode cc, const struct rm_gitweb_opts *o)
 				return true;
 			}
 			r->facts.upstream_sha = upstream;
+			if (r->tree->provider == RM_PROVIDER_CGIT) {
+				/* committer and parent are on the commit page; a merge's
+				 * /patch/ shows another commit, so take all from the page */
+				x->page_full = strncasecmp(r->facts.sha, want, strlen(want)) != 0;
+				if (x->page_full) {
+					char *keep = r->facts.upstream_sha;
+
+					r->facts.upstream_sha = NULL;
+					rm_facts_free(&r->facts);
+					r->facts.upstream_sha = keep;
+				}
+				free(x->page_sha);
+				x->page_sha = rm_xstrdup(want);
+				x->stage = STAGE_CGIT_PAGE;
+				free(x->url);
+				x->url = build_url(x);
+				x->attempts = 0;
+				x->start_at = now;
+				return false;
+			}
 		}
 		r->status = RM_GITWEB_FOUND;
 		return true;
@@ -1091,6 +1270,12 @@ static bool finish(struct xfer *x, CURLcode cc, const struct rm_gitweb_opts *o)
 			      x->attempts);
 		else
 			failf(r, "%s: HTTP %ld (after %ld attempts)", x->url, code, x->attempts);
+		return true;
+	}
+	if (x->stage == STAGE_SEARCH) {
+		/* the commit itself was unknown; a search the provider refuses
+		 * leaves it unknown */
+		r->status = RM_GITWEB_UNKNOWN;
 		return true;
 	}
 	failf(r, "%s: unexpected HTTP %ld", x->url, code);
@@ -1234,6 +1419,7 @@ int rm_gitweb_lookup(struct rm_gitweb_req *reqs, size_t n, const struct rm_gitwe
 		curl_easy_cleanup(xs[i].easy);
 		curl_slist_free_all(xs[i].headers);
 		free(xs[i].url);
+		free(xs[i].page_sha);
 		rm_sb_release(&xs[i].body);
 		if (xs[i].token) {
 			memset(xs[i].token, 0, strlen(xs[i].token));

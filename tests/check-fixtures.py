@@ -543,6 +543,28 @@ def render_group(members):
 
 
 # ---------------------------------------------------------------- robustness margins
+def unstable_numbers(k, ms):
+    """Problems if a printed number of stat k could print differently under a 1e-9 relative
+    perturbation (another summation order in C, or Ruby's sprintf, which rounds some
+    near-tie doubles differently from C printf: Ruby prints '%.2f' % 14.005 as 14.00 and
+    '%.1f' % 0.15 as 0.2, glibc as 14.01 and 0.1)."""
+    probs = []
+    avgs, sds, changes = stat_numbers(k, ms)
+    for eps in (1 + 1e-9, 1 - 1e-9):
+        for i, avg in enumerate(avgs):
+            v = ms[i].get(k) or []
+            if 1000 <= abs(avg) <= 100000000 and avg.is_integer() and v and sum(v) == math.fsum(v):
+                pass   # exact integral mean of an exactly summed column: %d is safe
+            elif fmt_value(avg * eps) != fmt_value(avg):
+                probs.append('%s: mean %r too close to a rounding boundary' % (k, avg))
+            if sds[i] >= 0 and fmt_stddev(avg, sds[i] * eps) != fmt_stddev(avg, sds[i]):
+                probs.append('%s: stddev %r too close to a boundary' % (k, sds[i]))
+        for c in changes:
+            if fmt_change(c * eps, False) != fmt_change(c, False):
+                probs.append('%s: change %r too close to a boundary' % (k, c))
+    return probs
+
+
 def robustness_problems(root):
     """Numbers of every printed row must keep their printed form under a relative
     perturbation of 1e-9 (so a C implementation with another summation order prints the
@@ -561,20 +583,8 @@ def robustness_problems(root):
         ms = [complete(load_matrix(os.path.join(rt, 'matrix.json'))) for _, rt in mem]
         keys = detect(ms[1], ms[0])
         for k in keys:
-            avgs, sds, changes = stat_numbers(k, ms)
-            for eps in (1 + 1e-9, 1 - 1e-9):
-                for i, avg in enumerate(avgs):
-                    v = ms[i].get(k) or []
-                    if 1000 <= abs(avg) <= 100000000 and avg.is_integer() and v \
-                            and sum(v) == math.fsum(v):
-                        continue   # exact integral mean of an exactly summed column: %d is safe
-                    if fmt_value(avg * eps) != fmt_value(avg):
-                        probs.append('%s: mean %r too close to a rounding boundary' % (k, avg))
-                    if sds[i] >= 0 and fmt_stddev(avg, sds[i] * eps) != fmt_stddev(avg, sds[i]):
-                        probs.append('%s: stddev %r too close to a boundary' % (k, sds[i]))
-                for c in changes:
-                    if fmt_change(c * eps, False) != fmt_change(c, False):
-                        probs.append('%s: change %r too close to a boundary' % (k, c))
+            for p in unstable_numbers(k, ms):
+                probs.append(p)
         fam = {}
         for k in keys:
             if k.startswith('perf-profile.'):

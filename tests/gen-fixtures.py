@@ -6,9 +6,11 @@
 #       tree with the Python model in tests/check-fixtures.py against tests/golden/<name>.table
 #       (byte-exact) and numeric-robustness margins; exits 1 if anything differs.
 #   python3 tests/gen-fixtures.py --bench OUTDIR [--runs 10] [--stats 20000]
-#       writes OUTDIR/bench/result/... (2 commits x RUNS runs x STATS stats per run).  Not
-#       verified against a golden; `python3 tests/check-fixtures.py --print OUTDIR/bench`
-#       prints what the model expects.
+#       writes OUTDIR/bench/result/... (2 commits x RUNS runs x STATS stats per base run; a
+#       head run lacks the ~0.1% stats "missing in one head run"; 0.5% of the base stats are
+#       gone in the head and as many new ones appear).  No golden; `python3
+#       tests/check-fixtures.py --print OUTDIR/bench` prints what the model expects (for the
+#       default 10 x 20000 that is a 534-line table, mostly perf-profile rows).
 #
 # Python 3 stdlib only, no clock, no unseeded randomness: the same bytes on every run and
 # with every Python 3 (a private splitmix64 generator is used, not the random module).
@@ -76,6 +78,19 @@
 # 13. The ±70% perf-stat.{overall,ps,total}.* head rows of "worked" come from the head run 1
 #     having no such stats (zero-filled 0): head = [x, 0, y] with x,y = mean*(1.5 -+ e).
 #     Hidden decimals: perf-profile values carry 4 decimals.
+# 14. Arithmetic: the model sums like Ruby's Array#sum (exact Integer prefix, then
+#     Kahan-Babuska) and computes the variance as (1/n) * naive sum of squares, like
+#     lib/statistics.rb.  Every printed number of every fixture (and bench) row stays > 1e-9
+#     (relative) away from a rounding/truncation boundary, so any summation order prints the
+#     same text.  This also sidesteps a real difference: Ruby's sprintf rounds some near-tie
+#     doubles unlike C printf ('%.2f' % 14.005 -> "14.00", '%.1f' % 0.15 -> "0.2" in Ruby
+#     3.1; glibc prints 14.01 and 0.1).  The bench also keeps perf-profile changes of one
+#     family > 1e-7 apart (Ruby's sort_by is unstable on ties).
+# 15. Cross-check done once by hand (not part of this script): the four goldens and the
+#     10 x 20000 bench table are reproduced byte for byte by lkp-tests' own sbin/ncompare
+#     (commit bbbc29c4, Debian ruby 3.1 + ruby-activesupport 6.1 + ruby-git + ruby-tty-command,
+#     trees copied to /lkp/result and registered with convert_mrt; multi via
+#     `ncompare <mincore base> <mincore head> <mlockmany base> <mlockmany head>`).
 #
 # Distractors (no row may come from them; the generator asserts the model's reason):
 #   overlapping runs (vmstat.system.cs/in, *.time.elapsed_time(.max), *.time.system_time,
@@ -962,12 +977,48 @@ def gen_bench(outdir, nruns, nstats):
             extra.append(n)
         elif q < 15:
             hv[rng.below(nruns)] = None     # missing in one head run
+        for attempt in range(20):      # keep every printable number away from rounding ties
+            bm = {n: [0 if x is None else x for x in bv], 'stats_source': [''] * nruns}
+            hm = {n: [0 if x is None else x for x in hv], 'stats_source': [''] * nruns}
+            if all(x is None for x in hv):
+                del hm[n]
+            if not CK.unstable_numbers(n, [bm, hm]):
+                break
+            side = bv if attempt % 2 == 0 or all(x is None for x in hv) else hv
+            j = rng.below(nruns)
+            if side[j] is not None:
+                side[j] = int(side[j]) + 1 if kind == 'int' else round(side[j] * 1.0003 + 10 ** -dec, dec)
+        else:
+            raise SystemExit('bench: cannot keep %s away from rounding ties' % n)
         b_stats[n], h_stats[n] = bv, hv
     # as many head-only stats as base-only ones: every base run has exactly nstats stats
     for j, n in enumerate(extra):
         new = n + '_new%d' % j if not n.startswith('perf-profile.') else n + '.new_callee_%d' % j
         b_stats[new] = [None] * nruns
         h_stats[new] = [v for v in b_stats[n]]
+    # rows of one perf-profile family must not tie in their change (Ruby's sort_by is not
+    # stable, so ties could print in any order): nudge until all changes differ by > 1e-7
+    for _ in range(50):
+        bm = {k: [0 if x is None else x for x in v] for k, v in b_stats.items() if any(x is not None for x in v)}
+        hm = {k: [0 if x is None else x for x in v] for k, v in h_stats.items() if any(x is not None for x in v)}
+        bm['stats_source'] = [''] * nruns
+        hm['stats_source'] = [''] * nruns
+        fam = {}
+        for k in CK.detect(hm, bm):
+            if k.startswith('perf-profile.'):
+                fam.setdefault('.'.join(k.split('.')[:2]), []).append((CK.stat_numbers(k, [bm, hm])[2][0], k))
+        clash = []
+        for f, lst in sorted(fam.items()):
+            lst.sort()
+            clash += [y[1] for x, y in zip(lst, lst[1:]) if y[0] - x[0] < 1e-7]
+        if not clash:
+            break
+        for k in clash:
+            hv = h_stats[k]
+            j = next(i for i in range(nruns) if hv[i] is not None)
+            hv[j] = round(hv[j] + 0.0003, 4)
+    else:
+        raise SystemExit('bench: cannot separate perf-profile changes')
     b_runs = runs_from_table(b_stats, nruns, 'will-it-scale')
     h_runs = runs_from_table(h_stats, nruns, 'will-it-scale')
     cfg['path_params'] = 'performance-thread-100%-page_fault2'
