@@ -412,6 +412,12 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 	}
 	req.sha = argv[optind + 1];
 	req.subject = subject;
+	if (!rm_gitweb_valid_sha(req.sha)) {
+		rm_error_set(err, RM_ERR_USAGE, "commit: '%.80s' is not a commit sha (4 to 64 hex digits)",
+			     req.sha);
+		env_close(&e);
+		return 2;
+	}
 	rm_gitweb_opts_from_config(&o, &e.cfg);
 	if (rm_gitweb_lookup(&req, 1, &o, e.ob ? &e.cache : NULL, err)) {
 		env_close(&e);

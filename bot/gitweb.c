@@ -730,7 +730,7 @@ void rm_gitweb_opts_from_config(struct rm_gitweb_opts *o, const struct rm_config
 	o->backoff_ms = 500;
 }
 
-static bool valid_sha(const char *s)
+bool rm_gitweb_valid_sha(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -1132,7 +1132,7 @@ static char *search_result_sha(enum rm_provider p, const char *body, size_t len,
 			size_t sl = strlen(subject);
 
 			if (msg && sha && !strncmp(msg, subject, sl) &&
-			    (msg[sl] == '\0' || msg[sl] == '\n') && valid_sha(sha))
+			    (msg[sl] == '\0' || msg[sl] == '\n') && rm_gitweb_valid_sha(sha))
 				found = rm_xstrdup(sha);
 		}
 		json_decref(j);
@@ -1340,7 +1340,7 @@ int rm_gitweb_lookup(struct rm_gitweb_req *reqs, size_t n, const struct rm_gitwe
 			      r->tree ? r->tree->name : "?");
 			continue;
 		}
-		if (!valid_sha(r->sha)) {
+		if (!rm_gitweb_valid_sha(r->sha)) {
 			failf(r, "'%.80s' is not a commit sha", r->sha);
 			continue;
 		}

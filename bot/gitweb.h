@@ -112,6 +112,9 @@ struct rm_gitweb_opts {
 int rm_gitweb_lookup(struct rm_gitweb_req *reqs, size_t n, const struct rm_gitweb_opts *opts,
 		     const struct rm_commit_cache *cache, struct rm_error *err);
 
+/* 4 to 64 hex digits: what may be looked up (and put in a URL). */
+bool rm_gitweb_valid_sha(const char *s);
+
 /* Options from the configuration. */
 void rm_gitweb_opts_from_config(struct rm_gitweb_opts *o, const struct rm_config *c);
 
