@@ -176,3 +176,34 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "unknown key 'gitweb.timeuot'" "$T/err" && ok "config: a misspelt key is an error" || not_ok "config: misspelt key" "rc=$rc" "$(cat "$T/err")"
 commit linus 'abc;rm -rf /'
 [ $rc -eq 2 ] && grep -q "is not a commit sha" "$T/err" && ok "a sha with shell characters is refused before any URL (exit 2)" || not_ok "hostile sha" "rc=$rc" "$(cat "$T/err")"
+
+# ---- compare prints commit subjects from the git web API
+# A second forge serves GitHub-format records for the fixture archives' commits
+# (their SHAs come from the seed reports, so no real repository has them).
+"$PY" tests/gen-fixtures.py "$T/fx" >/dev/null 2>&1 || not_ok "fixtures for compare"
+mkdir -p "$T/ff/repos/seed/linux/commits"
+for name in mlockmany mincore worked; do
+	for line in 6 7; do
+		s=$(sed -n "${line}p" "tests/golden/$name.table" | tr -d ' ')
+		subj=$(sed -n "${line}p" "tests/golden/$name.subjects.table" | sed 's/^  [0-9a-f]* ("//; s/")$//')
+		SUBJ="$subj" SHA="$s" "$PY" -c '
+import json, os
+msg = os.environ["SUBJ"] + "\n\nSigned-off-by: Ann Author <ann@example.org>\n"
+who = {"name": "Ann Author", "email": "ann@example.org", "date": "2025-10-01T00:00:00Z"}
+print(json.dumps({"sha": os.environ["SHA"], "commit": {"message": msg, "author": who, "committer": who},
+                  "parents": [], "files": []}))' >"$T/ff/repos/seed/linux/commits/$s"
+	done
+done
+"$PY" tests/peers/forge.py --port 0 --fixtures "$T/ff" --log "$T/forge2.log" >"$T/forge2.out" 2>&1 &
+F2PID=$!
+for _ in $(seq 50); do grep -q listening "$T/forge2.out" && break; sleep 0.1; done
+F2=http://127.0.0.1:$(awk '/listening/ {print $2}' "$T/forge2.out")
+printf 'paths:\n  state_db: %s/state3.db\ntrees:\n' "$T" >"$T/cfg-seed.yaml"
+tree linus github "$F2/repos/seed/linux" >>"$T/cfg-seed.yaml"
+for name in mlockmany mincore worked; do
+	"$ROBOTMAIL" compare -c "$T/cfg-seed.yaml" "$T/fx/$name" >"$T/$name.out" 2>"$T/$name.err"
+	same_file "compare -c: $name commit lines carry the upstream subjects" \
+		"tests/golden/$name.subjects.table" "$T/$name.out"
+done
+kill "$F2PID" 2>/dev/null
+wait "$F2PID" 2>/dev/null
