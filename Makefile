@@ -14,7 +14,7 @@ DATADIR ?= $(CURDIR)/config
 DEB_PACKAGES := pkg-config make gcc libetpan-dev libcurl4-gnutls-dev libpcre2-dev \
 	libyaml-dev libjansson-dev libsqlite3-dev libarchive-dev libcmocka-dev \
 	libsasl2-modules clang libclang-rt-14-dev cppcheck python3 xz-utils zstd gzip tar \
-	valgrind git curl cgit lighttpd
+	valgrind git curl cgit lighttpd time
 
 PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive
 
@@ -68,14 +68,14 @@ $(BUILD)/robotmail-asan: $(ASAN_OBJS) $(BUILD)/asan/main.o
 	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS) tests/unit/*.h
-	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -Ibot -o $@ $(UNIT_SRCS) $(LIB_OBJS) $(PKG_LIBS) -lcmocka
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -iquote bot -o $@ $(UNIT_SRCS) $(LIB_OBJS) $(PKG_LIBS) -lcmocka
 
 $(BUILD)/unit-tests-asan: $(UNIT_SRCS) $(ASAN_OBJS) tests/unit/*.h
-	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -Ibot -o $@ $(UNIT_SRCS) $(ASAN_OBJS) $(PKG_LIBS) -lcmocka
+	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -iquote bot -o $@ $(UNIT_SRCS) $(ASAN_OBJS) $(PKG_LIBS) -lcmocka
 
 # libFuzzer targets: clang, sanitizers, our sources compiled in.
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) bot/*.h | $(BUILD)/fuzz
-	$(CLANG) $(CFLAGS_COMMON) -Wno-unused-command-line-argument -O1 -fsanitize=fuzzer,address,undefined -Ibot -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) bot/*.h tests/fuzz/*.h | $(BUILD)/fuzz
+	$(CLANG) $(CFLAGS_COMMON) -Wno-unused-command-line-argument -O1 -fsanitize=fuzzer,address,undefined -iquote bot -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
 
 fuzz-build: $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 

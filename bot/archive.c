@@ -6,6 +6,8 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,14 @@ struct rm_file {
 };
 
 /* ------------------------------------------------------------ small helpers */
+
+/* libarchive's message, never NULL */
+static const char *aerr(struct archive *ar)
+{
+	const char *s = archive_error_string(ar);
+
+	return s ? s : "unexpected end of data";
+}
 
 static const char *base_name(const char *path)
 {
@@ -83,6 +93,33 @@ static bool is_wanted(const char *path)
 	return false;
 }
 
+/* A run's stats.json is only needed when its commit has no matrix.json:
+ * these say which files those are and where their commit directory ends. */
+static bool is_run_stats(const char *path)
+{
+	const char *b = base_name(path);
+
+	return (!strcmp(b, "stats.json") || !strcmp(b, "stats.json.gz")) && parent_is_run(path);
+}
+
+/* Length of the commit directory part of "<commit>/<run>/stats.json". */
+static size_t stats_commit_len(const char *path)
+{
+	const char *rs;
+	size_t rlen;
+
+	if (!parent_name(path, &rs, &rlen) || rs == path)
+		return 0;
+	return (size_t)(rs - path) - 1;
+}
+
+static bool is_commit_matrix(const char *path)
+{
+	const char *b = base_name(path);
+
+	return (!strcmp(b, "matrix.json") || !strcmp(b, "matrix.json.gz")) && !parent_is_run(path);
+}
+
 static void add_warning(struct rm_archive *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -122,6 +159,41 @@ static int add_file(struct filelist *fl, const char *source, const char *path, c
 	return 0;
 }
 
+/* Does the list hold <dir>/matrix.json(.gz)? (linear: called per stats.json
+ * of tarballs, and per deferred stats.json of directories) */
+static bool has_commit_matrix(const struct filelist *fl, const char *dir, size_t dlen)
+{
+	size_t i;
+
+	for (i = 0; i < fl->n; i++) {
+		const char *p = fl->v[i].path;
+
+		if (!strncmp(p, dir, dlen) && p[dlen] == '/' &&
+		    (!strcmp(p + dlen + 1, "matrix.json") || !strcmp(p + dlen + 1, "matrix.json.gz")))
+			return true;
+	}
+	return false;
+}
+
+/* Drop stats.json entries of the commit directory `dir`. */
+static void drop_run_stats(struct filelist *fl, const char *dir, size_t dlen)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < fl->n; i++) {
+		const char *p = fl->v[i].path;
+
+		if (is_run_stats(p) && stats_commit_len(p) == dlen && !strncmp(p, dir, dlen)) {
+			fl->total -= fl->v[i].len;
+			free(fl->v[i].path);
+			free(fl->v[i].data);
+			continue;
+		}
+		fl->v[j++] = fl->v[i];
+	}
+	fl->n = j;
+}
+
 static int cmp_file(const void *a, const void *b)
 {
 	return strcmp(((const struct rm_file *)a)->path, ((const struct rm_file *)b)->path);
@@ -142,8 +214,60 @@ const char *rm_archive_file(const struct rm_archive *a, const char *path, size_t
 
 /* ------------------------------------------------------------ directories */
 
-static int walk_dir(struct filelist *fl, const char *source, const char *abs, const char *rel,
-		    int depth, struct rm_error *err)
+/* Run stats.json files found by a directory walk, read afterwards. */
+struct deferred {
+	char **abs, **rel;
+	size_t n, alloc;
+};
+
+/* Read a file found by the walk, refusing to follow a symlink swapped in
+ * since lstat(). */
+static int read_regular(const char *path, char **buf, size_t *len, struct rm_error *err)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int rc;
+	char proc[64];
+
+	if (fd < 0)
+		return rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", path, strerror(errno));
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	rc = rm_read_file(access(proc, R_OK) == 0 ? proc : path, RM_ARCHIVE_MAX_MEMBER, buf, len, err);
+	close(fd);
+	if (rc)
+		rm_error_set(err, RM_ERR_INPUT, "cannot read '%s': %s", path, err->msg);
+	return rc;
+}
+
+/* Read the deferred run stats.json files whose commit has no matrix.json,
+ * unless `rc` already says the walk failed (then only free them).  Returns
+ * the walk's or the first read's result. */
+static int read_deferred(struct filelist *fl, struct deferred *df, const char *source, int rc,
+			 struct rm_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < df->n; i++) {
+		size_t dlen = stats_commit_len(df->rel[i]);
+
+		if (!rc && !has_commit_matrix(fl, df->rel[i], dlen)) {
+			char *buf;
+			size_t len;
+
+			rc = read_regular(df->abs[i], &buf, &len, err);
+			if (!rc)
+				rc = add_file(fl, source, df->rel[i], buf, len, err);
+		}
+		free(df->abs[i]);
+		free(df->rel[i]);
+	}
+	free(df->abs);
+	free(df->rel);
+	memset(df, 0, sizeof(*df));
+	return rc;
+}
+
+static int walk_dir(struct filelist *fl, struct deferred *df, const char *source, const char *abs,
+		    const char *rel, int depth, struct rm_error *err)
 {
 	DIR *d;
 	struct dirent *de;
@@ -174,12 +298,23 @@ static int walk_dir(struct filelist *fl, const char *source, const char *abs, co
 			rc = rm_error_set(err, RM_ERR_INPUT, "cannot stat '%s': %s", cabs,
 					  strerror(errno));
 		} else if (S_ISDIR(st.st_mode)) {
-			rc = walk_dir(fl, source, cabs, crel, depth + 1, err);
+			rc = walk_dir(fl, df, source, cabs, crel, depth + 1, err);
+		} else if (S_ISREG(st.st_mode) && is_run_stats(crel)) {
+			/* read later, and only when the commit has no matrix.json */
+			if (df->n + 1 > df->alloc) {
+				df->alloc = df->alloc ? df->alloc * 2 : 16;
+				df->abs = rm_xrealloc(df->abs, df->alloc * sizeof(char *));
+				df->rel = rm_xrealloc(df->rel, df->alloc * sizeof(char *));
+			}
+			df->abs[df->n] = cabs;
+			df->rel[df->n] = crel;
+			df->n++;
+			cabs = crel = NULL;
 		} else if (S_ISREG(st.st_mode) && is_wanted(crel)) {
 			char *buf;
 			size_t len;
 
-			rc = rm_read_file(cabs, RM_ARCHIVE_MAX_MEMBER, &buf, &len, err);
+			rc = read_regular(cabs, &buf, &len, err);
 			if (!rc)
 				rc = add_file(fl, source, crel, buf, len, err);
 		}
@@ -251,7 +386,7 @@ static int read_member(struct archive *ar, const char *source, const char *path,
 			break;
 		if (n < 0) {
 			rm_error_set(err, RM_ERR_INPUT, "'%s': member '%s': corrupt or truncated: %s",
-				     source, path, archive_error_string(ar));
+				     source, path, aerr(ar));
 			rm_sb_release(&sb);
 			return -1;
 		}
@@ -283,7 +418,7 @@ static int read_tarball(struct filelist *fl, const char *source, struct rm_error
 	if (archive_read_open_filename(ar, source, 65536) != ARCHIVE_OK) {
 		rc = rm_error_set(err, RM_ERR_INPUT,
 				  "'%s': not a result directory or tar archive (.tar, .tar.gz, .tar.xz, .tar.zst): %s",
-				  source, archive_error_string(ar));
+				  source, aerr(ar));
 		archive_read_free(ar);
 		return rc;
 	}
@@ -299,11 +434,11 @@ static int read_tarball(struct filelist *fl, const char *source, struct rm_error
 			if (members == 0)
 				rc = rm_error_set(err, RM_ERR_INPUT,
 						  "'%s': not a result directory or tar archive (.tar, .tar.gz, .tar.xz, .tar.zst): %s",
-						  source, archive_error_string(ar));
+						  source, aerr(ar));
 			else
 				rc = rm_error_set(err, RM_ERR_INPUT,
 						  "'%s': corrupt or truncated archive after %zu members: %s",
-						  source, members, archive_error_string(ar));
+						  source, members, aerr(ar));
 			break;
 		}
 		if (++members > RM_ARCHIVE_MAX_MEMBERS) {
@@ -346,13 +481,22 @@ static int read_tarball(struct filelist *fl, const char *source, struct rm_error
 			free(path);
 			break;
 		}
-		if (type == AE_IFREG && is_wanted(path)) {
+		if (type == AE_IFREG && is_run_stats(path) &&
+		    has_commit_matrix(fl, path, stats_commit_len(path))) {
+			archive_read_data_skip(ar);
+		} else if (type == AE_IFREG && is_wanted(path)) {
 			char *data;
 			size_t len;
 
 			rc = read_member(ar, source, path, &data, &len, err);
 			if (!rc)
 				rc = add_file(fl, source, path, data, len, err);
+			if (!rc && is_commit_matrix(path)) {
+				const char *slash = strrchr(path, '/');
+
+				if (slash)
+					drop_run_stats(fl, path, (size_t)(slash - path));
+			}
 		} else {
 			archive_read_data_skip(ar);
 		}
@@ -382,7 +526,7 @@ static int gunzip(const char *name, const char *data, size_t len, char **out, si
 	if (archive_read_open_memory(ar, data, len) != ARCHIVE_OK ||
 	    archive_read_next_header(ar, &e) != ARCHIVE_OK) {
 		rc = rm_error_set(err, RM_ERR_INPUT, "'%s': not gzip data: %s", name,
-				  archive_error_string(ar));
+				  aerr(ar));
 		goto out;
 	}
 	for (;;) {
@@ -392,7 +536,7 @@ static int gunzip(const char *name, const char *data, size_t len, char **out, si
 			break;
 		if (n < 0) {
 			rc = rm_error_set(err, RM_ERR_INPUT, "'%s': corrupt gzip data: %s", name,
-					  archive_error_string(ar));
+					  aerr(ar));
 			goto out;
 		}
 		if (sb.len + (size_t)n > RM_ARCHIVE_MAX_MEMBER) {
@@ -1008,15 +1152,18 @@ static int build_groups(struct rm_archive *a, const struct rm_archive_opts *opts
 static int load_files(struct rm_archive *a, const char *path, struct rm_error *err)
 {
 	struct filelist fl;
+	struct deferred df;
 	struct stat st;
 	size_t i;
 	int rc;
 
 	memset(&fl, 0, sizeof(fl));
+	memset(&df, 0, sizeof(df));
 	if (stat(path, &st))
 		return rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
-		rc = walk_dir(&fl, path, path, "", 0, err);
+		rc = walk_dir(&fl, &df, path, path, "", 0, err);
+		rc = read_deferred(&fl, &df, path, rc, err);
 	} else if (S_ISREG(st.st_mode)) {
 		a->is_tarball = true;
 		rc = read_tarball(&fl, path, err);
@@ -1075,11 +1222,13 @@ int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char 
 {
 	const char *dirs[2] = { base_dir, head_dir };
 	struct filelist fl;
+	struct deferred df;
 	size_t i;
 	int rc = 0, swap;
 
 	memset(a, 0, sizeof(*a));
 	memset(&fl, 0, sizeof(fl));
+	memset(&df, 0, sizeof(df));
 	a->source = rm_xstrdup("");
 	for (i = 0; i < 2 && !rc; i++) {
 		struct stat st;
@@ -1093,9 +1242,10 @@ int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char 
 			rc = rm_error_set(err, RM_ERR_INPUT, "'%s': expected a commit result directory",
 					  dirs[i]);
 		else
-			rc = walk_dir(&fl, dirs[i], dirs[i], prefix, 0, err);
+			rc = walk_dir(&fl, &df, dirs[i], dirs[i], prefix, 0, err);
 		free(prefix);
 	}
+	rc = read_deferred(&fl, &df, "", rc, err);
 	rm_sort(fl.v, fl.n, sizeof(*fl.v), cmp_file);
 	a->files = fl.v;
 	a->nfiles = fl.n;

@@ -261,6 +261,7 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 	int c, i, verbose = 0, rc = 0;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "c:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -285,7 +286,8 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 			rm_usage(0);
 			return 0;
 		default:
-			return rm_error_set(err, RM_ERR_USAGE, "compare: bad option"), 2;
+			return rm_error_set(err, RM_ERR_USAGE, "compare: unknown option or missing value: '%s'",
+					    argv[optind - 1]), 2;
 		}
 	}
 	if (optind >= argc)
@@ -378,6 +380,7 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 	int c, rc;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "c:s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -393,7 +396,8 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 			rm_usage(0);
 			return 0;
 		default:
-			return rm_error_set(err, RM_ERR_USAGE, "commit: bad option"), 2;
+			return rm_error_set(err, RM_ERR_USAGE, "commit: unknown option or missing value: '%s'",
+					    argv[optind - 1]), 2;
 		}
 	}
 	if (argc - optind != 2)

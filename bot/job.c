@@ -70,7 +70,10 @@ char *rm_rootfs_filename(const char *rootfs)
 }
 
 /* Ruby's to_s of a YAML value: scalars typed per YAML 1.1, sequences as
- * ["a", "b"], nil as NULL. */
+ * ["a", "b"], nil as NULL.  Sequences are cut short ("...") past
+ * JOB_MAX_VALUE bytes, so aliases nested into a bomb cannot blow up. */
+#define JOB_MAX_VALUE 4096
+
 static char *value_string(struct rm_yaml *y, yaml_node_t *n, int depth)
 {
 	if (!n || rm_yaml_is_null(n))
@@ -85,7 +88,13 @@ static char *value_string(struct rm_yaml *y, yaml_node_t *n, int depth)
 		rm_sb_addc(&sb, '[');
 		for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
 			yaml_node_t *e = rm_yaml_node(y, *it);
-			char *s = value_string(y, e, depth + 1);
+			char *s;
+
+			if (sb.len > JOB_MAX_VALUE) {
+				rm_sb_adds(&sb, ", ...");
+				break;
+			}
+			s = value_string(y, e, depth + 1);
 
 			if (it != n->data.sequence.items.start)
 				rm_sb_adds(&sb, ", ");

@@ -1,0 +1,448 @@
+/* report.c - see report.h. */
+#include "report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hosts.h"
+#include "strbuf.h"
+#include "table.h"
+#include "template.h"
+
+/* ------------------------------------------------------------ picking */
+
+static bool base_is(const char *stat, const char *testcase)
+{
+	size_t n = strlen(testcase);
+
+	return testcase && !strncmp(stat, testcase, n) && stat[n] == '.';
+}
+
+bool rm_report_pick(const struct rm_rules *rules, const struct rm_result_root *base,
+		    const struct rm_result_root *head, struct rm_comparison *cmp,
+		    struct rm_report_test *out)
+{
+	const char *testcase = rm_job_field(&head->job, "testcase");
+	const struct rm_row *best = NULL;
+	size_t i;
+	int pass;
+
+	(void)rules;
+	memset(out, 0, sizeof(*out));
+	if (!testcase)
+		testcase = "";
+	/* the test's own KPI first; then any stat with a direction */
+	for (pass = 0; pass < 2 && !best; pass++) {
+		for (i = cmp->nfailure; i < cmp->n; i++) {
+			const struct rm_row *r = &cmp->rows[i];
+
+			if (r->weight == 0 || r->abs_change || !isfinite(r->change))
+				continue;
+			if (pass == 0 && !base_is(r->name, testcase))
+				continue;
+			if (!best || fabs(r->change) > fabs(best->change) ||
+			    (fabs(r->change) == fabs(best->change) && strcmp(r->name, best->name) < 0))
+				best = r;
+		}
+	}
+	if (best) {
+		out->headline = best;
+		out->kind = best->weight * best->change < 0 ? RM_REPORT_REGRESSION :
+							       RM_REPORT_IMPROVEMENT;
+		out->pct = fabs(best->change);
+	} else {
+		/* a failure that got more frequent */
+		for (i = 0; i < cmp->nfailure; i++) {
+			const struct rm_row *r = &cmp->rows[i];
+
+			if (r->reproduction > 0 && (!best || r->reproduction > best->reproduction))
+				best = r;
+		}
+		if (!best) {
+			rm_comparison_free(cmp);
+			return false;
+		}
+		out->headline = best;
+		out->kind = RM_REPORT_FUNCTIONAL;
+		out->pct = best->reproduction;
+	}
+	out->base = base;
+	out->head = head;
+	out->cmp = *cmp;
+	memset(cmp, 0, sizeof(*cmp));
+	return true;
+}
+
+void rm_report_test_free(struct rm_report_test *t)
+{
+	rm_comparison_free(&t->cmp);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ------------------------------------------------------------ ids and times */
+
+long rm_zone_seconds(const char *z)
+{
+	long h, m;
+
+	if (!z || strlen(z) != 5)
+		return 0;
+	h = (z[1] - '0') * 10 + (z[2] - '0');
+	m = (z[3] - '0') * 10 + (z[4] - '0');
+	return (z[0] == '-' ? -1 : 1) * (h * 3600 + m * 60);
+}
+
+static unsigned fnv1a(const char *s)
+{
+	unsigned h = 2166136261u;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+char *rm_report_message_id(const struct rm_config *cfg, const char *dedupe_key, time_t t)
+{
+	struct tm tm;
+	time_t local = t + rm_zone_seconds(cfg->timezone);
+	char stamp[32];
+	struct rm_sb sb = RM_SB_INIT;
+
+	gmtime_r(&local, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M", &tm);
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "%s.%08x-%s@%s", stamp, fnv1a(dedupe_key), cfg->msgid_local,
+		   cfg->msgid_domain);
+	return rm_sb_detach(&sb, NULL);
+}
+
+/* The report's time: the head's end_time (epoch seconds in job.yaml). */
+static time_t archive_time(const struct rm_report_test *t, time_t now)
+{
+	const char *s = rm_job_field(&t->head->job, "end_time");
+	char *end;
+	long long v;
+
+	if (!s)
+		s = rm_job_field(&t->head->job, "start_time");
+	if (!s)
+		return now;
+	v = strtoll(s, &end, 10);
+	return (*end || v <= 0) ? now : (time_t)v;
+}
+
+/* ------------------------------------------------------------ words */
+
+static void fmt_pct(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, "%.1f", v);
+}
+
+static const char *kind_word(enum rm_report_kind k)
+{
+	return k == RM_REPORT_REGRESSION ? "regression" :
+	       k == RM_REPORT_IMPROVEMENT ? "improvement" : "failure";
+}
+
+/* "[mm]" from "mm: avoid ...": the text before the first ':' */
+static char *subsystem(const char *subject)
+{
+	const char *colon = subject ? strchr(subject, ':') : NULL;
+
+	if (!colon || colon == subject || colon - subject > 60)
+		return NULL;
+	return rm_xstrndup(subject, (size_t)(colon - subject));
+}
+
+/* A failure id as subjects print it: without the dmesg./kmsg. prefix. */
+static const char *failure_id(const char *stat)
+{
+	if (!strncmp(stat, "dmesg.", 6))
+		return stat + 6;
+	if (!strncmp(stat, "kmsg.", 5))
+		return stat + 5;
+	return stat;
+}
+
+static char *sha10(const char *sha)
+{
+	return rm_xstrndup(sha, strlen(sha) < 10 ? strlen(sha) : 10);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "key=value" of the test parameters, sorted */
+static char **sorted_params(const struct rm_job *job, size_t *n)
+{
+	char **v = rm_xcalloc(job->nparams + 1, sizeof(char *));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < job->nparams; i++) {
+		struct rm_sb sb = RM_SB_INIT;
+
+		if (!job->params[i].value)
+			continue;
+		rm_sb_init(&sb);
+		rm_sb_addf(&sb, "%s=%s", job->params[i].key, job->params[i].value);
+		v[(*n)++] = rm_sb_detach(&sb, NULL);
+	}
+	rm_sort(v, *n, sizeof(char *), cmp_str);
+	return v;
+}
+
+/* The "In addition to that" table (report-format.md 6.3). */
+static char *addition_table(const struct rm_report *r)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	char ***rows = rm_xcalloc(r->ntests + 1, sizeof(char **));
+	size_t *nrows = rm_xcalloc(r->ntests + 1, sizeof(size_t));
+	size_t width = 0, i, k;
+
+	/* rows per test: change, machine, params... */
+	for (i = 1; i < r->ntests; i++) {
+		const struct rm_report_test *t = &r->tests[i];
+		const struct rm_job *job = &t->head->job;
+		const char *tc = rm_job_field(job, "testcase");
+		size_t np;
+		char **params = sorted_params(job, &np);
+		struct rm_sb c = RM_SB_INIT;
+		char pct[64];
+
+		rows[i] = rm_xcalloc(np + 3, sizeof(char *));
+		rm_sb_init(&c);
+		if (t->kind == RM_REPORT_FUNCTIONAL) {
+			rm_sb_addf(&c, "%s: %s", tc ? tc : "", failure_id(t->headline->name));
+		} else {
+			fmt_pct(pct, sizeof(pct), t->pct);
+			/* a negative change keeps a blank where its minus sign was */
+			rm_sb_addf(&c, "%s: %s %s%s%% %s", tc ? tc : "", t->headline->name,
+				   t->headline->change < 0 ? " " : "", pct, kind_word(t->kind));
+		}
+		rows[i][0] = rm_sb_detach(&c, NULL);
+		rows[i][1] = rm_machine_line(job);
+		for (k = 0; k < np; k++)
+			rows[i][2 + k] = params[k];
+		free(params);
+		nrows[i] = np + 2;
+		for (k = 0; k < nrows[i]; k++)
+			if (strlen(rows[i][k]) > width)
+				width = strlen(rows[i][k]);
+	}
+	rm_sb_init(&sb);
+	for (i = 1; i < r->ntests; i++) {
+		if (i == 1) {
+			rm_sb_adds(&sb, "+------------------+");
+			rm_sb_addn(&sb, '-', width + 2);
+			rm_sb_adds(&sb, "+\n");
+		}
+		for (k = 0; k < nrows[i]; k++) {
+			const char *label = k == 0 ? "testcase: change" :
+					    k == 1 ? "test machine" :
+					    k == 2 ? "test parameters" : "";
+
+			rm_sb_addf(&sb, "| %-16s | %-*s |\n", label, (int)width, rows[i][k]);
+			free(rows[i][k]);
+		}
+		free(rows[i]);
+		rm_sb_adds(&sb, "+------------------+");
+		rm_sb_addn(&sb, '-', width + 2);
+		rm_sb_adds(&sb, "+");
+		if (i + 1 < r->ntests)
+			rm_sb_addc(&sb, '\n');
+	}
+	free(rows);
+	free(nrows);
+	return rm_sb_detach(&sb, NULL);
+}
+
+static const char *subject_of(const struct rm_commit_facts *f)
+{
+	return f && f->subject && *f->subject ? f->subject : NULL;
+}
+
+static void hold(struct rm_report *r, const char *why)
+{
+	if (!r->hold_reason)
+		r->hold_reason = rm_xstrdup(why);
+}
+
+/* ------------------------------------------------------------ build */
+
+int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char *templates_dir,
+		    time_t now, struct rm_error *err)
+{
+	const struct rm_report_test *t0 = &r->tests[0];
+	const struct rm_job *job = &t0->head->job;
+	const char *branch = rm_job_field(job, "branch");
+	const struct rm_tree_cfg *tree = rm_config_tree_for_branch(cfg, branch);
+	const char *head_subject = subject_of(r->head_facts);
+	const char *base_subject = subject_of(r->base_facts);
+	struct rm_tdata *d = rm_tdata_new();
+	struct rm_sb sb = RM_SB_INIT, body = RM_SB_INIT;
+	char pct[64], *subsys, *hs10;
+	size_t i, k;
+	int rc;
+
+	r->kind = t0->kind;
+	/* the tree: from the configuration, else from the job's branch */
+	if (tree) {
+		r->tree_name = rm_xstrdup(tree->name);
+		r->branch = rm_xstrdup(tree->branch);
+		r->tree_url = rm_xstrdup(tree->url);
+	} else if (branch && strchr(branch, '/')) {
+		r->tree_name = rm_xstrndup(branch, (size_t)(strchr(branch, '/') - branch));
+		r->branch = rm_xstrdup(strchr(branch, '/') + 1);
+		hold(r, "no tree in the configuration for the job's branch");
+	} else {
+		r->tree_name = rm_xstrdup(branch ? branch : "unknown");
+		r->branch = rm_xstrdup("unknown");
+		hold(r, "the job names no branch that maps to a configured tree");
+	}
+	if (!head_subject)
+		hold(r, "the tested commit's subject is unknown (git web API lookup failed or unknown commit)");
+	if (!base_subject)
+		hold(r, "the base commit's subject is unknown");
+	if (!t0->cmp.n)
+		hold(r, "the comparison table is empty");
+
+	if (r->kind == RM_REPORT_FUNCTIONAL) {
+		r->metric = rm_xstrdup(failure_id(t0->headline->name));
+		snprintf(pct, sizeof(pct), "%.0f", t0->pct);
+	} else {
+		r->metric = rm_xstrdup(t0->headline->name);
+		fmt_pct(pct, sizeof(pct), t0->pct);
+	}
+	r->pct = rm_xstrdup(pct);
+
+	/* dedupe key: tree, commit pair, test axes, headline metric */
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "%s:%s|%s|%s|", r->tree_name, r->branch, t0->base->commit, t0->head->commit);
+	for (i = 0; i < t0->head->job.naxes; i++)
+		if (strcmp(t0->head->job.axes[i].key, "commit"))
+			rm_sb_addf(&sb, "%s=%s/", t0->head->job.axes[i].key,
+				   t0->head->job.axes[i].value);
+	rm_sb_addf(&sb, "|%s", t0->headline->name);
+	r->dedupe_key = rm_sb_detach(&sb, NULL);
+	r->created = archive_time(t0, now);
+	r->message_id = rm_report_message_id(cfg, r->dedupe_key, r->created);
+
+	/* subject: [tree:branch] [subsys] sha10: metric N.N% regression */
+	subsys = subsystem(head_subject);
+	hs10 = sha10(t0->head->commit);
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "[%s:%s] ", r->tree_name, r->branch);
+	if (subsys)
+		rm_sb_addf(&sb, "[%s] ", subsys);
+	if (r->kind == RM_REPORT_FUNCTIONAL)
+		rm_sb_addf(&sb, "%s: %s", hs10, r->metric);
+	else
+		rm_sb_addf(&sb, "%s: %s %s%% %s", hs10, r->metric, r->pct, kind_word(r->kind));
+	r->subject = rm_sb_detach(&sb, NULL);
+	free(subsys);
+	free(hs10);
+
+	/* template variables */
+	rm_tdata_set(d, "preamble", "");
+	rm_tdata_set(d, "pct", r->pct);
+	rm_tdata_set(d, "kind", kind_word(r->kind));
+	rm_tdata_set(d, "metric", r->metric);
+	rm_tdata_set(d, "is_regression", r->kind != RM_REPORT_IMPROVEMENT ? "yes" : "");
+	rm_tdata_set(d, "commit_sha", t0->head->commit);
+	rm_tdata_set(d, "commit_subject", head_subject ? head_subject : "");
+	rm_tdata_set(d, "tree_url", r->tree_url ? r->tree_url : "");
+	rm_tdata_set(d, "tree_branch", r->branch);
+	rm_tdata_list(d, "brackets");
+	rm_tdata_set(d, "testcase", rm_job_field(job, "testcase"));
+	rm_tdata_set(d, "kconfig", rm_job_field(job, "kconfig"));
+	rm_tdata_set(d, "compiler", rm_job_axis(job, "compiler"));
+	{
+		char *m = rm_machine_line(job);
+
+		rm_tdata_set(d, "machine", m);
+		free(m);
+	}
+	rm_tdata_list(d, "params");
+	for (i = 0; i < job->nparams; i++) {
+		struct rm_tdata *p;
+
+		if (!job->params[i].value)
+			continue;
+		p = rm_tdata_add(d, "params");
+		rm_tdata_set(p, "key", job->params[i].key);
+		rm_tdata_set(p, "value", job->params[i].value);
+	}
+	if (r->ntests > 1) {
+		char *tbl = addition_table(r);
+
+		rm_tdata_set(d, "in_addition", tbl);
+		free(tbl);
+	} else {
+		rm_tdata_set(d, "in_addition", "");
+	}
+	rm_tdata_setf(d, "reported_by", "%s <%s>", cfg->robot_name, cfg->robot_address);
+	rm_tdata_setf(d, "closes_url", "%s/%s", cfg->lore_base, r->message_id);
+	rm_tdata_setf(d, "archive_url", "%s/%.8s/%s", cfg->archive_base, r->message_id,
+		      r->message_id);
+	rm_tdata_set(d, "failure", r->kind == RM_REPORT_FUNCTIONAL ? r->metric : "");
+	rm_tdata_list(d, "details");
+	for (i = 0; i < r->ntests; i++) {
+		const struct rm_report_test *t = &r->tests[i];
+		struct rm_tdata *det = rm_tdata_add(d, "details");
+		struct rm_table_commit bc = { t->base->commit, base_subject };
+		struct rm_table_commit hc = { t->head->commit, head_subject };
+		struct rm_sb tb = RM_SB_INIT;
+
+		rm_sb_init(&tb);
+		rm_table_render(&tb, &t->head->job, &bc, &hc, &t->cmp);
+		rm_tdata_set(det, "table", tb.buf);
+		rm_sb_release(&tb);
+		rm_tdata_set(det, "additional", i ? "yes" : "");
+		rm_tdata_set(det, "tbox_group", rm_job_field(&t->head->job, "tbox_group"));
+		{
+			char *m = rm_machine_line(&t->head->job);
+
+			rm_tdata_set(det, "machine", m);
+			free(m);
+		}
+		(void)k;
+	}
+	rm_sb_init(&body);
+	rc = rm_template_render(templates_dir,
+				r->kind == RM_REPORT_FUNCTIONAL ? "functional.txt" : "perf.txt", d,
+				&body, err);
+	rm_tdata_free(d);
+	if (rc) {
+		rm_sb_release(&body);
+		return -1;
+	}
+	r->body = rm_sb_detach(&body, NULL);
+	return 0;
+}
+
+void rm_report_free(struct rm_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntests; i++)
+		rm_report_test_free(&r->tests[i]);
+	free(r->tests);
+	free(r->tree_name);
+	free(r->branch);
+	free(r->tree_url);
+	free(r->metric);
+	free(r->pct);
+	free(r->subject);
+	free(r->dedupe_key);
+	free(r->message_id);
+	free(r->body);
+	free(r->hold_reason);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,83 @@
+/*
+ * report.h - deciding what to report, and the report's words.
+ *
+ * Owns: choosing, for each compared test, the headline (the test's own KPI
+ * with a direction and the largest change; a failure when no KPI moved),
+ * regression or improvement from the metric's direction, folding several
+ * tests changed by the same commit into one report ("In addition to
+ * that..." and one details section each), the subject line, the dedupe key,
+ * the Message-ID (chosen before rendering, deterministic for the dedupe key
+ * and the archive's time, so the body can link to itself), and the
+ * template variables; then rendering the body with template.c.  A report
+ * whose required data is missing (no commit subject, no rows) is held with
+ * a reason instead of rendered.
+ *
+ * Must not: build mail headers (message.c), send, look commits up (the
+ * caller hands commit facts in), read archives.
+ */
+#ifndef RM_REPORT_H
+#define RM_REPORT_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "archive.h"
+#include "config.h"
+#include "error.h"
+#include "gitweb.h"
+#include "rules.h"
+#include "stats.h"
+
+enum rm_report_kind {
+	RM_REPORT_REGRESSION,
+	RM_REPORT_IMPROVEMENT,
+	RM_REPORT_FUNCTIONAL,
+};
+
+/* One compared test (one group of an archive) and what it would report. */
+struct rm_report_test {
+	const struct rm_result_root *base, *head;
+	struct rm_comparison cmp;       /* owned */
+	const struct rm_row *headline;  /* the KPI row, or the failure row */
+	enum rm_report_kind kind;
+	double pct;                     /* |change| of the headline, for ordering */
+};
+
+/* Pick the headline of a comparison.  Takes ownership of *cmp.  Returns
+ * true when the test is worth reporting (out filled), false otherwise (cmp
+ * freed, out zeroed). */
+bool rm_report_pick(const struct rm_rules *rules, const struct rm_result_root *base,
+		    const struct rm_result_root *head, struct rm_comparison *cmp,
+		    struct rm_report_test *out);
+void rm_report_test_free(struct rm_report_test *t);
+
+struct rm_report {
+	enum rm_report_kind kind;
+	struct rm_report_test *tests;  /* [0] is the headline test; owned */
+	size_t ntests;
+	char *tree_name, *branch, *tree_url;
+	const struct rm_commit_facts *base_facts, *head_facts; /* borrowed, may be NULL */
+	char *metric;       /* headline stat, or the failure id */
+	char *pct;          /* "10.5" */
+	char *subject;      /* the mail Subject */
+	char *dedupe_key;
+	char *message_id;   /* without <> */
+	time_t created;     /* the report's time: the head run's end time */
+	char *body;         /* rendered, LF line ends */
+	char *hold_reason;  /* set: the report must not be sent */
+};
+
+/* Fill the report's words from its tests and commit facts, and render the
+ * body from `templates_dir`.  `now` is used when the archive has no time.
+ * Returns -1 (err set) on a template error; a report with missing data is
+ * returned held (r->hold_reason) with 0. */
+int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char *templates_dir,
+		    time_t now, struct rm_error *err);
+void rm_report_free(struct rm_report *r);
+
+/* Exposed for tests: the Message-ID for a dedupe key and a time. */
+char *rm_report_message_id(const struct rm_config *cfg, const char *dedupe_key, time_t t);
+/* Seconds east of UTC of a "+HHMM" zone. */
+long rm_zone_seconds(const char *zone);
+
+#endif
