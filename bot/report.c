@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hosts.h"
+#include "rubyfmt.h"
 #include "strbuf.h"
 #include "table.h"
 #include "template.h"
@@ -17,7 +18,7 @@ static bool base_is(const char *stat, const char *testcase)
 {
 	size_t n = strlen(testcase);
 
-	return testcase && !strncmp(stat, testcase, n) && stat[n] == '.';
+	return !strncmp(stat, testcase, n) && stat[n] == '.';
 }
 
 bool rm_report_pick(const struct rm_rules *rules, const struct rm_result_root *base,
@@ -137,9 +138,15 @@ static time_t archive_time(const struct rm_report_test *t, time_t now)
 
 /* ------------------------------------------------------------ words */
 
+/* A percentage with one decimal, rounded as Ruby rounds it (like the table). */
 static void fmt_pct(char *buf, size_t len, double v)
 {
-	snprintf(buf, len, "%.1f", v);
+	struct rm_sb sb = RM_SB_INIT;
+
+	rm_sb_init(&sb);
+	rm_ruby_format_double(&sb, "", 0, 1, 'f', v);
+	snprintf(buf, len, "%s", sb.buf);
+	rm_sb_release(&sb);
 }
 
 static const char *kind_word(enum rm_report_kind k)
@@ -214,13 +221,14 @@ static char *addition_table(const struct rm_report *r)
 		size_t np;
 		char **params = sorted_params(job, &np);
 		struct rm_sb c = RM_SB_INIT;
-		char pct[64];
 
 		rows[i] = rm_xcalloc(np + 3, sizeof(char *));
 		rm_sb_init(&c);
 		if (t->kind == RM_REPORT_FUNCTIONAL) {
 			rm_sb_addf(&c, "%s: %s", tc ? tc : "", failure_id(t->headline->name));
 		} else {
+			char pct[64];
+
 			fmt_pct(pct, sizeof(pct), t->pct);
 			/* a negative change keeps a blank where its minus sign was */
 			rm_sb_addf(&c, "%s: %s %s%s%% %s", tc ? tc : "", t->headline->name,
@@ -288,7 +296,7 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	struct rm_tdata *d = rm_tdata_new();
 	struct rm_sb sb = RM_SB_INIT, body = RM_SB_INIT;
 	char pct[64], *subsys, *hs10;
-	size_t i, k;
+	size_t i;
 	int rc;
 
 	r->kind = t0->kind;
@@ -412,7 +420,6 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 			rm_tdata_set(det, "machine", m);
 			free(m);
 		}
-		(void)k;
 	}
 	rm_sb_init(&body);
 	rc = rm_template_render(templates_dir,

@@ -66,7 +66,7 @@ static double bitsd(uint64_t u)
 static int exact_digits(uint64_t mm, int be, char *out, int *decpt)
 {
 	/* mm * 5^1074 < 2^2549: 80 limbs; mm << 971 < 2^1024: 32 limbs. */
-	uint32_t x[96], chunk[96];
+	uint32_t x[96], chunk[96] = { 0 };
 	int n, nc = 0, len = 0, i;
 
 	x[0] = (uint32_t)mm;
@@ -371,7 +371,7 @@ ret:
  * restored when `alt`; returns their count. */
 static int cvt(double value, int ndigits, int alt, char *sign, int *decpt, char ch, char *buf)
 {
-	int n, want;
+	int n;
 
 	if (value < 0) {
 		value = -value;
@@ -389,7 +389,8 @@ static int cvt(double value, int ndigits, int alt, char *sign, int *decpt, char 
 		n = dtoa_ruby(value, ch == 'f' ? 3 : 2, ndigits, buf, decpt);
 	}
 	if (alt) {
-		want = ndigits;
+		int want = ndigits;
+
 		if (ch == 'f') {
 			if (n > 0 && buf[0] == '0' && value != 0.0)
 				*decpt = -ndigits + 1;

@@ -1,6 +1,8 @@
 /* table.c - see table.h. */
 #include "table.h"
 
+#include "rubyfmt.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +26,11 @@ void rm_table_value(struct rm_sb *out, double avg)
 {
 	double a = fabs(avg);
 
+	/* Ruby's float formatting, which differs from printf near ties */
 	if (a < 1000)
-		rm_sb_addf(out, "%*.2f", ABS_WIDTH, avg);
+		rm_ruby_format_double(out, "", ABS_WIDTH, 2, 'f', avg);
 	else if (a > 100000000)
-		rm_sb_addf(out, "%*.4g", ABS_WIDTH, avg);
+		rm_ruby_format_double(out, "", ABS_WIDTH, 4, 'g', avg);
 	else
 		add_truncated(out, ABS_WIDTH, avg);
 }
@@ -49,12 +52,10 @@ void rm_table_stddev(struct rm_sb *out, double avg, double stddev)
 
 void rm_table_change(struct rm_sb *out, double p, int abs_change)
 {
-	if (isinf(p))
-		rm_sb_addf(out, "%*s", REL_WIDTH, p < 0 ? "-Inf" : "+Inf");
-	else if (fabs(p) < 100000)
-		rm_sb_addf(out, "%+*.1f", REL_WIDTH, p);
+	if (fabs(p) < 100000)
+		rm_ruby_format_double(out, "+", REL_WIDTH, 1, 'f', p);
 	else
-		rm_sb_addf(out, "%+*.2g", REL_WIDTH, p);
+		rm_ruby_format_double(out, "+", REL_WIDTH, 2, 'g', p);
 	rm_sb_adds(out, abs_change ? "  " : "% ");
 }
 
@@ -149,7 +150,8 @@ void rm_table_render(struct rm_sb *out, const struct rm_job *job,
 			const struct rm_row *r = &cmp->rows[i];
 
 			add_fails(out, r->fails[0], r->runs[0]);
-			rm_sb_addf(out, "%*.0f%% ", REL_WIDTH, r->reproduction);
+			rm_ruby_format_double(out, "", REL_WIDTH, 0, 'f', r->reproduction);
+			rm_sb_adds(out, "% ");
 			add_fails(out, r->fails[1], r->runs[1]);
 			rm_sb_addf(out, "  %s\n", r->name);
 		}

@@ -213,7 +213,6 @@ static int parse_block(struct parser *p, const char *open, int open_line, struct
 		size_t namelen, after;
 		char kind;
 		bool standalone = false;
-		size_t line_start, k;
 
 		if (tag && (size_t)(tag - p->s) >= p->len)
 			tag = NULL, textlen = p->len - p->pos;
@@ -252,7 +251,8 @@ static int parse_block(struct parser *p, const char *open, int open_line, struct
 
 		/* standalone: only blanks around the tag on its line */
 		if (kind == '#' || kind == '^' || kind == '/' || kind == '>' || kind == '!') {
-			line_start = (size_t)(tag - p->s);
+			size_t line_start = (size_t)(tag - p->s), k;
+
 			while (line_start > 0 && (p->s[line_start - 1] == ' ' || p->s[line_start - 1] == '\t'))
 				line_start--;
 			if (line_start == 0 || p->s[line_start - 1] == '\n') {

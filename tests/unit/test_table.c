@@ -46,6 +46,16 @@ static void test_value_two_decimals_below_1000(void **state)
 	want_value(-999.5, "   -999.50");
 }
 
+static void test_ruby_rounding_near_ties(void **state)
+{
+	(void)state;
+	/* Ruby rounds near-ties half to even where printf rounds the exact value */
+	want_value(14.005, "     14.00");
+	want_value(695.1949999999999, "    695.20");
+	want_change(0.15, 1, "      +0.2  ");
+	want_change(-182.85000000000002, 0, "    -182.8% ");
+}
+
 static void test_value_truncated_integer(void **state)
 {
 	(void)state;
@@ -226,6 +236,7 @@ static void test_render_nothing_without_rows(void **state)
 const struct CMUnitTest unit_table_tests[] = {
 	cmocka_unit_test(test_value_two_decimals_below_1000),
 	cmocka_unit_test(test_value_truncated_integer),
+	cmocka_unit_test(test_ruby_rounding_near_ties),
 	cmocka_unit_test(test_value_4g_above_1e8),
 	cmocka_unit_test(test_stddev_only_above_two_percent),
 	cmocka_unit_test(test_change_formats),
