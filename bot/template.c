@@ -212,7 +212,6 @@ static int parse_block(struct parser *p, const char *open, int open_line, struct
 		const char *close, *name;
 		size_t namelen, after;
 		char kind;
-		bool standalone = false;
 
 		if (tag && (size_t)(tag - p->s) >= p->len)
 			tag = NULL, textlen = p->len - p->pos;
@@ -251,16 +250,16 @@ static int parse_block(struct parser *p, const char *open, int open_line, struct
 
 		/* standalone: only blanks around the tag on its line */
 		if (kind == '#' || kind == '^' || kind == '/' || kind == '>' || kind == '!') {
-			size_t line_start = (size_t)(tag - p->s), k;
+			size_t line_start = (size_t)(tag - p->s);
 
 			while (line_start > 0 && (p->s[line_start - 1] == ' ' || p->s[line_start - 1] == '\t'))
 				line_start--;
 			if (line_start == 0 || p->s[line_start - 1] == '\n') {
-				k = after;
+				size_t k = after;
+
 				while (k < p->len && (p->s[k] == ' ' || p->s[k] == '\t'))
 					k++;
 				if (k == p->len || p->s[k] == '\n') {
-					standalone = true;
 					textlen = line_start - p->pos;
 					after = k < p->len ? k + 1 : k;
 				}
@@ -280,7 +279,6 @@ static int parse_block(struct parser *p, const char *open, int open_line, struct
 
 			p->line += count_lines(tag, (size_t)(p->s + after - tag));
 			p->pos = after;
-			(void)standalone;
 			if (kind == '!')
 				continue;
 			if (!valid_name(name, namelen))
