@@ -9,6 +9,7 @@ CLANG ?= clang
 BUILD ?= build
 PREFIX ?= /usr/local
 DATADIR ?= $(CURDIR)/config
+TEMPLATEDIR ?= $(CURDIR)/templates
 
 # Debian packages: libraries, tools the build and the tests use.
 DEB_PACKAGES := pkg-config make gcc libetpan-dev libcurl4-gnutls-dev libpcre2-dev \
@@ -24,7 +25,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(filter-out -specs=%,$(shell pkg-config --libs $(PKGS))) -lm
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -g \
-	-DRM_DATADIR='"$(DATADIR)"' $(PKG_CFLAGS)
+	-DRM_DATADIR='"$(DATADIR)"' -DRM_TEMPLATEDIR='"$(TEMPLATEDIR)"' $(PKG_CFLAGS)
 CFLAGS ?= -O2
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 

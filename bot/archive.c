@@ -1057,9 +1057,27 @@ static int pair_group(struct rm_archive *a, struct rm_group *g, const struct rm_
 
 	if (opts && opts->head)
 		head = pick(g->members, g->nmembers, opts->head, NULL);
-	for (i = 0; !head && i < g->nmembers; i++)
-		head = pick(g->members, g->nmembers, rm_job_field(&g->members[i]->job, "head_commit"),
-			    NULL);
+	if (!head) {
+		/* the head_commit most members name (ties: path order) */
+		size_t best = 0, k;
+
+		for (i = 0; i < g->nmembers; i++) {
+			struct rm_result_root *c = pick(g->members, g->nmembers,
+							rm_job_field(&g->members[i]->job, "head_commit"),
+							NULL);
+			size_t votes = 0;
+
+			if (!c)
+				continue;
+			for (k = 0; k < g->nmembers; k++)
+				votes += pick(g->members, g->nmembers,
+					      rm_job_field(&g->members[k]->job, "head_commit"), NULL) == c;
+			if (votes > best) {
+				best = votes;
+				head = c;
+			}
+		}
+	}
 	if (opts && opts->base)
 		base = pick(g->members, g->nmembers, opts->base, head);
 	for (i = 0; !base && i < g->nmembers; i++)
@@ -1075,6 +1093,10 @@ static int pair_group(struct rm_archive *a, struct rm_group *g, const struct rm_
 				    "job.yaml names no head_commit/base_commit that is present; use --base and --head",
 				    a->source, g->nmembers, g->members[0]->path);
 	}
+	g->others = rm_xcalloc(g->nmembers + 1, sizeof(*g->others));
+	for (i = 0; i < g->nmembers; i++)
+		if (g->members[i] != base && g->members[i] != head)
+			g->others[g->nothers++] = g->members[i];
 	g->members[0] = base;
 	g->members[1] = head;
 	g->nmembers = 2;
@@ -1208,6 +1230,7 @@ void rm_archive_free(struct rm_archive *a)
 	for (i = 0; i < a->ngroups; i++) {
 		free(a->groups[i].axes_key);
 		free(a->groups[i].members);
+		free(a->groups[i].others);
 	}
 	free(a->groups);
 	for (i = 0; i < a->nwarnings; i++)

@@ -68,6 +68,10 @@ struct rm_group {
 	char *axes_key;    /* sorted "k=v" pieces (commit excluded) joined by '/' */
 	struct rm_result_root **members; /* base first, then head */
 	size_t nmembers;
+	/* the group's other commits (e.g. the same test on linux-next's head),
+	 * in path order: what a report calls "[still regression on ...]" */
+	struct rm_result_root **others;
+	size_t nothers;
 };
 
 struct rm_file;

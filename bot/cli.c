@@ -11,7 +11,10 @@
 #include "config.h"
 #include "fileutil.h"
 #include "gitweb.h"
+#include "message.h"
 #include "outbox.h"
+#include "recipients.h"
+#include "report.h"
 #include "rules.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -19,6 +22,9 @@
 
 #ifndef RM_DATADIR
 #define RM_DATADIR "/usr/share/robotmail"
+#endif
+#ifndef RM_TEMPLATEDIR
+#define RM_TEMPLATEDIR "/usr/share/robotmail/templates"
 #endif
 
 void rm_usage(int to_stderr)
@@ -443,6 +449,361 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 		break;
 	}
 	rm_facts_free(&req.facts);
+	env_close(&e);
+	return rc;
+}
+
+/* ================================================================ reports */
+
+/* Everything one invocation turns into reports.  Reports borrow from the
+ * archives (result roots) and from the lookups (commit facts), so all three
+ * are freed together. */
+struct batch {
+	struct rm_archive *archives;
+	size_t narchives;
+	struct rm_report *reports;
+	size_t nreports;
+	size_t *report_archive;        /* which archive each report came from */
+	struct rm_gitweb_req *lookups; /* unique (tree, sha) */
+	size_t nlookups;
+	int failed;                    /* archives that could not be read */
+};
+
+static void batch_free(struct batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nreports; i++)
+		rm_report_free(&b->reports[i]);
+	free(b->reports);
+	free(b->report_archive);
+	for (i = 0; i < b->nlookups; i++) {
+		rm_facts_free(&b->lookups[i].facts);
+		free((char *)b->lookups[i].sha);
+	}
+	free(b->lookups);
+	for (i = 0; i < b->narchives; i++)
+		rm_archive_free(&b->archives[i]);
+	free(b->archives);
+	memset(b, 0, sizeof(*b));
+}
+
+static int cmp_test(const void *a, const void *b)
+{
+	const struct rm_report_test *x = a, *y = b;
+
+	/* regressions lead, then the largest change */
+	if ((x->kind == RM_REPORT_IMPROVEMENT) != (y->kind == RM_REPORT_IMPROVEMENT))
+		return x->kind == RM_REPORT_IMPROVEMENT ? 1 : -1;
+	if (x->pct != y->pct)
+		return x->pct > y->pct ? -1 : 1;
+	return strcmp(x->head->path, y->head->path);
+}
+
+static size_t lookup_index(struct batch *b, const struct rm_tree_cfg *t, const char *sha)
+{
+	size_t i;
+
+	for (i = 0; i < b->nlookups; i++)
+		if (b->lookups[i].tree == t && !strcmp(b->lookups[i].sha, sha))
+			return i;
+	b->lookups = rm_xrealloc(b->lookups, (b->nlookups + 1) * sizeof(*b->lookups));
+	memset(&b->lookups[b->nlookups], 0, sizeof(b->lookups[b->nlookups]));
+	b->lookups[b->nlookups].tree = t;
+	b->lookups[b->nlookups].sha = rm_xstrdup(sha);
+	return b->nlookups++;
+}
+
+/* Read every archive, compare, pick headlines, fold tests per commit into
+ * reports, look the commits up, and build each report. */
+static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, int verbose,
+		       struct batch *b, struct rm_error *err)
+{
+	size_t a, g, i, *base_idx = NULL, *head_idx = NULL;
+	struct rm_gitweb_opts o;
+	const char *env_t = getenv("ROBOTMAIL_TEMPLATES");
+	char *tdir = rm_xstrdup(e->cfg.templates ? e->cfg.templates :
+				env_t && *env_t ? env_t : RM_TEMPLATEDIR);
+
+	memset(b, 0, sizeof(*b));
+	b->archives = rm_xcalloc(npaths + 1, sizeof(*b->archives));
+	for (a = 0; a < npaths; a++) {
+		struct rm_archive *ar = &b->archives[b->narchives];
+		struct rm_error ae;
+		size_t first = b->nreports;
+
+		rm_error_clear(&ae);
+		if (rm_archive_open(ar, paths[a], &e->rules, NULL, &ae)) {
+			fprintf(stderr, "robotmail: error: %s\n", ae.msg);
+			b->failed++;
+			continue;
+		}
+		b->narchives++;
+		if (verbose)
+			print_warnings(ar);
+		for (g = 0; g < ar->ngroups; g++) {
+			struct rm_comparison cmp;
+			struct rm_report_test t;
+			const struct rm_group *grp = &ar->groups[g];
+			const char *branch = rm_job_field(&grp->members[1]->job, "branch");
+			struct rm_report *r = NULL;
+
+			if (rm_compare(&e->rules, grp->members[0], grp->members[1], &cmp, err))
+				goto fail;
+			if (!rm_report_pick(&e->rules, grp->members[0], grp->members[1], &cmp, &t)) {
+				if (verbose)
+					fprintf(stderr, "robotmail: '%s': nothing to report\n",
+						grp->members[1]->path);
+				continue;
+			}
+			/* the same test on other trees' heads, against the same base */
+			if (grp->nothers) {
+				t.also = rm_xcalloc(grp->nothers, sizeof(*t.also));
+				t.also_cmp = rm_xcalloc(grp->nothers, sizeof(*t.also_cmp));
+				for (i = 0; i < grp->nothers; i++) {
+					const char *ob = rm_job_field(&grp->others[i]->job, "branch");
+
+					if (ob && branch && !strcmp(ob, branch))
+						continue; /* the same tree: not another tree's head */
+					if (rm_compare(&e->rules, grp->members[0], grp->others[i],
+						       &t.also_cmp[t.nalso], err)) {
+						rm_report_test_free(&t);
+						goto fail;
+					}
+					t.also[t.nalso++] = grp->others[i];
+				}
+			}
+			/* one report per tested commit (and branch) of an archive */
+			for (i = first; i < b->nreports; i++) {
+				const struct rm_report_test *t0 = &b->reports[i].tests[0];
+				const char *b0 = rm_job_field(&t0->head->job, "branch");
+
+				if (!strcmp(t0->head->commit, t.head->commit) &&
+				    !strcmp(t0->base->commit, t.base->commit) &&
+				    !strcmp(b0 ? b0 : "", branch ? branch : ""))
+					r = &b->reports[i];
+			}
+			if (!r) {
+				b->reports = rm_xrealloc(b->reports, (b->nreports + 1) * sizeof(*b->reports));
+				b->report_archive = rm_xrealloc(b->report_archive,
+								(b->nreports + 1) * sizeof(size_t));
+				r = &b->reports[b->nreports];
+				memset(r, 0, sizeof(*r));
+				b->report_archive[b->nreports] = b->narchives - 1;
+				b->nreports++;
+			}
+			r->tests = rm_xrealloc(r->tests, (r->ntests + 1) * sizeof(*r->tests));
+			r->tests[r->ntests++] = t;
+		}
+	}
+	/* headline test first; look the commits up, all at once */
+	base_idx = rm_xcalloc(b->nreports + 1, sizeof(size_t));
+	head_idx = rm_xcalloc(b->nreports + 1, sizeof(size_t));
+	for (i = 0; i < b->nreports; i++) {
+		struct rm_report *r = &b->reports[i];
+		const struct rm_tree_cfg *t;
+
+		rm_sort(r->tests, r->ntests, sizeof(*r->tests), cmp_test);
+		t = rm_config_tree_for_branch(&e->cfg, rm_job_field(&r->tests[0].head->job, "branch"));
+		base_idx[i] = lookup_index(b, t, r->tests[0].base->commit);
+		head_idx[i] = lookup_index(b, t, r->tests[0].head->commit);
+	}
+	rm_gitweb_opts_from_config(&o, &e->cfg);
+	if (b->nlookups && rm_gitweb_lookup(b->lookups, b->nlookups, &o, e->ob ? &e->cache : NULL, err))
+		goto fail;
+	for (i = 0; i < b->nreports; i++) {
+		struct rm_report *r = &b->reports[i];
+		const struct rm_gitweb_req *bl = &b->lookups[base_idx[i]];
+		const struct rm_gitweb_req *hl = &b->lookups[head_idx[i]];
+
+		r->base_facts = bl->status == RM_GITWEB_FOUND ? &bl->facts : NULL;
+		r->head_facts = hl->status == RM_GITWEB_FOUND ? &hl->facts : NULL;
+		if (verbose && hl->status == RM_GITWEB_FAILED)
+			fprintf(stderr, "robotmail: commit %s: %s\n", hl->sha, hl->error);
+		if (rm_report_build(r, &e->cfg, tdir, now, err))
+			goto fail;
+	}
+	free(base_idx);
+	free(head_idx);
+	free(tdir);
+	return 0;
+fail:
+	free(base_idx);
+	free(head_idx);
+	free(tdir);
+	return -1;
+}
+
+/* The message of one report, in wire form (CRLF). */
+static int report_message(const struct env *e, const struct rm_report *r, const char *to_override,
+			  struct rm_recipients *rc, char **msg, size_t *len, struct rm_error *err)
+{
+	struct rm_message_in in;
+	const struct rm_tree_cfg *t = rm_config_tree_for_branch(
+		&e->cfg, rm_job_field(&r->tests[0].head->job, "branch"));
+
+	rm_recipients_build(rc, &e->cfg, t, r->head_facts, to_override);
+	memset(&in, 0, sizeof(in));
+	in.from_name = e->cfg.robot_name;
+	in.from_addr = e->cfg.robot_address;
+	in.to = rc->to;
+	in.nto = rc->nto;
+	in.cc = rc->cc;
+	in.ncc = rc->ncc;
+	in.subject = r->subject;
+	in.message_id = r->message_id;
+	in.date = r->date_sent;
+	in.zone_seconds = rm_zone_seconds(e->cfg.timezone);
+	in.report_key = r->report_key;
+	in.body = r->body;
+	return rm_message_build(&in, msg, len, err);
+}
+
+static void print_envelope(FILE *f, const struct env *e, const struct rm_recipients *rc)
+{
+	size_t i;
+
+	fprintf(f, "MAIL FROM:<%s>\n", e->cfg.robot_address);
+	for (i = 0; i < rc->nto; i++)
+		fprintf(f, "RCPT TO:<%s>\n", rc->to[i].addr);
+	for (i = 0; i < rc->ncc; i++)
+		fprintf(f, "RCPT TO:<%s>\n", rc->cc[i].addr);
+}
+
+int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
+{
+	static const struct option longopts[] = {
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "now", required_argument, NULL, 'N' },
+		{ "to", required_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL, *outdir = NULL, *to = NULL;
+	time_t now = time(NULL);
+	int c, verbose = 0, rc = 0;
+	struct env e;
+	struct batch b;
+	size_t i;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "c:o:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'o':
+			outdir = optarg;
+			break;
+		case 'N': {
+			char *end;
+			long long v = strtoll(optarg, &end, 10);
+
+			if (*end || v < 0)
+				return rm_error_set(err, RM_ERR_USAGE, "--now: expected seconds since the epoch, not '%s'", optarg), 2;
+			now = (time_t)v;
+			break;
+		}
+		case 't':
+			to = optarg;
+			if (!rm_address_valid(to))
+				return rm_error_set(err, RM_ERR_USAGE, "--to: '%s' is not an address", to), 2;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			rm_usage(0);
+			return 0;
+		default:
+			return rm_error_set(err, RM_ERR_USAGE, "--dry-run: unknown option or missing value: '%s'",
+					    argv[optind - 1]), 2;
+		}
+	}
+	if (optind >= argc)
+		return rm_error_set(err, RM_ERR_USAGE, "--dry-run: expected one or more ARCHIVEs"), 2;
+	/* the cache is read, never written: open the state database read-only */
+	if (env_open(&e, config, NULL, NULL, true, false, err)) {
+		env_close(&e);
+		return rm_error_exit_code(err->kind);
+	}
+	if (rm_outbox_open(&e.ob, e.cfg.state_db, RM_OUTBOX_READONLY, err)) {
+		env_close(&e);
+		return rm_error_exit_code(err->kind);
+	}
+	if (e.ob) {
+		e.cctx.ob = e.ob;
+		e.cctx.miss_ttl = e.cfg.miss_ttl;
+		e.cache.ctx = &e.cctx;
+		e.cache.get = cache_get;
+		e.cache.put = NULL;
+	}
+	if (build_batch(&e, argv + optind, (size_t)(argc - optind), now, verbose, &b, err)) {
+		batch_free(&b);
+		env_close(&e);
+		return rm_error_exit_code(err->kind);
+	}
+	for (i = 0; i < b.nreports; i++) {
+		struct rm_report *r = &b.reports[i];
+		struct rm_recipients rcp;
+		struct rm_error me;
+		char *msg = NULL;
+		size_t len = 0;
+
+		r->date_sent = now;
+		rm_error_clear(&me);
+		if (r->hold_reason) {
+			printf("# robotmail dry-run: report %zu of %zu from %s: HELD: %s\n", i + 1,
+			       b.nreports, b.archives[b.report_archive[i]].source, r->hold_reason);
+			continue;
+		}
+		if (report_message(&e, r, to, &rcp, &msg, &len, &me)) {
+			fprintf(stderr, "robotmail: error: report %s: %s\n", r->message_id, me.msg);
+			rm_recipients_free(&rcp);
+			rc = 1;
+			continue;
+		}
+		len = rm_crlf_to_lf(msg, len);
+		if (outdir) {
+			char *name = rm_xmalloc(strlen(r->message_id) + 5);
+			char *path;
+			FILE *f;
+
+			sprintf(name, "%s.eml", r->message_id);
+			path = rm_path_join(outdir, name);
+			f = fopen(path, "w");
+			if (!f || fwrite(msg, 1, len, f) != len || fclose(f)) {
+				fprintf(stderr, "robotmail: error: cannot write '%s'\n", path);
+				rc = 1;
+			} else if (verbose) {
+				fprintf(stderr, "robotmail: wrote %s\n", path);
+			}
+			free(path);
+			free(name);
+		} else {
+			printf("# robotmail dry-run: report %zu of %zu from %s\n", i + 1, b.nreports,
+			       b.archives[b.report_archive[i]].source);
+			print_envelope(stdout, &e, &rcp);
+			printf("DATA\n");
+			fwrite(msg, 1, len, stdout);
+			printf(".\n");
+		}
+		for (size_t k = 0; verbose && k < rcp.ndropped; k++)
+			fprintf(stderr, "robotmail: recipient left out: %s\n", rcp.dropped[k]);
+		rm_recipients_free(&rcp);
+		free(msg);
+	}
+	if (!b.nreports && verbose)
+		fprintf(stderr, "robotmail: nothing to report\n");
+	if (b.failed)
+		rc = 1;
+	batch_free(&b);
 	env_close(&e);
 	return rc;
 }

@@ -32,6 +32,11 @@ static void defaults(struct rm_config *c)
 	set_str(&c->msgid_local, "lkp");
 	set_str(&c->msgid_domain, "intel.com");
 	set_str(&c->timezone, "+0800");
+	c->cc.v = rm_xcalloc(2, sizeof(char *));
+	c->cc.v[0] = rm_xstrdup("oe-lkp@lists.linux.dev");
+	c->cc.v[1] = rm_xstrdup("lkp@intel.com");
+	c->cc.n = 2;
+	c->cc_self = true;
 	set_str(&c->lore_base, "https://lore.kernel.org/oe-lkp");
 	set_str(&c->archive_base, "https://download.01.org/0day-ci/archive");
 	set_str(&c->patch_link_base, "https://lore.kernel.org/all");
@@ -47,6 +52,8 @@ static void defaults(struct rm_config *c)
 	c->max_wait = 60;
 	c->defer_on_failure = true;
 }
+
+static void free_list(struct rm_strlist *l);
 
 /* ------------------------------------------------------------ typed getters */
 
@@ -91,6 +98,21 @@ static int get_long(struct ctx *x, yaml_node_t *n, const char *key, long min, lo
 	}
 	*dst = v;
 	return 0;
+}
+
+static int get_bool(struct ctx *x, yaml_node_t *n, const char *key, bool *dst)
+{
+	char *s = rm_yaml_ruby_string(n);
+	int rc = 0;
+
+	if (!strcmp(s, "true"))
+		*dst = true;
+	else if (!strcmp(s, "false"))
+		*dst = false;
+	else
+		rc = fail(x, n, key, "expected true or false");
+	free(s);
+	return rc;
 }
 
 static int get_list(struct ctx *x, yaml_node_t *n, const char *key, struct rm_strlist *dst)
@@ -172,6 +194,12 @@ static int robot_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, 
 		return get_str(x, v, "robot.name", &c->robot_name);
 	if (!strcmp(key, "address"))
 		return get_str(x, v, "robot.address", &c->robot_address);
+	if (!strcmp(key, "cc")) {
+		free_list(&c->cc);
+		return get_list(x, v, "robot.cc", &c->cc);
+	}
+	if (!strcmp(key, "cc_self"))
+		return get_bool(x, v, "robot.cc_self", &c->cc_self);
 	if (!strcmp(key, "msgid_local"))
 		return get_str(x, v, "robot.msgid_local", &c->msgid_local);
 	if (!strcmp(key, "msgid_domain"))
@@ -396,6 +424,7 @@ void rm_config_free(struct rm_config *c)
 	free(c->metrics);
 	free(c->programs);
 	free(c->templates);
+	free_list(&c->cc);
 	for (i = 0; i < c->ntrees; i++)
 		free_tree(&c->trees[i]);
 	free(c->trees);

@@ -55,6 +55,8 @@ struct rm_config {
 	char *msgid_local;     /* "lkp" in <YYYYMMDDhhmm.hash-lkp@intel.com> */
 	char *msgid_domain;    /* "intel.com" */
 	char *timezone;        /* "+0800": report times and Message-ID dates */
+	struct rm_strlist cc;  /* always copied (the robot's lists) */
+	bool cc_self;          /* the robot copies itself, last */
 
 	/* links */
 	char *lore_base;       /* Closes: <lore_base>/<msgid> */

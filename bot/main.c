@@ -31,14 +31,29 @@ int main(int argc, char **argv)
 		rm_usage(0);
 		return 0;
 	}
+	{
+		int i;
+
+		/* --dry-run may stand anywhere among the options */
+		for (i = 1; i < argc && argv[i][0] == '-'; i++)
+			if (!strcmp(argv[i], "--dry-run"))
+				break;
+		if (i < argc && !strcmp(argv[i], "--dry-run")) {
+			rc = rm_cmd_dry_run(argc, argv, &err);
+			goto done;
+		}
+	}
 	if (!strcmp(argv[1], "compare")) {
 		rc = rm_cmd_compare(argc - 1, argv + 1, &err);
+	} else if (!strcmp(argv[1], "dry-run")) {
+		rc = rm_cmd_dry_run(argc - 1, argv + 1, &err);
 	} else if (!strcmp(argv[1], "commit")) {
 		rc = rm_cmd_commit(argc - 1, argv + 1, &err);
 	} else {
 		rm_error_set(&err, RM_ERR_USAGE, "unknown command '%s'", argv[1]);
 		rc = 2;
 	}
+done:
 	if (err.kind != RM_OK) {
 		fprintf(stderr, "robotmail: error: %s\n", err.msg);
 		if (err.kind == RM_ERR_USAGE)

@@ -78,6 +78,12 @@ bool rm_report_pick(const struct rm_rules *rules, const struct rm_result_root *b
 
 void rm_report_test_free(struct rm_report_test *t)
 {
+	size_t i;
+
+	for (i = 0; i < t->nalso; i++)
+		rm_comparison_free(&t->also_cmp[i]);
+	free(t->also_cmp);
+	free(t->also);
 	rm_comparison_free(&t->cmp);
 	memset(t, 0, sizeof(*t));
 }
@@ -314,9 +320,9 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 		r->branch = rm_xstrdup("unknown");
 		hold(r, "the job names no branch that maps to a configured tree");
 	}
-	if (!head_subject)
+	if (!head_subject && cfg->defer_on_failure)
 		hold(r, "the tested commit's subject is unknown (git web API lookup failed or unknown commit)");
-	if (!base_subject)
+	if (!base_subject && cfg->defer_on_failure)
 		hold(r, "the base commit's subject is unknown");
 	if (!t0->cmp.n)
 		hold(r, "the comparison table is empty");
@@ -339,6 +345,18 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 				   t0->head->job.axes[i].value);
 	rm_sb_addf(&sb, "|%s", t0->headline->name);
 	r->dedupe_key = rm_sb_detach(&sb, NULL);
+	{
+		unsigned long long h = 14695981039346656037ull;
+		const char *q;
+		char hex[20];
+
+		for (q = r->dedupe_key; *q; q++) {
+			h ^= (unsigned char)*q;
+			h *= 1099511628211ull;
+		}
+		snprintf(hex, sizeof(hex), "%016llx", h);
+		r->report_key = rm_xstrdup(hex);
+	}
 	r->created = archive_time(t0, now);
 	r->message_id = rm_report_message_id(cfg, r->dedupe_key, r->created);
 
@@ -368,6 +386,41 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	rm_tdata_set(d, "tree_url", r->tree_url ? r->tree_url : "");
 	rm_tdata_set(d, "tree_branch", r->branch);
 	rm_tdata_list(d, "brackets");
+	{
+		/* "[still regression on linux-next/master <sha>]": the headline
+		 * stat moved the same way on another tree's head */
+		size_t w = 0;
+
+		for (i = 0; i < t0->nalso; i++) {
+			const char *b = rm_job_field(&t0->also[i]->job, "branch");
+
+			if (b && strlen(b) > w)
+				w = strlen(b);
+		}
+		for (i = 0; i < t0->nalso; i++) {
+			const struct rm_comparison *c = &t0->also_cmp[i];
+			const char *b = rm_job_field(&t0->also[i]->job, "branch");
+			size_t j;
+
+			if (!b)
+				continue;
+			for (j = 0; j < c->n; j++) {
+				const struct rm_row *row = &c->rows[j];
+
+				if (strcmp(row->name, t0->headline->name))
+					continue;
+				if (r->kind == RM_REPORT_FUNCTIONAL ?
+					    row->reproduction > 0 :
+					    (row->change < 0) == (t0->headline->change < 0)) {
+					struct rm_tdata *bl = rm_tdata_add(d, "brackets");
+
+					rm_tdata_setf(bl, "line", "[still %s on %-*s %s]",
+						      kind_word(r->kind), (int)w, b,
+						      t0->also[i]->commit);
+				}
+			}
+		}
+	}
 	rm_tdata_set(d, "testcase", rm_job_field(job, "testcase"));
 	rm_tdata_set(d, "kconfig", rm_job_field(job, "kconfig"));
 	rm_tdata_set(d, "compiler", rm_job_axis(job, "compiler"));
@@ -448,6 +501,7 @@ void rm_report_free(struct rm_report *r)
 	free(r->pct);
 	free(r->subject);
 	free(r->dedupe_key);
+	free(r->report_key);
 	free(r->message_id);
 	free(r->body);
 	free(r->hold_reason);

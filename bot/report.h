@@ -41,6 +41,10 @@ struct rm_report_test {
 	const struct rm_row *headline;  /* the KPI row, or the failure row */
 	enum rm_report_kind kind;
 	double pct;                     /* |change| of the headline, for ordering */
+	/* the same test on other trees' heads, compared with the same base */
+	const struct rm_result_root **also;
+	struct rm_comparison *also_cmp; /* owned */
+	size_t nalso;
 };
 
 /* Pick the headline of a comparison.  Takes ownership of *cmp.  Returns
@@ -61,8 +65,10 @@ struct rm_report {
 	char *pct;          /* "10.5" */
 	char *subject;      /* the mail Subject */
 	char *dedupe_key;
+	char *report_key;   /* 16 hex digits naming the dedupe key (X-Robotmail-Report) */
 	char *message_id;   /* without <> */
 	time_t created;     /* the report's time: the head run's end time */
+	time_t date_sent;   /* the Date header: when it is (or would be) sent */
 	char *body;         /* rendered, LF line ends */
 	char *hold_reason;  /* set: the report must not be sent */
 };

@@ -1067,7 +1067,39 @@ def main(argv):
     for p in problems:
         sys.stderr.write('FAIL ' + p + '\n')
     rc = CK.main([outdir])
+    write_worked_next(outdir)
+    print('wrote %s/worked-next (worked + the head re-tested on linux-next/master)' % outdir)
     return 1 if (problems or rc) else 0
+
+
+# The worked example's bracket line "[still regression on linux-next/master 6987d58a...]":
+# 0-day re-tests the regression on linux-next's head.  worked-next is the worked tree plus
+# that run: a copy of the head's runs under the linux-next sha, with branch linux-next/master
+# and head_commit naming itself (the pairing votes: base and head both name 7e44d00a13).
+NEXT_SHA = '6987d58a9cbc5bd57c983baa514474a86c945d56'
+
+
+def write_worked_next(outdir):
+    src = os.path.join(outdir, 'worked')
+    dst = os.path.join(outdir, 'worked-next')
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst)
+    head = TREES['worked']['head']
+    for root, dirs, files in os.walk(dst):
+        if os.path.basename(root) == head:
+            nd = os.path.join(os.path.dirname(root), NEXT_SHA)
+            shutil.copytree(root, nd)
+            for r2, _, f2 in os.walk(nd):
+                for f in f2:
+                    fp = os.path.join(r2, f)
+                    with open(fp, encoding='utf-8') as fh:
+                        t = fh.read()
+                    t = t.replace(head, NEXT_SHA)
+                    if f == 'job.yaml':
+                        t = t.replace('branch: linus/master', 'branch: linux-next/master')
+                    with open(fp, 'w', encoding='utf-8', newline='') as fh:
+                        fh.write(t)
+            break
 
 
 if __name__ == '__main__':

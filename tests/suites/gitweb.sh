@@ -181,19 +181,7 @@ commit linus 'abc;rm -rf /'
 # A second forge serves GitHub-format records for the fixture archives' commits
 # (their SHAs come from the seed reports, so no real repository has them).
 "$PY" tests/gen-fixtures.py "$T/fx" >/dev/null 2>&1 || not_ok "fixtures for compare"
-mkdir -p "$T/ff/repos/seed/linux/commits"
-for name in mlockmany mincore worked; do
-	for line in 6 7; do
-		s=$(sed -n "${line}p" "tests/golden/$name.table" | tr -d ' ')
-		subj=$(sed -n "${line}p" "tests/golden/$name.subjects.table" | sed 's/^  [0-9a-f]* ("//; s/")$//')
-		SUBJ="$subj" SHA="$s" "$PY" -c '
-import json, os
-msg = os.environ["SUBJ"] + "\n\nSigned-off-by: Ann Author <ann@example.org>\n"
-who = {"name": "Ann Author", "email": "ann@example.org", "date": "2025-10-01T00:00:00Z"}
-print(json.dumps({"sha": os.environ["SHA"], "commit": {"message": msg, "author": who, "committer": who},
-                  "parents": [], "files": []}))' >"$T/ff/repos/seed/linux/commits/$s"
-	done
-done
+tests/peers/make-seed-fixtures.sh "$T/ff"
 "$PY" tests/peers/forge.py --port 0 --fixtures "$T/ff" --log "$T/forge2.log" >"$T/forge2.out" 2>&1 &
 F2PID=$!
 for _ in $(seq 50); do grep -q listening "$T/forge2.out" && break; sleep 0.1; done

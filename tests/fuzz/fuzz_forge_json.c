@@ -1,0 +1,63 @@
+/*
+ * fuzz_forge_json.c - libFuzzer target: a JSON forge response.
+ *
+ * The first byte picks the provider (modulo 3: GitHub, Gitea/Forgejo,
+ * GitLab), the rest goes to rm_facts_from_json as the body of a commit
+ * response.  Parsed facts must be complete and survive the cache's JSON.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "gitweb.h"
+
+static const enum rm_provider providers[] = { RM_PROVIDER_GITHUB, RM_PROVIDER_GITEA,
+					      RM_PROVIDER_GITLAB };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rm_commit_facts f, g;
+	struct rm_error err;
+	enum rm_provider p;
+	size_t i, n;
+	char *json;
+
+	if (size < 1)
+		return 0;
+	p = providers[data[0] % 3];
+	rm_error_clear(&err);
+	if (rm_facts_from_json(&f, p, (const char *)data + 1, size - 1, "fuzz/commit.json", &err)) {
+		if (err.kind == RM_OK || !err.msg[0] || f.sha || f.subject || f.trailers || f.files)
+			__builtin_trap();
+		return 0;
+	}
+	if (!f.sha || !f.subject || !f.body)
+		__builtin_trap();
+	n = strlen(f.sha);
+	if (n < 40 || strspn(f.sha, "0123456789abcdefABCDEF") != n)
+		__builtin_trap();
+	for (i = 0; f.subject[i]; i++)
+		if ((unsigned char)f.subject[i] < 0x20)
+			__builtin_trap();
+	for (i = 0; i < f.ntrailers; i++)
+		if (!f.trailers[i].key || !f.trailers[i].value)
+			__builtin_trap();
+	for (i = 0; i < f.nfiles; i++)
+		if (!f.files[i])
+			__builtin_trap();
+
+	json = rm_facts_to_json(&f);
+	if (!json)
+		__builtin_trap();
+	if (rm_facts_from_cache_json(&g, json))
+		__builtin_trap();
+	if (strcmp(f.sha, g.sha) || strcmp(f.subject, g.subject) || g.nfiles != f.nfiles ||
+	    g.ntrailers != f.ntrailers)
+		__builtin_trap();
+	free(json);
+	rm_facts_free(&g);
+	rm_facts_free(&f);
+	return 0;
+}
