@@ -277,9 +277,28 @@ static char *addition_table(const struct rm_report *r)
 	return rm_sb_detach(&sb, NULL);
 }
 
-static const char *subject_of(const struct rm_commit_facts *f)
+/* A commit subject as reports print it: at most SUBJECT_MAX bytes (cut at a
+ * character boundary, "..." appended), so that a hostile 2,000-character
+ * subject cannot push a body line past 998 octets.  Caller frees. */
+#define SUBJECT_MAX 200
+
+static char *subject_of(const struct rm_commit_facts *f)
 {
-	return f && f->subject && *f->subject ? f->subject : NULL;
+	size_t n;
+	char *s;
+
+	if (!f || !f->subject || !*f->subject)
+		return NULL;
+	n = strlen(f->subject);
+	if (n <= SUBJECT_MAX)
+		return rm_xstrdup(f->subject);
+	n = SUBJECT_MAX;
+	while (n && ((unsigned char)f->subject[n] & 0xc0) == 0x80)
+		n--; /* do not split a UTF-8 character */
+	s = rm_xmalloc(n + 4);
+	memcpy(s, f->subject, n);
+	memcpy(s + n, "...", 4);
+	return s;
 }
 
 static void hold(struct rm_report *r, const char *why)
@@ -297,8 +316,8 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	const struct rm_job *job = &t0->head->job;
 	const char *branch = rm_job_field(job, "branch");
 	const struct rm_tree_cfg *tree = rm_config_tree_for_branch(cfg, branch);
-	const char *head_subject = subject_of(r->head_facts);
-	const char *base_subject = subject_of(r->base_facts);
+	char *head_subject = subject_of(r->head_facts);
+	char *base_subject = subject_of(r->base_facts);
 	struct rm_tdata *d = rm_tdata_new();
 	struct rm_sb sb = RM_SB_INIT, body = RM_SB_INIT;
 	char pct[64], *subsys, *hs10;
@@ -479,6 +498,8 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 				r->kind == RM_REPORT_FUNCTIONAL ? "functional.txt" : "perf.txt", d,
 				&body, err);
 	rm_tdata_free(d);
+	free(head_subject);
+	free(base_subject);
 	if (rc) {
 		rm_sb_release(&body);
 		return -1;
