@@ -36,6 +36,11 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_SECONDS ?= 20
 
+# quiet unless V=1
+ifndef V
+.SILENT:
+endif
+
 .PHONY: all build deps run test test-only unit fuzz fuzz-build bench clean check-cppcheck install
 
 all: deps
@@ -59,7 +64,7 @@ $(BUILD)/obj/%.o: bot/%.c bot/*.h | $(BUILD)/obj
 $(BUILD)/asan/%.o: bot/%.c bot/*.h | $(BUILD)/asan
 	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -c -o $@ $<
 
-$(BUILD)/obj $(BUILD)/asan $(BUILD)/fuzz:
+$(BUILD)/obj $(BUILD)/asan $(BUILD)/fuzz $(BUILD)/fuzzobj:
 	mkdir -p $@
 
 $(BUILD)/robotmail: $(LIB_OBJS) $(BUILD)/obj/main.o
@@ -74,9 +79,15 @@ $(BUILD)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS) tests/unit/*.h
 $(BUILD)/unit-tests-asan: $(UNIT_SRCS) $(ASAN_OBJS) tests/unit/*.h
 	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -iquote bot -o $@ $(UNIT_SRCS) $(ASAN_OBJS) $(PKG_LIBS) -lcmocka
 
-# libFuzzer targets: clang, sanitizers, our sources compiled in.
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) bot/*.h tests/fuzz/*.h | $(BUILD)/fuzz
-	$(CLANG) $(CFLAGS_COMMON) -Wno-unused-command-line-argument -O1 -fsanitize=fuzzer,address,undefined -iquote bot -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
+# libFuzzer targets: clang, sanitizers; our sources compiled once, instrumented.
+FUZZ_OBJS := $(patsubst bot/%.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS))
+FUZZ_CFLAGS = $(CFLAGS_COMMON) -Wno-unused-command-line-argument -O1 -g
+
+$(BUILD)/fuzzobj/%.o: bot/%.c bot/*.h | $(BUILD)/fuzzobj
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) tests/fuzz/*.h | $(BUILD)/fuzz
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -iquote bot -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS)
 
 fuzz-build: $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 

@@ -6,7 +6,7 @@
  * of one params item's {{value}}, so hostile values are rendered too.
  * Without the separator the whole input is the template.  It is rendered by
  * rm_template_render_text with no template directory (a partial is an
- * error) against fixed data that defines every name templates/*.txt use,
+ * error) against fixed data that defines every name the templates in templates/ use,
  * plus an empty string, an empty list and nested lists of maps.
  *
  * Checked: an error says something and appends nothing; a success renders

@@ -2,7 +2,10 @@
 """Write the seed corpora of the libFuzzer targets: tests/fuzz/corpus/<target>/.
 
 Deterministic (fixed mtimes, no owner names), small (the whole corpus stays
-well under 200 KB).  Run it again after changing it:
+well under 200 KB; each target's under 60 KB).  The fuzz_cgit_patch seeds
+include real cgit /patch/ answers: the test repository of
+tests/peers/make-test-repo.sh served by tests/peers/cgit.sh (Debian packages
+cgit and lighttpd); without them the previous real seeds are kept.  Run it again after changing it:
     python3 tests/fuzz/make-corpus.py [OUTDIR]     (default tests/fuzz/corpus)
 """
 import gzip
@@ -186,8 +189,224 @@ def valid_tree(runs=1):
     return mem
 
 
+# ------------------------------------------------------------ git web seeds
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+PEERS = os.path.join(TOP, "tests", "peers")
+FIXTURES = os.path.join(PEERS, "forge-fixtures")
+
+# make-test-repo.sh's commits (its SHAs are the same on every machine)
+S_LINK = "e5e1a8d3a28c98ac2743ad22197185fd9c4fc440"    # trailers, lore Link:
+S_IOMMU = "3d47c79463956a7bbf8cfa997664e7dcd7acf8f1"   # raw UTF-8 author
+S_MSGID = "73b35a7ca810591ceacc045a6219b93f82008fd8"   # patch.msgid.link
+S_MERGE = "3f6cfe9cfd438da7481cc3ab9f08a99188490fb8"   # the merge
+S_INIT = "84e39935160611a9a2d5791c335339ee6c6ce0c3"    # root commit, 9 files
+CGIT_SEEDS = [("cgit-link-trailers.patch", S_LINK), ("cgit-non-ascii-author.patch", S_IOMMU),
+              ("cgit-msgid-link.patch", S_MSGID), ("cgit-merge.patch", S_MERGE),
+              ("cgit-root-commit.patch", S_INIT)]
+
+
+def cgit_patches():
+    """Real cgit /patch/ answers: the test repo under tests/peers/cgit.sh.
+    Returns {name: bytes}, or None when cgit or lighttpd is not installed."""
+    import tempfile
+    import urllib.request
+    tmp = tempfile.mkdtemp(prefix="robotmail-corpus.")
+    cg = os.path.join(tmp, "cg")
+    try:
+        r = subprocess.run([os.path.join(PEERS, "make-test-repo.sh"), os.path.join(tmp, "repo")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if r.returncode:
+            sys.stderr.write("make-corpus: make-test-repo.sh failed: %s\n" % r.stderr.decode())
+            return None
+        r = subprocess.run([os.path.join(PEERS, "cgit.sh"), "start", cg, os.path.join(tmp, "repo")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if r.returncode:
+            sys.stderr.write("make-corpus: cgit.sh start failed: %s\n" % r.stderr.decode())
+            return None
+        base = r.stdout.decode().strip()
+        out = {}
+        for name, sha in CGIT_SEEDS:
+            with urllib.request.urlopen("%s/patch/?id=%s" % (base, sha), timeout=10) as resp:
+                out[name] = resp.read()
+        return out
+    finally:
+        subprocess.run([os.path.join(PEERS, "cgit.sh"), "stop", cg],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# hand-written cgit-style patches: RFC 2047 words folded over lines, CRLF
+PATCH_FOLDED = (
+    "From " + S_LINK + " Mon Sep 17 00:00:00 2001\n"
+    "From: =?UTF-8?q?J=C3=B6rg=20R=C3=B6del?= <joro@example.org>\n"
+    "Date: Sat, 11 Oct 2025 10:53:20 +0200\n"
+    "Subject: [PATCH] =?UTF-8?q?mm:=20avoid=20unnecessary=20lru=20drain=20for=20?=\n"
+    " =?UTF-8?q?wp=5Fcan=5Freuse=5Fanon=5Ffolio()=20=E2=80=94=20a=20long?=\n"
+    "\t=?ISO-8859-1?B?IHN1YmplY3Qg5GJlciB6d2VpIFplaWxlbg==?=\n"
+    "MIME-Version: 1.0\n"
+    "Content-Type: text/plain; charset=UTF-8\n"
+    "Content-Transfer-Encoding: 8bit\n"
+    "\n"
+    "Folded subject, encoded words in two charsets.\n"
+    "\n"
+    "Link: https://lore.kernel.org/all/20251014093512.12345-1-author%40example.org/\n"
+    "Signed-off-by: =?UTF-8?q?J=C3=B6rg?= <joro@example.org>\n"
+    "  continued trailer line\n"
+    "---\n"
+    " mm/memory.c | 1 +\n"
+    "\n"
+    "diff --git a/mm/memory.c b/mm/memory.c\n"
+    "--- a/mm/memory.c\n"
+    "+++ b/mm/memory.c\n"
+    "@@ -1 +1,2 @@\n"
+    "+x\n"
+    "diff --git a/old name b/new b/name\n"
+    "-- \n"
+    "cgit v1.2.3\n").encode()
+PATCH_CRLF = PATCH_FOLDED.replace(b"\n", b"\r\n")
+PATCH_ODD = (
+    b"From " + S_MERGE.upper().encode() + b"ffffffffffffffffffffffff Mon Sep 17 00:00:00 2001\n"
+    b"From: \"Weird, Name\" <a@b>, second@example.org\n"
+    b"Subject: =?utf-8?b?AAEC?= =?bogus?q?x?= =?utf-8?q?=FF=FE?= \xff\xfe raw\n"
+    b"Date: Mon, 31 Feb 1999 25:61:61 -9999\n"
+    b"\n"
+    b"Subject: not a header\n"
+    b"---\r\n"
+    b"diff --git a/x b/\n")
+
+
+def forge_seeds():
+    """(name, provider byte, path under forge-fixtures/)"""
+    return [("github-trailers", 0, "repos/test/linux/commits/" + S_LINK),
+            ("github-non-ascii", 0, "repos/test/linux/commits/" + S_IOMMU),
+            ("gitea-trailers", 1, "api/v1/repos/test/linux/git/commits/" + S_LINK),
+            ("gitea-merge", 1, "api/v1/repos/test/linux/git/commits/" + S_MERGE),
+            ("gitlab-trailers", 2, "api/v4/projects/42/repository/commits/" + S_LINK + "/index.json"),
+            ("gitlab-non-ascii", 2, "api/v4/projects/42/repository/commits/" + S_IOMMU + "/index.json")]
+
+
+# templates: the real ones lose their partials (rendered with no directory)
+TEMPLATE_TRICKY = {
+    "unclosed-section.txt": "{{#params}}\n\t{{key}}: {{value}}\n",
+    "brace-at-eof.txt": "commit: {{commit_sha}} {{",
+    "unclosed-tag.txt": "a {{commit_subject\n}",
+    "wrong-close.txt": "{{#details}}\n{{#rows}}\n{{/details}}\n{{/rows}}\n",
+    "close-nothing.txt": "x\n{{/params}}\n",
+    "nested-lists.txt": ("{{#details}}\n{{tbox_group}}:\n{{#rows}}\n  {{machine}} {{tbox_group}}"
+                         "{{#cells}}[{{value}}|{{machine}}]{{/cells}}\n{{/rows}}\n"
+                         "{{^rows}}  (no rows){{/rows}}\n{{/details}}\n{{^none}}none is empty{{/none}}\n"
+                         "{{#none}}never{{/none}}{{#empty}}never{{/empty}}{{^empty}}empty{{/empty}}\n"),
+    "standalone-crlf.txt": "a\r\n  {{#brackets}}  \r\n{{line}}\r\n\t{{/brackets}}\t\r\n{{! c }}\nend",
+    "comments-and-odd-tags.txt": ("{{! {{ nested }} }}\n{{!}}\n{{ commit_sha }}{{{commit_sha}}}\n"
+                                  "{{#}}{{/}}{{&x}}{{=<% %>=}}\n"),
+    "list-as-string.txt": "{{params}}\n",
+    "unknown-name.txt": "{{#params}}{{nosuch}}{{/params}}\n",
+    "partial.txt": "before\n{{> signature.txt}}\n{{>../etc/passwd}}\n",
+    "value-separator.txt": "[{{input}}]\n{{#params}}{{key}}={{value}};{{/params}}\n====\n{{#x}}{{input}}{{/x}}}}{{",
+    "deep.txt": "".join("{{#details}}{{#rows}}" for _ in range(20)) +
+                "{{machine}}" + "".join("{{/rows}}{{/details}}" for _ in range(20)) + "\n",
+}
+
+# configuration: every key config.c knows
+CONFIG_FULL = """# every key of config.c
+robot:
+  name: kernel test robot
+  address: oliver.sang@intel.com
+  cc: [oe-lkp@lists.linux.dev, lkp@intel.com]
+  cc_self: true
+  msgid_local: lkp
+  msgid_domain: intel.com
+  timezone: "+0800"
+links:
+  lore: https://lore.kernel.org/oe-lkp
+  archive: https://download.01.org/0day-ci/archive
+  patch_link: https://lore.kernel.org/all
+paths:
+  state_db: var/state.db
+  metrics: config/metrics.yaml
+  programs: config/lkp-programs.yaml
+  templates: templates
+gitweb:
+  connect_timeout: 5
+  timeout: 20
+  retries: 2
+  concurrency: 4
+  miss_ttl: 3600
+  max_wait: 60
+  on_failure: defer
+trees:
+  - name: linus
+    branch: master
+    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git
+    provider: cgit
+    api: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git
+    aliases: [linux-devel/devel-hourly, mainline]
+    mail_to: [torvalds@example.org]
+    mail_cc:
+      - linux-mm@kvack.org
+  - name: gh
+    branch: main
+    url: https://github.com/o/r
+    provider: github
+    api: https://api.github.com/repos/o/r
+    token_file: /run/secrets/github-token
+  - name: gt
+    branch: main
+    url: https://gitea.example/o/r
+    provider: gitea
+    api: https://gitea.example/api/v1/repos/o/r
+    token_env: GITEA_TOKEN
+  - name: gl
+    branch: main
+    url: https://gitlab.example/o/r
+    provider: gitlab
+    api: https://gitlab.example/api/v4/projects/42
+    mail_to: one@example.org
+  - name: local
+    branch: master
+    url: https://example.org/local.git
+    provider: local-git
+    api: /srv/git/linux
+  - name: noapi
+    branch: next
+    url: https://example.org/next.git
+"""
+
+CONFIG_BROKEN = {
+    "unknown-key.yaml": "gitweb:\n  timeuot: 5\n",
+    "bad-provider.yaml": "trees:\n  - name: x\n    branch: master\n    url: u\n    provider: svn\n    api: a\n",
+    "out-of-range.yaml": "gitweb:\n  concurrency: 65\n  retries: -1\n  timeout: 99999999999999999999\n",
+    "wrong-types.yaml": ("robot:\n  name: [a, b]\n  cc: {a: b}\n  cc_self: maybe\n  timezone: +08:00\n"
+                         "links: [x]\ngitweb: 5\n"),
+    "multi-line.yaml": 'robot:\n  name: "two\\nlines"\n  address: "nul\\0byte"\n',
+    "tree-missing-fields.yaml": "trees:\n  - name: x\n    provider: cgit\n  - ~\n",
+    "tree-duplicate.yaml": ("trees:\n  - {name: a, branch: m, url: u}\n  - {name: a, branch: m, url: v}\n"
+                            "  - {name: 'a/b', branch: 'x y', url: w}\n"),
+    "aliases-anchors.yaml": ("defaults: &d {name: a, branch: m, url: u}\n"
+                             "trees: &t\n  - *d\n  - *t\n"),
+    "not-a-mapping.yaml": "- robot\n- trees\n",
+    "bad-yaml.yaml": "robot: {name: [unclosed\n\ttab: x\n",
+    "empty.yaml": "",
+    "two-documents.yaml": "robot: {}\n---\nrobot: {}\n",
+    "flow-and-bools.yaml": ("robot: {cc_self: off, cc: ~, timezone: '-0000'}\n"
+                            "gitweb: {on_failure: send, miss_ttl: 0x10, max_wait: 0, retries: '3'}\n"),
+}
+
+
+def strip_partials(text):
+    return "".join(l for l in text.splitlines(True) if "{{>" not in l)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")
+    # the real cgit seeds survive a run on a machine without the cgit peer
+    keep_cgit = {}
+    old = os.path.join(out, "fuzz_cgit_patch")
+    for name, _ in CGIT_SEEDS:
+        if os.path.isfile(os.path.join(old, name)):
+            with open(os.path.join(old, name), "rb") as f:
+                keep_cgit[name] = f.read()
     if os.path.isdir(out):
         shutil.rmtree(out)
 
@@ -265,6 +484,49 @@ def main():
             else:
                 mem.append(("r/%s/%d/stats.json" % (c, r), data, "file"))
     put(out, "fuzz_tarball", "stats-only.tar.gz", tar_bytes(mem, "w:gz"))
+
+    # cgit /patch/ answers: real ones from the cgit peer, and hand-written ones
+    cg = os.path.join(out, "fuzz_cgit_patch")
+    real = cgit_patches()
+    if real is None:
+        sys.stderr.write("make-corpus: no cgit peer; keeping the previous real cgit seeds\n")
+        real = keep_cgit
+    for name, data in sorted(real.items()):
+        put(out, "fuzz_cgit_patch", name, data)
+    put(out, "fuzz_cgit_patch", "folded-rfc2047-subject.patch", PATCH_FOLDED)
+    put(out, "fuzz_cgit_patch", "crlf.patch", PATCH_CRLF)
+    put(out, "fuzz_cgit_patch", "odd-headers.patch", PATCH_ODD)
+
+    # forge JSON: the first byte picks the provider (0 GitHub, 1 Gitea, 2 GitLab)
+    for name, prov, path in forge_seeds():
+        with open(os.path.join(FIXTURES, path), "rb") as f:
+            put(out, "fuzz_forge_json", name + ".json", bytes([prov]) + f.read())
+    put(out, "fuzz_forge_json", "github-odd-types.json",
+        b'\x00{"sha": "' + S_LINK.encode() + b'", "commit": {"message": "s\\u0000ub\\n\\nLink: '
+        b'https://patch.msgid.link/%3Cx%40y%3E\\n", "author": [], "committer": {"name": 5}}, '
+        b'"parents": [{"sha": null}, "x"], "files": [{"filename": "a"}, {"filename": "a"}, 7]}')
+    put(out, "fuzz_forge_json", "gitlab-short-sha.json",
+        b'\x02{"id": "e5e1a8d3", "message": "x", "parent_ids": [1, "y"], "author_name": "a\\tb"}')
+    put(out, "fuzz_forge_json", "gitea-not-object.json", b'\x01["sha", "commit"]')
+
+    # templates
+    tdir = os.path.join(TOP, "templates")
+    for name in sorted(os.listdir(tdir)):
+        if name.endswith(".txt"):
+            with open(os.path.join(tdir, name), encoding="utf-8") as f:
+                put(out, "fuzz_template", name, strip_partials(f.read()))
+    for name, text in sorted(TEMPLATE_TRICKY.items()):
+        put(out, "fuzz_template", "tricky-" + name, text)
+
+    # configuration
+    put(out, "fuzz_config", "full.yaml", CONFIG_FULL)
+    for name, text in sorted(CONFIG_BROKEN.items()):
+        put(out, "fuzz_config", name, text)
+
+    for t in sorted(os.listdir(out)):
+        size = sum(os.path.getsize(os.path.join(out, t, f)) for f in os.listdir(os.path.join(out, t)))
+        if size >= 60 * 1024:
+            sys.exit("make-corpus: %s is %d bytes (limit 60 KB)" % (t, size))
 
     total = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(out) for f in fs)
     print("corpus: %d bytes in %s" % (total, out))
