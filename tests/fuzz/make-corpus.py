@@ -154,6 +154,8 @@ def put(outdir, target, name, data):
 def tar_bytes(members, mode="w"):
     """members: (name, data, kind) with kind file (data: bytes), symlink or
     hardlink (data: the link target)."""
+    if mode == "w:gz":  # tarfile would stamp the gzip header with the time
+        return gzip.compress(tar_bytes(members), compresslevel=9, mtime=0)
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode=mode, format=tarfile.GNU_FORMAT) as t:
         for name, data, kind in members:
