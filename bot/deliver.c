@@ -1,0 +1,320 @@
+/* deliver.c - see deliver.h. */
+#include "deliver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "strbuf.h"
+
+extern char **environ;
+
+enum kind { T_SMTP, T_MBOX, T_MAILDIR, T_SENDMAIL };
+
+struct rm_transport {
+	enum kind kind;
+	char *spec;
+	char *path;          /* mbox file, maildir, or the sendmail command line */
+	struct rm_smtp *smtp;
+	unsigned counter;
+};
+
+int rm_transport_open(struct rm_transport **tp, const char *spec, const struct rm_smtp_cfg *smtp,
+		      struct rm_error *err)
+{
+	struct rm_transport *t;
+
+	*tp = NULL;
+	if (!spec || !*spec)
+		return rm_error_set(err, RM_ERR_CONFIG, "delivery.transport: empty");
+	t = rm_xcalloc(1, sizeof(*t));
+	t->spec = rm_xstrdup(spec);
+	if (!strncmp(spec, "smtp://", 7) || !strncmp(spec, "smtps://", 8)) {
+		struct rm_smtp_cfg c = *smtp;
+
+		t->kind = T_SMTP;
+		c.url = t->spec;
+		t->smtp = rm_smtp_new(&c);
+	} else if (!strncmp(spec, "mbox:", 5) && spec[5]) {
+		t->kind = T_MBOX;
+		t->path = rm_xstrdup(spec + 5);
+	} else if (!strncmp(spec, "maildir:", 8) && spec[8]) {
+		t->kind = T_MAILDIR;
+		t->path = rm_xstrdup(spec + 8);
+	} else if (!strncmp(spec, "sendmail:", 9) && spec[9]) {
+		t->kind = T_SENDMAIL;
+		t->path = rm_xstrdup(spec + 9);
+	} else {
+		rm_transport_free(t);
+		return rm_error_set(err, RM_ERR_CONFIG,
+				    "delivery.transport: '%s': expected smtp://HOST:PORT, smtps://HOST:PORT, mbox:PATH, maildir:PATH or sendmail:COMMAND",
+				    spec);
+	}
+	*tp = t;
+	return 0;
+}
+
+void rm_transport_free(struct rm_transport *t)
+{
+	if (!t)
+		return;
+	rm_smtp_free(t->smtp);
+	free(t->spec);
+	free(t->path);
+	free(t);
+}
+
+const char *rm_transport_spec(const struct rm_transport *t)
+{
+	return t->spec;
+}
+
+static void accept_all(struct rm_rcpt_result *res, char *const *rcpts, size_t n, int code,
+		       const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		res[i].rcpt = rcpts[i];
+		res[i].code = code;
+		res[i].text = text;
+	}
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* CRLF bytes as LF text; mboxrd quoting of /^>*From / when `mboxrd`. */
+static void to_lf(struct rm_sb *out, const char *b, size_t len, int mboxrd)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *eol = memchr(b + i, '\n', len - i);
+		size_t l = eol ? (size_t)(eol - (b + i)) : len - i;
+		size_t k = 0;
+
+		if (l && b[i + l - 1] == '\r')
+			l--;
+		while (k < l && b[i + k] == '>')
+			k++;
+		if (mboxrd && l - k >= 5 && !memcmp(b + i + k, "From ", 5))
+			rm_sb_addc(out, '>');
+		rm_sb_add(out, b + i, l);
+		rm_sb_addc(out, '\n');
+		i += (eol ? (size_t)(eol - (b + i)) + 1 : len - i);
+	}
+}
+
+static int deliver_mbox(struct rm_transport *t, const char *from, const char *bytes, size_t len,
+			char *error, size_t errlen)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	struct flock fl;
+	char date[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	int fd, rc = 0;
+
+	fd = open(t->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(error, errlen, "cannot open mbox '%s': %s", t->path, strerror(errno));
+		return -1;
+	}
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, F_SETLKW, &fl)) {
+		snprintf(error, errlen, "cannot lock mbox '%s': %s", t->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", &tm);
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "From %s %s\n", from, date);
+	to_lf(&sb, bytes, len, 1);
+	rm_sb_addc(&sb, '\n');
+	if (write_all(fd, sb.buf, sb.len) || fsync(fd)) {
+		snprintf(error, errlen, "cannot write mbox '%s': %s", t->path, strerror(errno));
+		rc = -1;
+	}
+	rm_sb_release(&sb);
+	close(fd); /* releases the lock */
+	return rc;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char *p = rm_xstrdup(dir), *s;
+
+	for (s = p + 1; *s; s++) {
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(p, 0700) && errno != EEXIST) {
+				free(p);
+				return -1;
+			}
+			*s = '/';
+		}
+	}
+	if (mkdir(p, 0700) && errno != EEXIST) {
+		free(p);
+		return -1;
+	}
+	free(p);
+	return 0;
+}
+
+static int deliver_maildir(struct rm_transport *t, const char *bytes, size_t len, char *error,
+			   size_t errlen)
+{
+	static const char *const sub[] = { "tmp", "new", "cur" };
+	struct rm_sb name = RM_SB_INIT, tmp = RM_SB_INIT, dst = RM_SB_INIT, body = RM_SB_INIT;
+	char host[64] = "localhost";
+	struct timespec ts;
+	size_t i;
+	int fd, rc = -1;
+
+	for (i = 0; i < 3; i++) {
+		struct rm_sb d = RM_SB_INIT;
+
+		rm_sb_init(&d);
+		rm_sb_addf(&d, "%s/%s", t->path, sub[i]);
+		if (mkdir_p(d.buf)) {
+			snprintf(error, errlen, "cannot create maildir '%s': %s", d.buf, strerror(errno));
+			rm_sb_release(&d);
+			return -1;
+		}
+		rm_sb_release(&d);
+	}
+	gethostname(host, sizeof(host) - 1);
+	host[strcspn(host, "/:")] = '\0';
+	clock_gettime(CLOCK_REALTIME, &ts);
+	rm_sb_init(&name);
+	rm_sb_addf(&name, "%lld.M%ldP%dQ%u.%s", (long long)ts.tv_sec, ts.tv_nsec / 1000, (int)getpid(),
+		   ++t->counter, host);
+	rm_sb_init(&tmp);
+	rm_sb_addf(&tmp, "%s/tmp/%s", t->path, name.buf);
+	rm_sb_init(&dst);
+	rm_sb_addf(&dst, "%s/new/%s", t->path, name.buf);
+	rm_sb_init(&body);
+	to_lf(&body, bytes, len, 0);
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(error, errlen, "cannot create '%s': %s", tmp.buf, strerror(errno));
+	} else if (write_all(fd, body.buf, body.len) || fsync(fd)) {
+		snprintf(error, errlen, "cannot write '%s': %s", tmp.buf, strerror(errno));
+		close(fd);
+		unlink(tmp.buf);
+	} else if (close(fd) || rename(tmp.buf, dst.buf)) {
+		snprintf(error, errlen, "cannot deliver '%s': %s", dst.buf, strerror(errno));
+		unlink(tmp.buf);
+	} else {
+		rc = 0;
+	}
+	rm_sb_release(&name);
+	rm_sb_release(&tmp);
+	rm_sb_release(&dst);
+	rm_sb_release(&body);
+	return rc;
+}
+
+/* Run the sendmail command (split at blanks, no shell) with the message on
+ * its standard input. Returns its exit status, or -1. */
+static int deliver_sendmail(struct rm_transport *t, const char *bytes, size_t len, char *error,
+			    size_t errlen)
+{
+	char *cmd = rm_xstrdup(t->path), *argv[32], *save = NULL, *tok;
+	int argc = 0, pipefd[2], status = 0;
+	posix_spawn_file_actions_t fa;
+	struct rm_sb body = RM_SB_INIT;
+	pid_t pid;
+
+	for (tok = strtok_r(cmd, " \t", &save); tok && argc < 31; tok = strtok_r(NULL, " \t", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	if (!argc || pipe(pipefd)) {
+		snprintf(error, errlen, "sendmail: cannot start '%s'", t->path);
+		free(cmd);
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[0], 0);
+	posix_spawn_file_actions_addclose(&fa, pipefd[0]);
+	posix_spawn_file_actions_addclose(&fa, pipefd[1]);
+	if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ)) {
+		snprintf(error, errlen, "sendmail: cannot run '%s': %s", argv[0], strerror(errno));
+		posix_spawn_file_actions_destroy(&fa);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		free(cmd);
+		return -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[0]);
+	rm_sb_init(&body);
+	to_lf(&body, bytes, len, 0);
+	if (write_all(pipefd[1], body.buf, body.len))
+		snprintf(error, errlen, "sendmail: '%s' did not read the message", argv[0]);
+	close(pipefd[1]);
+	rm_sb_release(&body);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	free(cmd);
+	if (!WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+int rm_transport_send(struct rm_transport *t, const char *from, char *const *rcpts, size_t n,
+		      const char *bytes, size_t len, struct rm_rcpt_result *res, char *error,
+		      size_t errlen)
+{
+	int rc;
+
+	error[0] = '\0';
+	switch (t->kind) {
+	case T_SMTP:
+		return rm_smtp_send(t->smtp, from, rcpts, n, bytes, len, res, error, errlen);
+	case T_MBOX:
+		rc = deliver_mbox(t, from, bytes, len, error, errlen);
+		accept_all(res, rcpts, n, rc ? 451 : 250, rc ? error : "written to the mbox");
+		return rc;
+	case T_MAILDIR:
+		rc = deliver_maildir(t, bytes, len, error, errlen);
+		accept_all(res, rcpts, n, rc ? 451 : 250, rc ? error : "written to the maildir");
+		return rc;
+	case T_SENDMAIL:
+		rc = deliver_sendmail(t, bytes, len, error, errlen);
+		if (rc == 0) {
+			accept_all(res, rcpts, n, 250, "accepted by sendmail");
+			return 0;
+		}
+		if (!error[0])
+			snprintf(error, errlen, "sendmail: '%s' exited %d", t->path, rc);
+		accept_all(res, rcpts, n, rc == 75 || rc < 0 ? 451 : 554, error);
+		return -1;
+	}
+	return -1;
+}

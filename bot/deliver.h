@@ -1,0 +1,38 @@
+/*
+ * deliver.h - where messages go: the transports behind one interface.
+ *
+ * Owns: choosing a transport from its specification and delivering one
+ * message through it:
+ *   smtp://HOST:PORT, smtps://HOST:PORT   (smtp.c; STARTTLS, AUTH, certificates)
+ *   mbox:PATH        append, mboxrd-quoted, under an fcntl lock, fsync'd
+ *   maildir:PATH     tmp/ then rename into new/, fsync'd
+ *   sendmail:COMMAND [ARGS]  the message on the command's standard input;
+ *                    exit 0 accepted, 75 try later, anything else refused
+ * File transports accept every recipient at once (code 250); they write
+ * LF line ends, as mail readers expect of local files.
+ *
+ * Must not: decide what is due or record results (the caller and outbox.c do).
+ */
+#ifndef RM_DELIVER_H
+#define RM_DELIVER_H
+
+#include "error.h"
+#include "outbox.h"
+#include "smtp.h"
+
+struct rm_transport;
+
+/* Open a transport; smtp holds the SMTP settings used for smtp(s):// (its
+ * url is replaced by spec).  Caller frees with rm_transport_free(). */
+int rm_transport_open(struct rm_transport **t, const char *spec, const struct rm_smtp_cfg *smtp,
+		      struct rm_error *err);
+void rm_transport_free(struct rm_transport *t);
+const char *rm_transport_spec(const struct rm_transport *t);
+
+/* Deliver; res[i] for rcpts[i] as in rm_smtp_send().  Returns 0, or -1 with
+ * `error` set when the attempt failed as a whole. */
+int rm_transport_send(struct rm_transport *t, const char *from, char *const *rcpts, size_t n,
+		      const char *bytes, size_t len, struct rm_rcpt_result *res, char *error,
+		      size_t errlen);
+
+#endif
