@@ -1,7 +1,12 @@
 /* cli.c - see cli.h. */
 #include "cli.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <sys/file.h>
+#include <dirent.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +14,7 @@
 
 #include "archive.h"
 #include "config.h"
+#include "deliver.h"
 #include "fileutil.h"
 #include "gitweb.h"
 #include "message.h"
@@ -804,6 +810,559 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 	if (b.failed)
 		rc = 1;
 	batch_free(&b);
+	env_close(&e);
+	return rc;
+}
+
+/* ================================================================ run */
+
+struct run_stats {
+	int archives, reports, queued, duplicates, held, sent, retried, failed_msgs;
+	int bad_archives, deferred;
+};
+
+static int move_into(const char *path, const char *dir, struct rm_error *err)
+{
+	const char *base = strrchr(path, '/');
+	char *dst;
+	int rc = 0;
+
+	base = base ? base + 1 : path;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return rm_error_set(err, RM_ERR_TEMP, "cannot create '%s': %s", dir, strerror(errno));
+	dst = rm_path_join(dir, base);
+	if (rename(path, dst))
+		rc = rm_error_set(err, RM_ERR_TEMP, "cannot move '%s' to '%s': %s", path, dst,
+				  strerror(errno));
+	free(dst);
+	return rc;
+}
+
+static int cmp_cstr2(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Finished archives in the inbox: a "<name>.done" marker beside it, or not
+ * modified for `settle` seconds.  Hidden entries and markers are skipped. */
+static char **scan_inbox(const struct rm_config *cfg, time_t now, size_t *n, int verbose)
+{
+	DIR *d = opendir(cfg->inbox);
+	struct dirent *de;
+	char **v = NULL;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *p, *marker;
+		size_t l = strlen(de->d_name);
+		bool done;
+
+		if (de->d_name[0] == '.' || (l > 5 && !strcmp(de->d_name + l - 5, ".done")))
+			continue;
+		p = rm_path_join(cfg->inbox, de->d_name);
+		marker = rm_xmalloc(strlen(p) + 6);
+		sprintf(marker, "%s.done", p);
+		done = !access(marker, F_OK);
+		free(marker);
+		if (lstat(p, &st) || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+			free(p);
+			continue;
+		}
+		if (!done && now - st.st_mtime < cfg->settle) {
+			if (verbose)
+				fprintf(stderr, "robotmail: '%s' may still be written; later\n", p);
+			free(p);
+			continue;
+		}
+		v = rm_xrealloc(v, (*n + 1) * sizeof(char *));
+		v[(*n)++] = p;
+	}
+	closedir(d);
+	rm_sort(v, *n, sizeof(char *), cmp_cstr2);
+	return v;
+}
+
+static char *read_secret(const struct rm_config *cfg)
+{
+	if (cfg->password_env && getenv(cfg->password_env))
+		return rm_xstrdup(getenv(cfg->password_env));
+	if (cfg->password_file) {
+		char *buf;
+		size_t len;
+		struct rm_error e;
+
+		if (!rm_read_file(cfg->password_file, 4096, &buf, &len, &e)) {
+			buf[strcspn(buf, "\r\n")] = '\0';
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* Write the reproduction materials of a report (job.yaml, job-script,
+ * reproduce) into <dir>/<YYYYMMDD>/<msgid>/, ready to publish. */
+static void write_materials(const char *dir, const struct rm_archive *a, const struct rm_report *r,
+			    int verbose)
+{
+	static const char *const files[][2] = { { "job.yaml", "job.yaml" },
+						{ "job.sh", "job-script" },
+						{ "reproduce.sh", "reproduce" } };
+	const struct rm_result_root *head = r->tests[0].head;
+	char day[9], *d1, *d2, run[16];
+	size_t i;
+
+	if (!dir)
+		return;
+	snprintf(day, sizeof(day), "%.8s", r->message_id);
+	d1 = rm_path_join(dir, day);
+	d2 = rm_path_join(d1, r->message_id);
+	mkdir(dir, 0755);
+	mkdir(d1, 0755);
+	mkdir(d2, 0755);
+	snprintf(run, sizeof(run), "%d", head->runs[0]);
+	for (i = 0; i < 3; i++) {
+		char *rd = rm_path_join(head->path, run), *src = rm_path_join(rd, files[i][0]);
+		size_t len;
+		const char *data = rm_archive_file(a, src, &len);
+
+		if (data) {
+			char *dst = rm_path_join(d2, files[i][1]);
+			FILE *f = fopen(dst, "w");
+
+			if (!f || fwrite(data, 1, len, f) != len || fclose(f))
+				fprintf(stderr, "robotmail: warning: cannot write '%s'\n", dst);
+			else if (verbose)
+				fprintf(stderr, "robotmail: wrote %s\n", dst);
+			free(dst);
+		}
+		free(rd);
+		free(src);
+	}
+	free(d1);
+	free(d2);
+}
+
+static bool tree_held(const struct rm_config *cfg, const char *tree)
+{
+	size_t i;
+
+	for (i = 0; tree && i < cfg->hold.n; i++)
+		if (!strcmp(cfg->hold.v[i], tree))
+			return true;
+	return false;
+}
+
+/* Deliver what is due.  Returns 0, or 75 when some delivery must be retried. */
+static int deliver_due(struct env *e, time_t now, int verbose, struct run_stats *st,
+		       struct rm_error *err)
+{
+	struct rm_smtp_cfg sc;
+	struct rm_transport *t = NULL;
+	struct rm_outbox_msg *msgs = NULL;
+	size_t n = 0, i, limit = (size_t)e->cfg.batch;
+	char *password;
+	int rc = 0;
+
+	if (e->cfg.emergency_stop && !access(e->cfg.emergency_stop, F_OK)) {
+		fprintf(stderr, "robotmail: emergency stop '%s' is present: nothing is delivered\n",
+			e->cfg.emergency_stop);
+		return 0;
+	}
+	if (e->cfg.hourly_cap) {
+		long sent;
+
+		if (rm_outbox_sent_since(e->ob, now - 3600, &sent, err))
+			return -1;
+		if (sent >= e->cfg.hourly_cap) {
+			if (verbose)
+				fprintf(stderr, "robotmail: hourly cap of %ld reached; the rest waits\n",
+					e->cfg.hourly_cap);
+			return 0;
+		}
+		if ((size_t)(e->cfg.hourly_cap - sent) < limit)
+			limit = (size_t)(e->cfg.hourly_cap - sent);
+	}
+	if (rm_outbox_claim_due(e->ob, now, limit, &msgs, &n, err))
+		return -1;
+	if (!n)
+		return 0;
+	password = read_secret(&e->cfg);
+	memset(&sc, 0, sizeof(sc));
+	sc.starttls = e->cfg.starttls;
+	sc.verify = e->cfg.tls_verify;
+	sc.ca_file = e->cfg.ca_file;
+	sc.user = e->cfg.smtp_user;
+	sc.password = password;
+	sc.helo = e->cfg.helo;
+	sc.connect_timeout = e->cfg.smtp_connect_timeout;
+	sc.timeout = e->cfg.smtp_timeout;
+	if (rm_transport_open(&t, e->cfg.transport, &sc, err)) {
+		/* nothing was attempted: put the claimed messages back */
+		rm_outbox_recover(e->ob, err);
+		rm_outbox_msgs_free(msgs, n);
+		free(password);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct rm_outbox_msg *m = &msgs[i];
+		struct rm_rcpt_result *res = rm_xcalloc(m->nrcpts + 1, sizeof(*res));
+		char error[1024];
+		long long shift = m->attempts < 16 ? m->attempts : 16;
+		time_t retry = now + (time_t)((long long)e->cfg.backoff << shift);
+		bool give_up = now - m->created_at >= e->cfg.max_age;
+		size_t k, pending = 0;
+
+		if (retry - now > 86400)
+			retry = now + 86400;
+		rm_transport_send(t, m->mail_from, m->rcpts, m->nrcpts, m->bytes, m->len, res, error,
+				  sizeof(error));
+		for (k = 0; k < m->nrcpts; k++) {
+			if (res[k].code >= 500 && verbose)
+				fprintf(stderr, "robotmail: %s: <%s> refused: %s\n", m->message_id,
+					res[k].rcpt, res[k].text ? res[k].text : "");
+			pending += res[k].code < 200 || (res[k].code >= 400 && res[k].code < 500);
+		}
+		if (rm_outbox_record(e->ob, m->id, res, m->nrcpts, error[0] ? error : NULL, now, retry,
+				     give_up, err)) {
+			free(res);
+			rc = -1;
+			break;
+		}
+		free(res);
+		if (!pending) {
+			st->sent++;
+			if (verbose)
+				fprintf(stderr, "robotmail: sent %s via %s\n", m->message_id,
+					rm_transport_spec(t));
+		} else if (give_up) {
+			st->failed_msgs++;
+			fprintf(stderr, "robotmail: %s: failed after %d attempts: %s\n", m->message_id,
+				m->attempts + 1, error[0] ? error : "recipients kept deferring");
+		} else {
+			st->retried++;
+			rc = rc ? rc : 75;
+			if (verbose)
+				fprintf(stderr, "robotmail: %s: %zu recipient(s) deferred: %s\n",
+					m->message_id, pending, error[0] ? error : "4xx reply");
+		}
+	}
+	rm_transport_free(t);
+	rm_outbox_msgs_free(msgs, n);
+	if (password) {
+		memset(password, 0, strlen(password));
+		free(password);
+	}
+	return rc;
+}
+
+int rm_cmd_run(int argc, char **argv, struct rm_error *err)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "once", required_argument, NULL, 'o' },
+		{ "now", required_argument, NULL, 'N' },
+		{ "to", required_argument, NULL, 't' },
+		{ "materials", required_argument, NULL, 'm' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL, *once = NULL, *to = NULL, *materials = NULL;
+	time_t now = time(NULL);
+	struct run_stats st;
+	struct env e;
+	struct batch b;
+	char **paths = NULL, *lockpath;
+	size_t npaths = 0, i;
+	int c, verbose = 0, rc = 0, lockfd;
+
+	memset(&st, 0, sizeof(st));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "c:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			config = optarg;
+			break;
+		case 'o':
+			once = optarg;
+			break;
+		case 'm':
+			materials = optarg;
+			break;
+		case 'N':
+			now = (time_t)strtoll(optarg, NULL, 10);
+			break;
+		case 't':
+			to = optarg;
+			if (!rm_address_valid(to))
+				return rm_error_set(err, RM_ERR_USAGE, "--to: '%s' is not an address", to), 2;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			rm_usage(0);
+			return 0;
+		default:
+			return rm_error_set(err, RM_ERR_USAGE, "run: unknown option or missing value: '%s'",
+					    argv[optind - 1]), 2;
+		}
+	}
+	if (optind < argc)
+		return rm_error_set(err, RM_ERR_USAGE, "run: unexpected argument '%s'", argv[optind]), 2;
+	if (env_open(&e, config, NULL, NULL, true, false, err)) {
+		env_close(&e);
+		return rm_error_exit_code(err->kind);
+	}
+	/* one run at a time: the lock beside the state database */
+	lockpath = rm_xmalloc(strlen(e.cfg.state_db) + 6);
+	sprintf(lockpath, "%s.lock", e.cfg.state_db);
+	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lockfd < 0) {
+		rm_error_set(err, RM_ERR_TEMP, "cannot open the lock '%s': %s", lockpath, strerror(errno));
+		free(lockpath);
+		env_close(&e);
+		return 75;
+	}
+	if (flock(lockfd, LOCK_EX | LOCK_NB)) {
+		fprintf(stderr, "robotmail: another run is active (lock '%s'); nothing to do\n", lockpath);
+		close(lockfd);
+		free(lockpath);
+		env_close(&e);
+		return 0;
+	}
+	free(lockpath);
+	if (rm_outbox_open(&e.ob, e.cfg.state_db, RM_OUTBOX_READWRITE, err)) {
+		close(lockfd);
+		env_close(&e);
+		return rm_error_exit_code(err->kind);
+	}
+	e.cctx.ob = e.ob;
+	e.cctx.miss_ttl = e.cfg.miss_ttl;
+	e.cache.ctx = &e.cctx;
+	e.cache.get = cache_get;
+	e.cache.put = cache_put;
+	{
+		int back = rm_outbox_recover(e.ob, err);
+
+		if (back < 0)
+			goto out_err;
+		if (back > 0)
+			fprintf(stderr, "robotmail: %d message(s) of an interrupted run queued again\n", back);
+	}
+	if (once) {
+		paths = rm_xcalloc(1, sizeof(char *));
+		paths[0] = rm_xstrdup(once);
+		npaths = 1;
+	} else {
+		paths = scan_inbox(&e.cfg, now, &npaths, verbose);
+	}
+	if (build_batch(&e, paths, npaths, now, verbose, &b, err)) {
+		batch_free(&b);
+		goto out_err;
+	}
+	st.archives = (int)b.narchives;
+	st.bad_archives = b.failed;
+	{
+		/* per archive: queue its reports; done when all are queued */
+		int *deferred = rm_xcalloc(b.narchives + 1, sizeof(int));
+		int *errors = rm_xcalloc(b.narchives + 1, sizeof(int));
+
+		for (i = 0; i < b.nreports; i++) {
+			struct rm_report *r = &b.reports[i];
+			size_t ai = b.report_archive[i];
+			struct rm_recipients rcp;
+			struct rm_outbox_msg m;
+			struct rm_error me;
+			char *bytes = NULL;
+			size_t len = 0, k;
+			int q;
+			bool seen;
+
+			st.reports++;
+			r->date_sent = now;
+			if (rm_outbox_report_seen(e.ob, r->dedupe_key ? r->dedupe_key : "", &seen, err))
+				goto out_batch;
+			if (seen) {
+				st.duplicates++;
+				if (verbose)
+					fprintf(stderr, "robotmail: %s: already reported\n", r->subject);
+				continue;
+			}
+			if (r->hold_reason) {
+				st.deferred++;
+				deferred[ai] = 1;
+				fprintf(stderr, "robotmail: '%s': report deferred: %s\n",
+					b.archives[ai].source, r->hold_reason);
+				continue;
+			}
+			rm_error_clear(&me);
+			if (report_message(&e, r, to, &rcp, &bytes, &len, &me)) {
+				fprintf(stderr, "robotmail: error: '%s': %s\n", b.archives[ai].source, me.msg);
+				rm_recipients_free(&rcp);
+				errors[ai] = 1;
+				continue;
+			}
+			memset(&m, 0, sizeof(m));
+			m.message_id = r->message_id;
+			m.dedupe_key = r->dedupe_key;
+			m.tree = r->tree_name;
+			m.subject = r->subject;
+			m.mail_from = e.cfg.robot_address;
+			m.rcpts = rm_xcalloc(rcp.nto + rcp.ncc + 1, sizeof(char *));
+			for (k = 0; k < rcp.nto; k++)
+				m.rcpts[m.nrcpts++] = rcp.to[k].addr;
+			for (k = 0; k < rcp.ncc; k++)
+				m.rcpts[m.nrcpts++] = rcp.cc[k].addr;
+			m.bytes = bytes;
+			m.len = len;
+			m.state = tree_held(&e.cfg, r->tree_name) ? RM_MSG_HELD : RM_MSG_QUEUED;
+			q = rm_outbox_enqueue(e.ob, &m, now, err);
+			free(m.rcpts);
+			free(bytes);
+			rm_recipients_free(&rcp);
+			if (q < 0)
+				goto out_batch;
+			if (q == 0) {
+				st.duplicates++;
+				continue;
+			}
+			st.queued++;
+			if (m.state == RM_MSG_HELD)
+				st.held++;
+			write_materials(materials, &b.archives[ai], r, verbose);
+			if (verbose)
+				fprintf(stderr, "robotmail: queued %s%s: %s\n", r->message_id,
+					m.state == RM_MSG_HELD ? " (held)" : "", r->subject);
+		}
+		if (!once) {
+			for (i = 0; i < b.narchives; i++) {
+				struct rm_error me;
+
+				if (deferred[i])
+					continue; /* stays in the inbox for the next run */
+				if (move_into(b.archives[i].source,
+					      errors[i] ? e.cfg.failed_dir : e.cfg.done_dir, &me))
+					fprintf(stderr, "robotmail: warning: %s\n", me.msg);
+			}
+			/* archives that could not be read at all */
+			for (i = 0; i < npaths; i++) {
+				size_t k;
+				bool opened = false;
+				struct rm_error me;
+
+				for (k = 0; k < b.narchives; k++)
+					opened |= !strcmp(b.archives[k].source, paths[i]);
+				if (!opened && !access(paths[i], F_OK) &&
+				    move_into(paths[i], e.cfg.failed_dir, &me))
+					fprintf(stderr, "robotmail: warning: %s\n", me.msg);
+			}
+		}
+		free(deferred);
+		free(errors);
+	}
+	rc = deliver_due(&e, now, verbose, &st, err);
+	if (rc < 0)
+		goto out_batch;
+	if (st.deferred && !rc)
+		rc = 75;
+	if (st.bad_archives)
+		rc = 1;
+	if (verbose)
+		fprintf(stderr,
+			"robotmail: %d archive(s), %d report(s): %d queued (%d held), %d already reported,"
+			" %d deferred; %d sent, %d to retry, %d failed\n",
+			st.archives, st.reports, st.queued, st.held, st.duplicates, st.deferred, st.sent,
+			st.retried, st.failed_msgs);
+	batch_free(&b);
+	for (i = 0; i < npaths; i++)
+		free(paths[i]);
+	free(paths);
+	env_close(&e);
+	close(lockfd);
+	return rc;
+out_batch:
+	batch_free(&b);
+out_err:
+	for (i = 0; i < npaths; i++)
+		free(paths[i]);
+	free(paths);
+	env_close(&e);
+	close(lockfd);
+	return rm_error_exit_code(err->kind);
+}
+
+int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
+{
+	const char *config = NULL;
+	struct env e;
+	int i = 1, rc = 0;
+
+	if (i + 1 < argc && (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config"))) {
+		config = argv[i + 1];
+		i += 2;
+	}
+	if (i >= argc)
+		return rm_error_set(err, RM_ERR_USAGE, "queue: expected list, show ID, retry ID, drop ID, hold ID or release ID"), 2;
+	if (env_open(&e, config, NULL, NULL, false, false, err) ||
+	    rm_outbox_open(&e.ob, e.cfg.state_db, RM_OUTBOX_READWRITE, err)) {
+		env_close(&e);
+		return rm_error_exit_code(err->kind);
+	}
+	if (!strcmp(argv[i], "list")) {
+		struct rm_outbox_msg *v;
+		size_t n, k;
+
+		if (rm_outbox_list(e.ob, &v, &n, err)) {
+			rc = rm_error_exit_code(err->kind);
+		} else {
+			for (k = 0; k < n; k++)
+				printf("%lld\t%s\t%d\t<%s>\t%s%s%s\n", v[k].id, rm_msg_state_name(v[k].state),
+				       v[k].attempts, v[k].message_id, v[k].subject ? v[k].subject : "",
+				       v[k].last_error ? "\t" : "", v[k].last_error ? v[k].last_error : "");
+			rm_outbox_msgs_free(v, n);
+		}
+	} else if (!strcmp(argv[i], "show") && i + 1 < argc) {
+		struct rm_outbox_msg m;
+		int found = rm_outbox_get(e.ob, argv[i + 1], &m, err);
+
+		if (found < 0) {
+			rc = rm_error_exit_code(err->kind);
+		} else if (!found) {
+			rm_error_set(err, RM_ERR_USAGE, "queue: no message '%s'", argv[i + 1]);
+			rc = 1;
+		} else {
+			size_t k;
+
+			printf("id: %lld\nstate: %s\nattempts: %d\n", m.id, rm_msg_state_name(m.state), m.attempts);
+			for (k = 0; k < m.nrcpts; k++)
+				printf("pending: %s\n", m.rcpts[k]);
+			if (m.last_error)
+				printf("last-error: %s\n", m.last_error);
+			printf("\n");
+			m.len = rm_crlf_to_lf(m.bytes, m.len);
+			fwrite(m.bytes, 1, m.len, stdout);
+			rm_outbox_msg_free(&m);
+		}
+	} else if (i + 1 < argc && (!strcmp(argv[i], "retry") || !strcmp(argv[i], "drop") ||
+				    !strcmp(argv[i], "hold") || !strcmp(argv[i], "release"))) {
+		int changed = rm_outbox_set_state(e.ob, argv[i + 1], argv[i], time(NULL), err);
+
+		if (changed < 0) {
+			rc = rm_error_exit_code(err->kind);
+		} else if (!changed) {
+			rm_error_set(err, RM_ERR_USAGE, "queue %s: no message '%s' in a state that allows it",
+				     argv[i], argv[i + 1]);
+			rc = 1;
+		}
+	} else {
+		rm_error_set(err, RM_ERR_USAGE, "queue: unknown action '%s'", argv[i]);
+		rc = 2;
+	}
 	env_close(&e);
 	return rc;
 }

@@ -14,6 +14,9 @@
 /* Each returns the process exit code; on failure err holds the message. */
 int rm_cmd_compare(int argc, char **argv, struct rm_error *err);
 int rm_cmd_commit(int argc, char **argv, struct rm_error *err);
+/* robotmail run: the cron entry.  robotmail queue ...: operate the outbox. */
+int rm_cmd_run(int argc, char **argv, struct rm_error *err);
+int rm_cmd_queue(int argc, char **argv, struct rm_error *err);
 /* robotmail --dry-run [options] ARCHIVE...: print what would be sent. */
 int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err);
 

@@ -51,6 +51,20 @@ static void defaults(struct rm_config *c)
 	c->miss_ttl = 3600;
 	c->max_wait = 60;
 	c->defer_on_failure = true;
+	set_str(&c->inbox, "var/inbox");
+	set_str(&c->done_dir, "var/done");
+	set_str(&c->failed_dir, "var/failed");
+	c->settle = 60;
+	set_str(&c->transport, "smtp://127.0.0.1:25");
+	c->starttls = false;
+	c->tls_verify = true;
+	c->smtp_connect_timeout = 10;
+	c->smtp_timeout = 60;
+	c->max_age = 2 * 86400;
+	c->backoff = 300;
+	c->batch = 500;
+	c->hourly_cap = 0;
+	set_str(&c->emergency_stop, "var/STOP");
 }
 
 static void free_list(struct rm_strlist *l);
@@ -240,6 +254,14 @@ static int paths_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, 
 		return get_str(x, v, "paths.programs", &c->programs);
 	if (!strcmp(key, "templates"))
 		return get_str(x, v, "paths.templates", &c->templates);
+	if (!strcmp(key, "inbox"))
+		return get_str(x, v, "paths.inbox", &c->inbox);
+	if (!strcmp(key, "done"))
+		return get_str(x, v, "paths.done", &c->done_dir);
+	if (!strcmp(key, "failed"))
+		return get_str(x, v, "paths.failed", &c->failed_dir);
+	if (!strcmp(key, "emergency_stop"))
+		return get_str(x, v, "paths.emergency_stop", &c->emergency_stop);
 	return unknown(x, k, "paths", key);
 }
 
@@ -268,6 +290,49 @@ static int gitweb_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v,
 		return 0;
 	}
 	return unknown(x, k, "gitweb", key);
+}
+
+static int delivery_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v,
+			yaml_node_t *k)
+{
+	struct rm_config *c = obj;
+
+	if (!strcmp(key, "transport"))
+		return get_str(x, v, "delivery.transport", &c->transport);
+	if (!strcmp(key, "starttls"))
+		return get_bool(x, v, "delivery.starttls", &c->starttls);
+	if (!strcmp(key, "verify"))
+		return get_bool(x, v, "delivery.verify", &c->tls_verify);
+	if (!strcmp(key, "ca_file"))
+		return get_str(x, v, "delivery.ca_file", &c->ca_file);
+	if (!strcmp(key, "user"))
+		return get_str(x, v, "delivery.user", &c->smtp_user);
+	if (!strcmp(key, "password_file"))
+		return get_str(x, v, "delivery.password_file", &c->password_file);
+	if (!strcmp(key, "password_env"))
+		return get_str(x, v, "delivery.password_env", &c->password_env);
+	if (!strcmp(key, "password"))
+		return fail(x, v, "delivery.password",
+			    "a password is never written in the configuration; use password_file or password_env");
+	if (!strcmp(key, "helo"))
+		return get_str(x, v, "delivery.helo", &c->helo);
+	if (!strcmp(key, "connect_timeout"))
+		return get_long(x, v, "delivery.connect_timeout", 1, 600, &c->smtp_connect_timeout);
+	if (!strcmp(key, "timeout"))
+		return get_long(x, v, "delivery.timeout", 1, 3600, &c->smtp_timeout);
+	if (!strcmp(key, "max_age"))
+		return get_long(x, v, "delivery.max_age", 0, 365L * 86400, &c->max_age);
+	if (!strcmp(key, "backoff"))
+		return get_long(x, v, "delivery.backoff", 0, 86400, &c->backoff);
+	if (!strcmp(key, "batch"))
+		return get_long(x, v, "delivery.batch", 1, 1000000, &c->batch);
+	if (!strcmp(key, "hourly_cap"))
+		return get_long(x, v, "delivery.hourly_cap", 0, 1000000, &c->hourly_cap);
+	if (!strcmp(key, "settle"))
+		return get_long(x, v, "delivery.settle", 0, 86400, &c->settle);
+	if (!strcmp(key, "hold"))
+		return get_list(x, v, "delivery.hold", &c->hold);
+	return unknown(x, k, "delivery", key);
 }
 
 static int tree_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, yaml_node_t *k)
@@ -366,6 +431,8 @@ static int top_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, ya
 		return each_key(x, v, "gitweb", c, gitweb_key);
 	if (!strcmp(key, "trees"))
 		return load_trees(x, c, v);
+	if (!strcmp(key, "delivery"))
+		return each_key(x, v, "delivery", c, delivery_key);
 	return unknown(x, k, "", key);
 }
 
@@ -425,6 +492,17 @@ void rm_config_free(struct rm_config *c)
 	free(c->programs);
 	free(c->templates);
 	free_list(&c->cc);
+	free(c->inbox);
+	free(c->done_dir);
+	free(c->failed_dir);
+	free(c->transport);
+	free(c->ca_file);
+	free(c->smtp_user);
+	free(c->password_file);
+	free(c->password_env);
+	free(c->helo);
+	free(c->emergency_stop);
+	free_list(&c->hold);
 	for (i = 0; i < c->ntrees; i++)
 		free_tree(&c->trees[i]);
 	free(c->trees);

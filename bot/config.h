@@ -80,6 +80,27 @@ struct rm_config {
 
 	struct rm_tree_cfg *trees;
 	size_t ntrees;
+
+	/* the cron run */
+	char *inbox, *done_dir, *failed_dir; /* archives: new, reported, refused */
+	long settle;           /* seconds a tarball must be unchanged to count as finished */
+
+	/* delivery */
+	char *transport;       /* smtp://, smtps://, mbox:, maildir:, sendmail: */
+	bool starttls;
+	bool tls_verify;
+	char *ca_file;
+	char *smtp_user;
+	char *password_file;   /* the SMTP password: a file ... */
+	char *password_env;    /* ... or an environment variable; never on the command line */
+	char *helo;
+	long smtp_connect_timeout, smtp_timeout;
+	long max_age;          /* seconds before a message that cannot be delivered fails */
+	long backoff;          /* first retry delay; doubles per attempt */
+	long batch;            /* messages delivered per run at most */
+	long hourly_cap;       /* messages sent per hour at most (0: no cap) */
+	char *emergency_stop;  /* when this file exists, nothing is delivered */
+	struct rm_strlist hold; /* trees whose reports wait for `queue release` */
 };
 
 /* Load `file` (NULL: embedded defaults only).  Relative paths in the file

@@ -47,6 +47,10 @@ int main(int argc, char **argv)
 		rc = rm_cmd_compare(argc - 1, argv + 1, &err);
 	} else if (!strcmp(argv[1], "dry-run")) {
 		rc = rm_cmd_dry_run(argc - 1, argv + 1, &err);
+	} else if (!strcmp(argv[1], "run")) {
+		rc = rm_cmd_run(argc - 1, argv + 1, &err);
+	} else if (!strcmp(argv[1], "queue")) {
+		rc = rm_cmd_queue(argc - 1, argv + 1, &err);
 	} else if (!strcmp(argv[1], "commit")) {
 		rc = rm_cmd_commit(argc - 1, argv + 1, &err);
 	} else {
