@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# run: `robotmail run` as cron runs it, with the file transports: inbox scan,
+# queue, delivery into a Maildir and an mbox, never twice, the lock, the
+# emergency stop, held trees, a sendmail that defers, unfinished and bad
+# archives, and the queue commands.
+ASAN_TOO=1
+. tests/lib.sh
+mk_tmp
+T=$TEST_TMP
+tests/peers/make-test-repo.sh "$T/repo" >/dev/null
+cfg() { # FILE TRANSPORT [extra delivery lines]
+	local f=$1 tr=$2
+	shift 2
+	cat >"$f" <<CFG
+paths:
+  state_db: $T/state.db
+  inbox: $T/inbox
+  done: $T/done
+  failed: $T/failed
+  emergency_stop: $T/STOP
+trees:
+  - name: linus
+    branch: master
+    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git
+    provider: local-git
+    api: $T/repo
+delivery:
+  transport: $tr
+  settle: 0
+  backoff: 1
+CFG
+	for l in "$@"; do printf '  %s\n' "$l" >>"$f"; done
+}
+fill() { mkdir -p "$T/inbox"; cp contrib/examples/*.tar.xz "$T/inbox/"; }
+reset() { rm -rf "$T/inbox" "$T/done" "$T/failed" "$T/state.db"* "$T/Maildir" "$T/mbox" "$T/STOP"; }
+run() { "$ROBOTMAIL" run -c "$T/cfg.yaml" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
+count_new() { ls "$T/Maildir/new" 2>/dev/null | wc -l; }
+
+cfg "$T/cfg.yaml" "maildir:$T/Maildir"
+fill
+run
+[ $rc -eq 0 ] && [ ! -s "$T/out" ] && ok "run exits 0 and is quiet on success" || not_ok "run exits 0 quietly" "rc=$rc" "$(cat "$T/out" "$T/err")"
+[ "$(count_new)" = 2 ] && ok "two reports delivered into the Maildir" || not_ok "two reports in the Maildir" "$(ls -R "$T/Maildir" 2>&1)"
+[ "$(ls "$T/done" | wc -l)" = 2 ] && [ -z "$(ls "$T/inbox")" ] && ok "reported archives are moved to done/" || not_ok "archives moved to done/" "$(ls "$T/inbox" "$T/done")"
+grep -l '^Subject: \[linus:master\] \[mm\] 8807b68269: stress-ng.mincore.ops_per_sec' "$T/Maildir/new"/* >/dev/null &&
+	ok "the Maildir message is the report" || not_ok "Maildir message content"
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" list >"$T/q" 2>&1
+[ "$(grep -c $'\tsent\t1\t' "$T/q")" = 2 ] && ok "queue list shows both sent after one attempt" || not_ok "queue list" "$(cat "$T/q")"
+
+# never twice: the same archives again
+fill
+run -v
+[ $rc -eq 0 ] && [ "$(count_new)" = 2 ] && grep -q "already reported" "$T/err" &&
+	ok "the same archives again send nothing (dedupe in the state database)" || not_ok "never twice" "rc=$rc new=$(count_new)" "$(cat "$T/err")"
+
+# the lock: a second run while one holds it exits 0 at once and does nothing
+reset; fill
+flock "$T/state.db.lock" sleep 3 &
+lp=$!
+sleep 0.5
+run
+wait $lp
+[ $rc -eq 0 ] && grep -q "another run is active" "$T/err" && [ "$(count_new)" = 0 ] && [ "$(ls "$T/inbox" | wc -l)" = 2 ] &&
+	ok "a second run exits 0 saying another run is active, and touches nothing" || not_ok "lock" "rc=$rc" "$(cat "$T/err")"
+
+# the emergency stop: queued, nothing delivered, until the file is gone
+touch "$T/STOP"
+run
+[ "$(count_new)" = 0 ] && grep -q "emergency stop" "$T/err" && ok "with the emergency-stop file nothing is delivered" || not_ok "emergency stop" "$(cat "$T/err")"
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" list >"$T/q" 2>&1
+[ "$(grep -c $'\tqueued\t0\t' "$T/q")" = 2 ] && ok "... and the reports wait in the queue" || not_ok "queued while stopped" "$(cat "$T/q")"
+rm "$T/STOP"
+run
+[ "$(count_new)" = 2 ] && ok "once the stop file is gone the next run delivers them" || not_ok "delivered after stop" "$(cat "$T/err")"
+
+# held trees wait for release
+reset; fill
+cfg "$T/cfg.yaml" "maildir:$T/Maildir" "hold: [linus]"
+run
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" list >"$T/q" 2>&1
+[ "$(count_new)" = 0 ] && [ "$(grep -c $'\theld\t' "$T/q")" = 2 ] && ok "reports of a held tree are queued as held" || not_ok "held tree" "$(cat "$T/q")"
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" release 1 && run
+[ "$(count_new)" = 1 ] && ok "queue release ID lets exactly that one go" || not_ok "release" "new=$(count_new)" "$(cat "$T/err")"
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" show 2 >"$T/show" 2>&1
+grep -q '^state: held$' "$T/show" && grep -q '^Message-ID: <' "$T/show" && ok "queue show prints the state and the stored message" || not_ok "queue show" "$(head "$T/show")"
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" drop 2 && "$ROBOTMAIL" queue -c "$T/cfg.yaml" list | grep -q $'^2\tfailed\t' &&
+	ok "queue drop ID fails a message for good" || not_ok "drop"
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" release 99 >/dev/null 2>"$T/e2"
+[ $? -eq 1 ] && grep -q "no message '99'" "$T/e2" && ok "queue on an unknown id exits 1 with a message" || not_ok "queue unknown id" "$(cat "$T/e2")"
+
+# mbox transport
+reset; fill
+cfg "$T/cfg.yaml" "mbox:$T/mbox"
+run
+[ "$(grep -c '^From oliver.sang@intel.com ' "$T/mbox")" = 2 ] && ! grep -q $'\r' "$T/mbox" &&
+	ok "mbox: two messages with From_ lines and LF line ends" || not_ok "mbox" "$(head -3 "$T/mbox")"
+
+# sendmail that defers (exit 75): queued again with a retry time
+reset; fill
+printf '#!/bin/sh\ncat >>"%s/sendmail.in"\nexit 75\n' "$T" >"$T/sendmail"
+chmod +x "$T/sendmail"
+cfg "$T/cfg.yaml" "sendmail:$T/sendmail -i -t"
+run
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" list >"$T/q" 2>&1
+[ $rc -eq 75 ] && [ "$(grep -c $'\tqueued\t1\t' "$T/q")" = 2 ] && grep -q "exited 75" "$T/q" &&
+	ok "sendmail exiting 75: both queued again after one attempt, run exits 75" || not_ok "sendmail tempfail" "rc=$rc" "$(cat "$T/q" "$T/err")"
+printf '#!/bin/sh\ncat >>"%s/sendmail.in"\nexit 0\n' "$T" >"$T/sendmail"
+sleep 2
+run
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" list >"$T/q" 2>&1
+[ $rc -eq 0 ] && [ "$(grep -c $'\tsent\t2\t' "$T/q")" = 2 ] && ok "sendmail: the retry after the backoff sends them" || not_ok "sendmail retry" "rc=$rc" "$(cat "$T/q")"
+
+# unfinished archives wait; a marker makes them finished; bad ones go to failed/
+reset; fill
+cfg "$T/cfg.yaml" "maildir:$T/Maildir" "settle: 3600"
+run
+[ "$(count_new)" = 0 ] && [ "$(ls "$T/inbox" | wc -l)" = 2 ] && ok "archives still being written (fresh, no marker) are left for later" || not_ok "settle" "$(cat "$T/err")"
+touch "$T/inbox/mincore.tar.xz.done"
+run
+[ "$(count_new)" = 1 ] && [ -e "$T/done/mincore.tar.xz" ] && ok "a NAME.done marker makes an archive finished" || not_ok "done marker" "$(ls "$T/inbox" "$T/done" 2>&1)"
+reset; mkdir -p "$T/inbox"
+head -c 3000 /dev/urandom >"$T/inbox/garbage.tar.gz"
+cp contrib/examples/mincore.tar.xz "$T/inbox/"
+cfg "$T/cfg.yaml" "maildir:$T/Maildir"
+run
+[ $rc -eq 1 ] && [ -e "$T/failed/garbage.tar.gz" ] && [ "$(count_new)" = 1 ] && grep -q "garbage.tar.gz" "$T/err" &&
+	ok "a bad archive goes to failed/ with an error; the others are reported; exit 1" || not_ok "bad archive" "rc=$rc" "$(cat "$T/err")"
+
+# commit facts missing: the report is deferred, the archive stays, exit 75
+reset; fill
+cfg "$T/cfg.yaml" "maildir:$T/Maildir"
+sed -i "s|api: $T/repo|api: $T/no-such-repo|" "$T/cfg.yaml"
+run
+[ $rc -eq 75 ] && [ "$(ls "$T/inbox" | wc -l)" = 2 ] && [ "$(count_new)" = 0 ] && grep -q "report deferred" "$T/err" &&
+	ok "without commit facts reports are deferred, archives stay in the inbox, exit 75" || not_ok "deferred" "rc=$rc" "$(cat "$T/err")"
+
+# secrets never on the command line or in the config
+printf 'delivery:\n  password: hunter2\n' >"$T/badpw.yaml"
+"$ROBOTMAIL" run -c "$T/badpw.yaml" >/dev/null 2>"$T/e"
+[ $? -eq 2 ] && grep -q "password_file or password_env" "$T/e" && ok "a password in the configuration is refused" || not_ok "password in config" "$(cat "$T/e")"
