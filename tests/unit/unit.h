@@ -17,6 +17,8 @@ extern const struct CMUnitTest unit_table_tests[];
 extern const size_t unit_table_ntests;
 extern const struct CMUnitTest unit_stats_tests[];
 extern const size_t unit_stats_ntests;
+extern const struct CMUnitTest unit_message_tests[];
+extern const size_t unit_message_ntests;
 extern const struct CMUnitTest unit_parse_tests[];
 extern const size_t unit_parse_ntests;
 
