@@ -10,7 +10,9 @@
 #include "fileutil.h"
 
 #define TEMPLATE_MAX_FILE (1u << 20)
-#define TEMPLATE_MAX_DEPTH 8
+#define TEMPLATE_MAX_DEPTH 8           /* partials within partials */
+#define TEMPLATE_MAX_NESTING 64        /* sections within sections */
+#define TEMPLATE_MAX_OUTPUT (16u << 20) /* nested lists multiply: a rendered report is far smaller */
 
 /* ------------------------------------------------------------ data */
 
@@ -155,6 +157,7 @@ struct parser {
 	const char *s;
 	size_t len, pos;
 	int line;
+	int nesting;
 	struct rm_error *err;
 };
 
@@ -307,7 +310,14 @@ static int parse_block(struct parser *p, const char *open, int open_line, struct
 					int rc;
 
 					n->type = kind == '#' ? N_SECTION : N_INVERTED;
+					if (++p->nesting > TEMPLATE_MAX_NESTING) {
+						free(sect);
+						return rm_error_set(p->err, RM_ERR_CONFIG,
+								    "template '%s' line %d: sections nested deeper than %d",
+								    p->file, tag_line, TEMPLATE_MAX_NESTING);
+					}
 					rc = parse_block(p, sect, tag_line, &kids, &nkids);
+					p->nesting--;
 					free(sect);
 					/* `out` may have moved: find the node again */
 					n = &(*out)[*nout - 1];
@@ -362,6 +372,10 @@ static int render_nodes(struct render *r, const struct node *n, size_t count,
 	for (i = 0; i < count; i++) {
 		const struct tval *t;
 
+		if (out->len > TEMPLATE_MAX_OUTPUT)
+			return rm_error_set(r->err, RM_ERR_CONFIG,
+					    "template '%s' line %d: output larger than %u bytes (nested lists?)",
+					    r->file, n[i].line, TEMPLATE_MAX_OUTPUT);
 		switch (n[i].type) {
 		case N_TEXT:
 			rm_sb_add(out, n[i].text, n[i].len);
@@ -433,6 +447,7 @@ static int render_text(struct render *r, const char *file, const char *text, siz
 	p.len = len;
 	p.pos = 0;
 	p.line = 1;
+	p.nesting = 0;
 	p.err = r->err;
 	if (parse_block(&p, NULL, 0, &nodes, &n)) {
 		free_nodes(nodes, n);
