@@ -566,10 +566,10 @@ int rm_outbox_record(struct rm_outbox *ob, long long id, const struct rm_rcpt_re
 		sqlite3_finalize(st);
 		st = NULL;
 	}
-	if (!npending)
-		state = any_accepted ? "sent" : "failed";
+	if (!npending || give_up)
+		state = any_accepted ? "sent" : "failed"; /* given up: the rest never get it */
 	else
-		state = give_up ? "failed" : "queued";
+		state = "queued";
 	rcpts = join_lines(pending, npending);
 	free(pending);
 	if (sqlite3_prepare_v2(ob->db,

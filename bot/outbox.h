@@ -103,9 +103,9 @@ struct rm_rcpt_result {
 };
 
 /* Record an attempt: recipients with 2xx are done, with 5xx permanently
- * failed (recorded), the others stay pending.  No pending recipient left:
- * `sent` (at least one accepted) or `failed`.  Pending ones left: `queued`
- * again at `retry_at`, or `failed` when `give_up` is set. */
+ * failed (recorded), the others stay pending.  No pending recipient left, or
+ * `give_up` set: `sent` when at least one recipient accepted it (in this or
+ * an earlier attempt), else `failed`.  Otherwise `queued` again at `retry_at`. */
 int rm_outbox_record(struct rm_outbox *ob, long long id, const struct rm_rcpt_result *res,
 		     size_t n, const char *error, time_t now, time_t retry_at, bool give_up,
 		     struct rm_error *err);

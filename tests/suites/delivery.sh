@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# delivery: `robotmail run` over SMTP to real peers on 127.0.0.1: Postfix's
+# smtp-sink (byte checks, 4xx on RCPT, 5xx after DATA, 421 and disconnect)
+# and aiosmtpd (per-recipient 550/451, STARTTLS and implicit TLS with a
+# certificate the test makes, a wrong CA refused, AUTH from a password file).
+ASAN_TOO=1
+. tests/lib.sh
+mk_tmp
+T=$TEST_TMP
+SINK=
+PEER_PID=
+cleanup() {
+	[ -n "$SINK" ] && tests/peers/smtp-sink.sh stop "$T/sink" >/dev/null 2>&1
+	[ -n "$PEER_PID" ] && kill "$PEER_PID" 2>/dev/null && wait "$PEER_PID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+SYSPY=/usr/bin/python3
+tests/peers/make-test-repo.sh "$T/repo" >/dev/null
+tests/peers/make-cert.sh "$T/cert"
+
+cfg() { # TRANSPORT [delivery lines...]
+	local tr=$1
+	shift
+	cat >"$T/cfg.yaml" <<CFG
+robot:
+  cc: [oe-lkp@lists.linux.dev, lkp@intel.com]
+paths:
+  state_db: $T/state.db
+  inbox: $T/inbox
+  done: $T/done
+  failed: $T/failed
+trees:
+  - name: linus
+    branch: master
+    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git
+    provider: local-git
+    api: $T/repo
+delivery:
+  transport: $tr
+  settle: 0
+  backoff: 1
+  connect_timeout: 3
+  timeout: 10
+CFG
+	for l in "$@"; do printf '  %s\n' "$l" >>"$T/cfg.yaml"; done
+}
+fresh() { rm -rf "$T/inbox" "$T/done" "$T/failed" "$T/state.db"*; mkdir -p "$T/inbox"; cp contrib/examples/${1:-*}.tar.xz "$T/inbox/"; }
+run() { "$ROBOTMAIL" run -c "$T/cfg.yaml" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
+queue() { "$ROBOTMAIL" queue -c "$T/cfg.yaml" "$@" 2>&1; }
+sink() { tests/peers/smtp-sink.sh stop "$T/sink" >/dev/null 2>&1; SINK=$(tests/peers/smtp-sink.sh start "$T/sink" "$@") || { not_ok "smtp-sink starts" "$SINK"; exit 0; }; }
+
+# ---- smtp-sink: delivered, byte-checked
+sink
+cfg "smtp://127.0.0.1:$SINK"
+fresh
+run
+n=$(tests/peers/smtp-sink.sh count "$T/sink")
+[ $rc -eq 0 ] && [ "$n" = 2 ] && ok "smtp-sink: two reports delivered over one run, exit 0" || not_ok "smtp-sink delivery" "rc=$rc n=$n" "$(cat "$T/err")"
+queue list >"$T/q"
+[ "$(grep -c $'\tsent\t1\t' "$T/q")" = 2 ] && ok "smtp-sink: both marked sent after the server's 250" || not_ok "marked sent" "$(cat "$T/q")"
+dump=$(grep -l 'stress-ng.mincore.ops_per_sec' -r "$T/sink/dump" | head -1)
+queue show 1 | sed '1,/^$/d' >"$T/stored"
+# the dump: smtp-sink's own X-* and Received: lines, then the message, then a blank line
+sed '1,/^Received:/d' "$dump" | sed '/^\t/{1,3d}' >"$T/dumped.raw"
+"$SYSPY" - "$dump" "$T/stored" <<'PYEOF'
+import sys
+dump = open(sys.argv[1], 'rb').read().decode('utf-8')
+stored = open(sys.argv[2], 'rb').read().decode('utf-8')
+# drop smtp-sink's own header block (X-* lines and its Received: header with continuations)
+lines = dump.split('\n')
+i = 0
+while i < len(lines) and (lines[i].startswith('X-') or lines[i].startswith('Received:') or lines[i].startswith('\t') or lines[i].startswith(' ')):
+    i += 1
+got = '\n'.join(lines[i:])
+ok = got.rstrip('\n') == stored.rstrip('\n')
+print(('ok - ' if ok else 'not ok - ') + 'smtp-sink: the message arrived byte for byte as stored in the outbox')
+if not ok:
+    import difflib
+    for l in list(difflib.unified_diff(stored.splitlines(), got.splitlines(), lineterm=''))[:20]:
+        print('    ' + l)
+rcpts = [l for l in lines if l.startswith('X-Rcpt-Args:')]
+want = ['dora@example.org', 'oe-lkp@lists.linux.dev', 'lkp@intel.com', 'oliver.sang@intel.com']
+okr = all(any(w in r for r in rcpts) for w in want) and len(rcpts) == 4
+print(('ok - ' if okr else 'not ok - ') + 'smtp-sink: envelope RCPT TO the author, the lists and the robot')
+if not okr:
+    print('    ' + repr(rcpts))
+mail = [l for l in lines if l.startswith('X-Mail-Args:')]
+okm = bool(mail) and 'oliver.sang@intel.com' in mail[0]
+print(('ok - ' if okm else 'not ok - ') + 'smtp-sink: MAIL FROM is the robot')
+PYEOF
+
+# ---- 4xx on every RCPT: retried later
+sink -r RCPT
+cfg "smtp://127.0.0.1:$SINK"
+fresh mincore
+run
+queue list >"$T/q"
+[ $rc -eq 75 ] && grep -q $'\tqueued\t1\t' "$T/q" && ok "4xx on RCPT: queued again after one attempt, exit 75" || not_ok "4xx on RCPT" "rc=$rc" "$(cat "$T/q" "$T/err")"
+sleep 1.2
+sink
+cfg "smtp://127.0.0.1:$SINK"
+run
+queue list >"$T/q"
+[ $rc -eq 0 ] && grep -q $'\tsent\t2\t' "$T/q" && ok "4xx on RCPT: the retry after the backoff delivers it" || not_ok "retry after 4xx" "rc=$rc" "$(cat "$T/q" "$T/err")"
+
+# ---- 5xx after DATA: failed for good, recorded
+sink -f . -B "554 5.7.1 rejected by test"
+cfg "smtp://127.0.0.1:$SINK"
+fresh mincore
+run
+queue list >"$T/q"
+grep -q $'\tfailed\t1\t' "$T/q" && ok "5xx after DATA: the message fails for good after one attempt" || not_ok "5xx after DATA" "$(cat "$T/q" "$T/err")"
+
+# ---- 421 and disconnect on MAIL: retried
+sink -Q MAIL
+cfg "smtp://127.0.0.1:$SINK"
+fresh mincore
+run
+queue list >"$T/q"
+[ $rc -eq 75 ] && grep -q $'\tqueued\t1\t' "$T/q" && ok "421 and a dropped connection: queued again, exit 75" || not_ok "421 disconnect" "rc=$rc" "$(cat "$T/q" "$T/err")"
+tests/peers/smtp-sink.sh stop "$T/sink" >/dev/null 2>&1
+SINK=
+
+# ---- nothing listening: retried
+cfg "smtp://127.0.0.1:9"
+fresh
+run
+queue list >"$T/q"
+[ $rc -eq 75 ] && [ "$(grep -c $'\tqueued\t1\t' "$T/q")" = 2 ] && grep -qi "connect" "$T/q" && ok "no server: the message waits in the queue with the error" || not_ok "no server" "rc=$rc" "$(cat "$T/q")"
+
+# ---- aiosmtpd: per-recipient results, TLS, AUTH
+peer() { # args...
+	[ -n "$PEER_PID" ] && kill "$PEER_PID" 2>/dev/null && wait "$PEER_PID" 2>/dev/null
+	rm -rf "$T/peer"
+	mkdir -p "$T/peer"
+	"$SYSPY" tests/peers/smtp-peer.py --port 0 --dir "$T/peer" "$@" >"$T/peer.out" 2>&1 &
+	PEER_PID=$!
+	for _ in $(seq 100); do grep -q listening "$T/peer.out" && break; sleep 0.1; done
+	PEER=$(awk '/listening/ {print $2}' "$T/peer.out")
+	[ -n "$PEER" ] || { not_ok "smtp-peer starts" "$(cat "$T/peer.out")"; exit 0; }
+}
+peer
+cfg "smtp://127.0.0.1:$PEER"
+sed -i 's/cc: \[oe-lkp@lists.linux.dev, lkp@intel.com\]/cc: [reject@example.org, tempfail@example.org, list@example.org]/' "$T/cfg.yaml"
+fresh mincore
+run
+queue list >"$T/q"
+delivered=$(grep -c DELIVERED "$T/peer/log" 2>/dev/null)
+if [ $rc -eq 75 ] && [ "$delivered" = 1 ] && grep -q 'to=dora@example.org,list@example.org,oliver.sang@intel.com' "$T/peer/log" &&
+	grep -q $'\tqueued\t1\t' "$T/q"; then
+	ok "per recipient: accepted ones get it, the 550 one is refused for good, the 451 one stays pending"
+else
+	not_ok "per-recipient results" "rc=$rc delivered=$delivered" "$(cat "$T/q" "$T/peer/log" "$T/err" 2>&1 | head -20)"
+fi
+queue show 1 >"$T/show"
+[ "$(grep -c '^pending:' "$T/show")" = 1 ] && grep -qx 'pending: tempfail@example.org' "$T/show" &&
+	ok "per recipient: only the deferred recipient is pending" || not_ok "pending recipient" "$(head -8 "$T/show")"
+sqlite3 "$T/state.db" "select rcpt, code from rcpt_results order by rcpt" >"$T/rr" 2>&1
+grep -qx 'reject@example.org|550' "$T/rr" && grep -qx 'tempfail@example.org|451' "$T/rr" && grep -qx 'dora@example.org|250' "$T/rr" &&
+	ok "per recipient: each reply code is recorded" || not_ok "rcpt_results" "$(cat "$T/rr")"
+sed -i 's/  backoff: 1/  backoff: 1\n  max_age: 0/' "$T/cfg.yaml"
+sleep 1.2
+run
+queue list >"$T/q"
+grep -q $'\tsent\t2\t' "$T/q" && [ "$(grep -c DELIVERED "$T/peer/log")" = 1 ] &&
+	ok "per recipient: past max_age the deferred recipient is given up; the message counts as sent" || not_ok "max_age give-up" "$(cat "$T/q")"
+
+# STARTTLS with the test's CA; a wrong CA is refused
+peer --tls-cert "$T/cert/server.pem" --tls-key "$T/cert/server.key"
+cfg "smtp://localhost:$PEER" "starttls: true" "ca_file: $T/cert/ca.pem"
+fresh mincore
+run
+grep -q 'tls=1' "$T/peer/log" 2>/dev/null && [ $rc -eq 0 ] && ok "STARTTLS with a verified certificate delivers" || not_ok "STARTTLS" "rc=$rc" "$(cat "$T/err" "$T/peer/log" 2>&1)"
+cfg "smtp://localhost:$PEER" "starttls: true" "ca_file: $T/cert/wrong-ca.pem"
+fresh mincore
+rm -f "$T/peer/log"
+run
+queue list >"$T/q"
+[ $rc -eq 75 ] && [ ! -s "$T/peer/log" ] && grep -q $'\tqueued\t1\t' "$T/q" && grep -qi "certificate\|SSL\|TLS" "$T/q" &&
+	ok "STARTTLS with a certificate from another CA is refused; nothing is sent" || not_ok "wrong CA" "rc=$rc" "$(cat "$T/q")"
+peer --tls-cert "$T/cert/server.pem" --tls-key "$T/cert/server.key" --implicit-tls
+cfg "smtps://localhost:$PEER" "ca_file: $T/cert/ca.pem"
+fresh mincore
+run
+grep -q 'tls=1' "$T/peer/log" 2>/dev/null && [ $rc -eq 0 ] && ok "implicit TLS (smtps://) delivers" || not_ok "smtps" "rc=$rc" "$(cat "$T/err")"
+
+# AUTH with the password from a file; a wrong one is not accepted
+peer --auth robot:s3cret --require-auth
+printf 's3cret\n' >"$T/pw"
+chmod 600 "$T/pw"
+cfg "smtp://127.0.0.1:$PEER" "user: robot" "password_file: $T/pw"
+fresh mincore
+run -v
+grep -q 'auth=robot' "$T/peer/log" 2>/dev/null && [ $rc -eq 0 ] && ! grep -q s3cret "$T/err" "$T/out" &&
+	ok "AUTH with the password from a file; the password is never printed" || not_ok "AUTH" "rc=$rc" "$(cat "$T/err")"
+printf 'wrong\n' >"$T/pw"
+fresh mincore
+rm -f "$T/peer/log"
+run
+queue list >"$T/q"
+[ ! -s "$T/peer/log" ] && [ $rc -ne 0 ] && ! grep -q wrong "$T/q" && ok "a wrong password delivers nothing and is not logged" || not_ok "wrong password" "rc=$rc" "$(cat "$T/q")"
