@@ -15,7 +15,7 @@ TEMPLATEDIR ?= $(CURDIR)/templates
 DEB_PACKAGES := pkg-config make gcc libetpan-dev libcurl4-gnutls-dev libpcre2-dev \
 	libyaml-dev libjansson-dev libsqlite3-dev libarchive-dev libcmocka-dev \
 	libsasl2-modules clang libclang-rt-14-dev cppcheck python3 xz-utils zstd gzip tar \
-	valgrind git curl cgit lighttpd time
+	valgrind git curl cgit lighttpd time postfix python3-aiosmtpd openssl sqlite3
 
 PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive
 
@@ -55,6 +55,7 @@ deps:
 	if [ -n "$$missing" ]; then \
 		echo "make deps: installing$$missing"; \
 		if [ "$$(id -u)" != 0 ]; then echo "make deps: need root to install:$$missing" >&2; exit 1; fi; \
+		echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
 	fi
 
