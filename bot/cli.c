@@ -1315,12 +1315,12 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 	}
 	if (!strcmp(argv[i], "list")) {
 		struct rm_outbox_msg *v;
-		size_t n, k;
+		size_t n;
 
 		if (rm_outbox_list(e.ob, &v, &n, err)) {
 			rc = rm_error_exit_code(err->kind);
 		} else {
-			for (k = 0; k < n; k++)
+			for (size_t k = 0; k < n; k++)
 				printf("%lld\t%s\t%d\t<%s>\t%s%s%s\n", v[k].id, rm_msg_state_name(v[k].state),
 				       v[k].attempts, v[k].message_id, v[k].subject ? v[k].subject : "",
 				       v[k].last_error ? "\t" : "", v[k].last_error ? v[k].last_error : "");

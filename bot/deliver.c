@@ -114,6 +114,7 @@ static void to_lf(struct rm_sb *out, const char *b, size_t len, int mboxrd)
 		size_t l = eol ? (size_t)(eol - (b + i)) : len - i;
 		size_t k = 0;
 
+		/* cppcheck-suppress knownConditionTrueFalse ; an empty line has l == 0 */
 		if (l && b[i + l - 1] == '\r')
 			l--;
 		while (k < l && b[i + k] == '>')

@@ -338,9 +338,11 @@ int rm_facts_from_cgit_patch(struct rm_commit_facts *f, const char *buf, size_t 
 			struct mailimf_mailbox *mb = mi ? clist_content(mi) : NULL;
 
 			if (mb) {
-				if (mb->mb_display_name)
+				if (mb->mb_display_name) {
+					free(f->author.name); /* a repeated From: keeps the last */
 					f->author.name = decode_header(mb->mb_display_name,
 								       strlen(mb->mb_display_name));
+				}
 				if (mb->mb_addr_spec) {
 					set(&f->author.email, mb->mb_addr_spec);
 					sanitize_line(f->author.email);
