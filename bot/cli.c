@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <dirent.h>
 #include <unistd.h>
@@ -661,6 +662,7 @@ static int report_message(const struct env *e, const struct rm_report *r, const 
 	in.date = r->date_sent;
 	in.zone_seconds = rm_zone_seconds(e->cfg.timezone);
 	in.report_key = r->report_key;
+	in.charset = e->cfg.charset;
 	in.body = r->body;
 	return rm_message_build(&in, msg, len, err);
 }
@@ -945,14 +947,39 @@ static void write_materials(const char *dir, const struct rm_archive *a, const s
 	free(d2);
 }
 
-static bool tree_held(const struct rm_config *cfg, const char *tree)
+/* Held when the tree or any recipient is on the hold list. */
+static bool report_held(const struct rm_config *cfg, const char *tree, char *const *rcpts,
+			size_t n)
 {
-	size_t i;
+	size_t i, k;
 
-	for (i = 0; tree && i < cfg->hold.n; i++)
-		if (!strcmp(cfg->hold.v[i], tree))
+	for (i = 0; i < cfg->hold.n; i++) {
+		if (tree && !strcmp(cfg->hold.v[i], tree))
 			return true;
+		for (k = 0; k < n; k++)
+			if (!strcasecmp(cfg->hold.v[i], rcpts[k]))
+				return true;
+	}
 	return false;
+}
+
+/* The first capped list among the recipients whose daily cap is reached. */
+static const char *capped_list(struct env *e, const struct rm_outbox_msg *m, time_t now,
+			       struct rm_error *err)
+{
+	size_t i, k;
+
+	for (i = 0; i < e->cfg.cap_lists.n; i++)
+		for (k = 0; k < m->nrcpts; k++) {
+			long n;
+
+			if (strcasecmp(e->cfg.cap_lists.v[i], m->rcpts[k]))
+				continue;
+			if (!rm_outbox_rcpt_count_since(e->ob, m->rcpts[k], now - 86400, &n, err) &&
+			    n >= e->cfg.cap_values[i])
+				return e->cfg.cap_lists.v[i];
+		}
+	return NULL;
 }
 
 /* Deliver what is due.  Returns 0, or 75 when some delivery must be retried. */
@@ -1017,6 +1044,20 @@ static int deliver_due(struct env *e, time_t now, int verbose, struct run_stats 
 
 		if (retry - now > 86400)
 			retry = now + 86400;
+		{
+			const char *list = capped_list(e, m, now, err);
+
+			if (list) {
+				char why[300];
+
+				snprintf(why, sizeof(why), "daily cap of %s reached; waiting", list);
+				if (verbose)
+					fprintf(stderr, "robotmail: %s: %s\n", m->message_id, why);
+				rm_outbox_defer(e->ob, m->id, now + 3600, why, err);
+				free(res);
+				continue;
+			}
+		}
 		rm_transport_send(t, m->mail_from, m->rcpts, m->nrcpts, m->bytes, m->len, res, error,
 				  sizeof(error));
 		for (k = 0; k < m->nrcpts; k++) {
@@ -1220,7 +1261,8 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 				m.rcpts[m.nrcpts++] = rcp.cc[k].addr;
 			m.bytes = bytes;
 			m.len = len;
-			m.state = tree_held(&e.cfg, r->tree_name) ? RM_MSG_HELD : RM_MSG_QUEUED;
+			m.state = report_held(&e.cfg, r->tree_name, m.rcpts, m.nrcpts) ? RM_MSG_HELD :
+											  RM_MSG_QUEUED;
 			q = rm_outbox_enqueue(e.ob, &m, now, err);
 			free(m.rcpts);
 			free(bytes);

@@ -65,6 +65,7 @@ static void defaults(struct rm_config *c)
 	c->batch = 500;
 	c->hourly_cap = 0;
 	set_str(&c->emergency_stop, "var/STOP");
+	set_str(&c->charset, "utf-8");
 }
 
 static void free_list(struct rm_strlist *l);
@@ -332,6 +333,34 @@ static int delivery_key(struct ctx *x, void *obj, const char *key, yaml_node_t *
 		return get_long(x, v, "delivery.settle", 0, 86400, &c->settle);
 	if (!strcmp(key, "hold"))
 		return get_list(x, v, "delivery.hold", &c->hold);
+	if (!strcmp(key, "charset")) {
+		const char *s = rm_yaml_scalar(v);
+
+		if (!s || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != strlen(s) || !*s)
+			return fail(x, v, "delivery.charset", "expected a charset name such as utf-8");
+		return get_str(x, v, "delivery.charset", &c->charset);
+	}
+	if (!strcmp(key, "daily_caps")) {
+		yaml_node_pair_t *p;
+
+		if (v->type != YAML_MAPPING_NODE)
+			return fail(x, v, "delivery.daily_caps", "expected a mapping of list address: messages per day");
+		for (p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+			yaml_node_t *kn = rm_yaml_node(x->y, p->key);
+			long n;
+
+			if (!rm_yaml_scalar(kn))
+				return fail(x, kn, "delivery.daily_caps", "expected list addresses as keys");
+			if (get_long(x, rm_yaml_node(x->y, p->value), "delivery.daily_caps", 0, 1000000, &n))
+				return -1;
+			c->cap_lists.v = rm_xrealloc(c->cap_lists.v, (c->cap_lists.n + 1) * sizeof(char *));
+			c->cap_values = rm_xrealloc(c->cap_values, (c->cap_lists.n + 1) * sizeof(long));
+			c->cap_lists.v[c->cap_lists.n] = rm_xstrdup(rm_yaml_scalar(kn));
+			c->cap_values[c->cap_lists.n] = n;
+			c->cap_lists.n++;
+		}
+		return 0;
+	}
 	return unknown(x, k, "delivery", key);
 }
 
@@ -503,6 +532,9 @@ void rm_config_free(struct rm_config *c)
 	free(c->helo);
 	free(c->emergency_stop);
 	free_list(&c->hold);
+	free_list(&c->cap_lists);
+	free(c->cap_values);
+	free(c->charset);
 	for (i = 0; i < c->ntrees; i++)
 		free_tree(&c->trees[i]);
 	free(c->trees);

@@ -100,7 +100,10 @@ struct rm_config {
 	long batch;            /* messages delivered per run at most */
 	long hourly_cap;       /* messages sent per hour at most (0: no cap) */
 	char *emergency_stop;  /* when this file exists, nothing is delivered */
-	struct rm_strlist hold; /* trees whose reports wait for `queue release` */
+	struct rm_strlist hold; /* trees or list addresses whose reports wait for `queue release` */
+	struct rm_strlist cap_lists; /* list addresses with a daily cap ... */
+	long *cap_values;       /* ... of this many messages per 24 hours */
+	char *charset;          /* Content-Type charset of the reports */
 };
 
 /* Load `file` (NULL: embedded defaults only).  Relative paths in the file

@@ -698,3 +698,40 @@ int rm_outbox_sent_since(struct rm_outbox *ob, time_t since, long *count, struct
 	sqlite3_finalize(st);
 	return 0;
 }
+
+int rm_outbox_rcpt_count_since(struct rm_outbox *ob, const char *rcpt, time_t since, long *count,
+			       struct rm_error *err)
+{
+	sqlite3_stmt *st;
+
+	*count = 0;
+	if (sqlite3_prepare_v2(ob->db,
+			       "SELECT count(*) FROM rcpt_results WHERE rcpt = ? COLLATE NOCASE"
+			       " AND code BETWEEN 200 AND 299 AND at >= ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_error(ob, err, "counting messages per list");
+	sqlite3_bind_text(st, 1, rcpt, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)since);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*count = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int rm_outbox_defer(struct rm_outbox *ob, long long id, time_t until, const char *why,
+		    struct rm_error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(ob->db,
+			       "UPDATE messages SET state = 'queued', next_attempt = ?, last_error = ? WHERE id = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_error(ob, err, "deferring a message");
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)until);
+	sqlite3_bind_text(st, 2, why, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(ob, err, "deferring a message");
+}

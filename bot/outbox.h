@@ -121,6 +121,13 @@ int rm_outbox_get(struct rm_outbox *ob, const char *which, struct rm_outbox_msg 
  * Returns 1 changed, 0 not found or not in a state the action applies to. */
 int rm_outbox_set_state(struct rm_outbox *ob, const char *which, const char *action,
 			time_t now, struct rm_error *err);
+/* Messages accepted for `rcpt` since `since` (for per-list daily caps). */
+int rm_outbox_rcpt_count_since(struct rm_outbox *ob, const char *rcpt, time_t since, long *count,
+			       struct rm_error *err);
+/* Put a claimed message back in the queue until `until` without counting an
+ * attempt (a cap was reached); `why` becomes its last error. */
+int rm_outbox_defer(struct rm_outbox *ob, long long id, time_t until, const char *why,
+		    struct rm_error *err);
 /* Messages sent since `since` (for the hourly cap). */
 int rm_outbox_sent_since(struct rm_outbox *ob, time_t since, long *count, struct rm_error *err);
 

@@ -17,7 +17,7 @@
 # and warm (the same database again), with gitweb.concurrency 1 and 8.  The
 # warm runs must make no request at all (counted at the server).  Each cold
 # run is cut to the commits that fit in BENCH_GITWEB_BUDGET seconds,
-# projected from its first 20 lookups; the figures say so when they are.
+# projected from its first 10 lookups; the figures say so when they are.
 # Also timed: `robotmail commit`, one lookup per process, BENCH_CLI_CALLS times.
 # Skipped (not failed) when cgit or lighttpd is not installed.
 #
@@ -204,15 +204,15 @@ gitweb_cold_warm() {
 	local conc=$1 cfg=$G/cfg-$1.yaml limit=$BENCH_COMMITS note="" before after probe_s
 	sed "s/@CONC@/$conc/; s|@DB@|$G/state-$conc.db|" "$G/cfg.in" >"$cfg"
 	rm -f "$G/state-$conc.db"*
-	# probe: the first 20 lookups, on a scratch database
+	# probe: the first 10 lookups, on a scratch database
 	sed "s|$G/state-$conc.db|$G/probe-$conc.db|" "$cfg" >"$G/probe.yaml"
 	rm -f "$G/probe-$conc.db"*
-	gitweb_run "probe" "$G/probe.yaml" 20 || return
+	gitweb_run "probe" "$G/probe.yaml" 10 || return
 	probe_s=$(field seconds)
 	limit=$(awk -v n="$BENCH_COMMITS" -v s="$probe_s" -v b="$BENCH_GITWEB_BUDGET" \
-		'BEGIN {k = s > 0 ? int(b / (s / 20)) : n; if (k < 20) k = 20; print (k < n ? k : n)}')
+		'BEGIN {k = s > 0 ? int(b / (s / 10)) : n; if (k < 10) k = 10; print (k < n ? k : n)}')
 	[ "$limit" -lt "$BENCH_COMMITS" ] &&
-		note="(cut from $BENCH_COMMITS: the probe ran $(awk -v s="$probe_s" 'BEGIN {printf "%.2f", 20 / s}') lookups/s)"
+		note="(cut from $BENCH_COMMITS: the probe ran $(awk -v s="$probe_s" 'BEGIN {printf "%.2f", 10 / s}') lookups/s)"
 	before=$(tests/peers/cgit.sh count "$CGIT_DIR")
 	gitweb_run "cold, concurrency $conc" "$cfg" "$limit" || return
 	after=$(tests/peers/cgit.sh count "$CGIT_DIR")

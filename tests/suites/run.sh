@@ -138,3 +138,27 @@ run
 printf 'delivery:\n  password: hunter2\n' >"$T/badpw.yaml"
 "$ROBOTMAIL" run -c "$T/badpw.yaml" >/dev/null 2>"$T/e"
 [ $? -eq 2 ] && grep -q "password_file or password_env" "$T/e" && ok "a password in the configuration is refused" || not_ok "password in config" "$(cat "$T/e")"
+
+# per-list daily caps: the excess waits in the queue
+reset; fill
+cfg "$T/cfg.yaml" "maildir:$T/Maildir" "daily_caps: {lkp@intel.com: 1}"
+run
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" list >"$T/q" 2>&1
+[ "$(count_new)" = 1 ] && grep -q $'\tqueued\t0\t.*daily cap of lkp@intel.com reached' "$T/q" &&
+	ok "a list's daily cap: one sent, the other waits in the queue" || not_ok "daily cap" "$(cat "$T/q" "$T/err")"
+# hold by list address
+reset; fill
+cfg "$T/cfg.yaml" "maildir:$T/Maildir" "hold: [OE-LKP@lists.linux.dev]"
+run
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" list >"$T/q" 2>&1
+[ "$(count_new)" = 0 ] && [ "$(grep -c $'\theld\t' "$T/q")" = 2 ] && ok "reports to a held list (any case) wait as held" || not_ok "hold by list" "$(cat "$T/q")"
+# --once ARCHIVE reports just that archive and leaves it where it is
+reset; fill
+cfg "$T/cfg.yaml" "maildir:$T/Maildir"
+run --once "$T/inbox/mincore.tar.xz"
+[ "$(count_new)" = 1 ] && [ -e "$T/inbox/mincore.tar.xz" ] && ok "--once ARCHIVE reports that archive only and does not move it" || not_ok "--once" "$(cat "$T/err")"
+# the hourly cap
+reset; fill
+cfg "$T/cfg.yaml" "maildir:$T/Maildir" "hourly_cap: 1"
+run
+[ "$(count_new)" = 1 ] && ok "the hourly cap: one sent, the other waits" || not_ok "hourly cap" "new=$(count_new)"
