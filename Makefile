@@ -15,7 +15,7 @@ TEMPLATEDIR ?= $(CURDIR)/templates
 DEB_PACKAGES := pkg-config make gcc libetpan-dev libcurl4-gnutls-dev libpcre2-dev \
 	libyaml-dev libjansson-dev libsqlite3-dev libarchive-dev libcmocka-dev \
 	libsasl2-modules clang libclang-rt-14-dev cppcheck python3 xz-utils zstd gzip tar \
-	valgrind git curl cgit lighttpd time postfix python3-aiosmtpd openssl sqlite3
+	valgrind git curl cgit lighttpd time postfix python3-aiosmtpd openssl sqlite3 bc
 
 PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive
 
@@ -109,6 +109,7 @@ fuzz: deps
 bench: deps
 	@$(MAKE) --no-print-directory build
 	@BUILD=$(BUILD) tests/bench.sh
+	@BUILD=$(BUILD) tests/bench-smtp.sh
 
 check-cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,style,portability,performance \

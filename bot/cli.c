@@ -1014,6 +1014,7 @@ static int deliver_due(struct env *e, time_t now, int verbose, struct run_stats 
 	}
 	if (rm_outbox_claim_due(e->ob, now, limit, &msgs, &n, err))
 		return -1;
+	rm_outbox_fast_records(e->ob);
 	if (!n)
 		return 0;
 	password = read_secret(&e->cfg);

@@ -378,6 +378,13 @@ int rm_outbox_report_seen(struct rm_outbox *ob, const char *key, bool *seen, str
 	return 0;
 }
 
+void rm_outbox_fast_records(struct rm_outbox *ob)
+{
+	struct rm_error ignore;
+
+	exec(ob, "PRAGMA synchronous = NORMAL", &ignore);
+}
+
 int rm_outbox_enqueue(struct rm_outbox *ob, const struct rm_outbox_msg *m, time_t now,
 		      struct rm_error *err)
 {
@@ -385,6 +392,8 @@ int rm_outbox_enqueue(struct rm_outbox *ob, const struct rm_outbox_msg *m, time_
 	char *rcpts;
 	int rc;
 
+	if (exec(ob, "PRAGMA synchronous = FULL", err))
+		return -1;
 	if (exec(ob, "BEGIN IMMEDIATE", err))
 		return -1;
 	if (m->dedupe_key) {

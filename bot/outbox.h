@@ -102,6 +102,12 @@ struct rm_rcpt_result {
 	const char *text;
 };
 
+/* Delivery records may trade durability for speed: after a power loss a
+ * message whose "sent" mark was lost is sent again (same Message-ID), which
+ * is harmless, while queued messages are always written with a full sync.
+ * Call before recording attempts (rm_outbox_enqueue restores full syncs). */
+void rm_outbox_fast_records(struct rm_outbox *ob);
+
 /* Record an attempt: recipients with 2xx are done, with 5xx permanently
  * failed (recorded), the others stay pending.  No pending recipient left, or
  * `give_up` set: `sent` when at least one recipient accepted it (in this or
