@@ -649,7 +649,11 @@ static int report_message(const struct env *e, const struct rm_report *r, const 
 	const struct rm_tree_cfg *t = rm_config_tree_for_branch(
 		&e->cfg, rm_job_field(&r->tests[0].head->job, "branch"));
 
-	rm_recipients_build(rc, &e->cfg, t, r->head_facts, to_override);
+	struct rm_recipients_in ri = { &e->cfg, t, r->head_facts,
+				       rm_job_field(&r->tests[0].head->job, "testcase"), to_override };
+
+	if (rm_recipients_build(rc, &ri, err))
+		return -1;
 	memset(&in, 0, sizeof(in));
 	in.from_name = e->cfg.robot_name;
 	in.from_addr = e->cfg.robot_address;

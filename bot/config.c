@@ -1,5 +1,8 @@
 /* config.c - see config.h. */
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include "config.h"
+
+#include <pcre2.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +69,14 @@ static void defaults(struct rm_config *c)
 	c->hourly_cap = 0;
 	set_str(&c->emergency_stop, "var/STOP");
 	set_str(&c->charset, "utf-8");
+	c->cc_trailers.v = rm_xcalloc(4, sizeof(char *));
+	c->cc_trailers.v[0] = rm_xstrdup("Signed-off-by");
+	c->cc_trailers.v[1] = rm_xstrdup("Reviewed-by");
+	c->cc_trailers.v[2] = rm_xstrdup("Acked-by");
+	c->cc_trailers.v[3] = rm_xstrdup("Cc");
+	c->cc_trailers.n = 4;
+	c->maintainers_cap = 10;
+	c->max_recipients = 50;
 }
 
 static void free_list(struct rm_strlist *l);
@@ -364,6 +375,80 @@ static int delivery_key(struct ctx *x, void *obj, const char *key, yaml_node_t *
 	return unknown(x, k, "delivery", key);
 }
 
+static int rule_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, yaml_node_t *k)
+{
+	struct rm_rcpt_rule *r = obj;
+
+	if (!strcmp(key, "on")) {
+		const char *s = rm_yaml_scalar(v);
+
+		if (!s || (strcmp(s, "subject") && strcmp(s, "path") && strcmp(s, "testcase")))
+			return fail(x, v, "recipients.rules[].on", "expected subject, path or testcase");
+		return get_str(x, v, "recipients.rules[].on", &r->on);
+	}
+	if (!strcmp(key, "pattern"))
+		return get_str(x, v, "recipients.rules[].pattern", &r->pattern);
+	if (!strcmp(key, "cc"))
+		return get_list(x, v, "recipients.rules[].cc", &r->cc);
+	return unknown(x, k, "recipients.rules[]", key);
+}
+
+static int recipients_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v,
+			  yaml_node_t *k)
+{
+	struct rm_config *c = obj;
+
+	if (!strcmp(key, "trailers")) {
+		free_list(&c->cc_trailers);
+		return get_list(x, v, "recipients.trailers", &c->cc_trailers);
+	}
+	if (!strcmp(key, "maintainers"))
+		return get_str(x, v, "recipients.maintainers", &c->maintainers);
+	if (!strcmp(key, "maintainers_cap"))
+		return get_long(x, v, "recipients.maintainers_cap", 0, 1000, &c->maintainers_cap);
+	if (!strcmp(key, "opt_out"))
+		return get_str(x, v, "recipients.opt_out", &c->opt_out);
+	if (!strcmp(key, "max"))
+		return get_long(x, v, "recipients.max", 1, 1000, &c->max_recipients);
+	if (!strcmp(key, "rules")) {
+		yaml_node_item_t *it;
+
+		if (v->type != YAML_SEQUENCE_NODE)
+			return fail(x, v, "recipients.rules", "expected a list of {on, pattern, cc}");
+		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+			yaml_node_t *rn = rm_yaml_node(x->y, *it);
+			struct rm_rcpt_rule *r;
+
+			c->rules = rm_xrealloc(c->rules, (c->nrules + 1) * sizeof(*c->rules));
+			r = &c->rules[c->nrules++];
+			memset(r, 0, sizeof(*r));
+			r->line = rm_yaml_line(rn);
+			if (each_key(x, rn, "recipients.rules[]", r, rule_key))
+				return -1;
+			if (!r->on || !r->pattern || !r->cc.n)
+				return fail(x, rn, "recipients.rules[]", "each rule needs on, pattern and cc");
+			{
+				int ec;
+				PCRE2_SIZE eo;
+				pcre2_code *re = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED,
+							       PCRE2_UTF, &ec, &eo, NULL);
+
+				if (!re) {
+					PCRE2_UCHAR msg[200];
+
+					pcre2_get_error_message(ec, msg, sizeof(msg));
+					return rm_error_set(x->err, RM_ERR_CONFIG,
+							    "'%s' line %d: 'recipients.rules[].pattern': '%s': %s",
+							    x->y->file, r->line, r->pattern, (char *)msg);
+				}
+				pcre2_code_free(re);
+			}
+		}
+		return 0;
+	}
+	return unknown(x, k, "recipients", key);
+}
+
 static int tree_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, yaml_node_t *k)
 {
 	struct rm_tree_cfg *t = obj;
@@ -462,6 +547,8 @@ static int top_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, ya
 		return load_trees(x, c, v);
 	if (!strcmp(key, "delivery"))
 		return each_key(x, v, "delivery", c, delivery_key);
+	if (!strcmp(key, "recipients"))
+		return each_key(x, v, "recipients", c, recipients_key);
 	return unknown(x, k, "", key);
 }
 
@@ -535,6 +622,15 @@ void rm_config_free(struct rm_config *c)
 	free_list(&c->cap_lists);
 	free(c->cap_values);
 	free(c->charset);
+	free_list(&c->cc_trailers);
+	for (i = 0; i < c->nrules; i++) {
+		free(c->rules[i].on);
+		free(c->rules[i].pattern);
+		free_list(&c->rules[i].cc);
+	}
+	free(c->rules);
+	free(c->maintainers);
+	free(c->opt_out);
 	for (i = 0; i < c->ntrees; i++)
 		free_tree(&c->trees[i]);
 	free(c->trees);

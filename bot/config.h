@@ -46,6 +46,15 @@ struct rm_tree_cfg {
 	struct rm_strlist mail_to, mail_cc;
 };
 
+/* A recipients rule: when `pattern` (PCRE2) matches the commit subject, one
+ * of the changed paths, or the testcase, `cc` is copied. */
+struct rm_rcpt_rule {
+	char *on;       /* "subject", "path" or "testcase" */
+	char *pattern;
+	struct rm_strlist cc;
+	int line;       /* where it was written */
+};
+
 struct rm_config {
 	char *file; /* NULL when only the embedded defaults are used */
 
@@ -104,6 +113,15 @@ struct rm_config {
 	struct rm_strlist cap_lists; /* list addresses with a daily cap ... */
 	long *cap_values;       /* ... of this many messages per 24 hours */
 	char *charset;          /* Content-Type charset of the reports */
+
+	/* recipients */
+	struct rm_strlist cc_trailers;   /* trailers whose people are copied */
+	struct rm_rcpt_rule *rules;      /* per-subsystem rules */
+	size_t nrules;
+	char *maintainers;               /* a MAINTAINERS file, or NULL */
+	long maintainers_cap;            /* at most this many from it */
+	char *opt_out;                   /* file of addresses and /regex/ lines */
+	long max_recipients;             /* all To and Cc together */
 };
 
 /* Load `file` (NULL: embedded defaults only).  Relative paths in the file

@@ -1,11 +1,97 @@
 /* recipients.c - see recipients.h. */
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include "recipients.h"
 
+#include <ctype.h>
+#include <fnmatch.h>
+#include <pcre2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "fileutil.h"
 #include "strbuf.h"
+
+#define RCPT_MAX_FILE (8u << 20)
+
+static void drop(struct rm_recipients *r, const char *addr, const char *why)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "%.200s: %s", addr ? addr : "(none)", why);
+	r->dropped = rm_xrealloc(r->dropped, (r->ndropped + 1) * sizeof(char *));
+	r->dropped[r->ndropped++] = rm_sb_detach(&sb, NULL);
+}
+
+static char *trim(const char *s, size_t n)
+{
+	while (n && isspace((unsigned char)*s)) {
+		s++;
+		n--;
+	}
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return rm_xstrndup(s, n);
+}
+
+bool rm_parse_mailbox(const char *spec, char **name, char **addr)
+{
+	const char *lt, *gt, *paren;
+	char *nm = NULL, *ad;
+	size_t i;
+
+	*name = *addr = NULL;
+	if (!spec)
+		return false;
+	lt = strrchr(spec, '<');
+	gt = lt ? strchr(lt, '>') : NULL;
+	if (lt && gt) {
+		ad = trim(lt + 1, (size_t)(gt - lt - 1));
+		nm = trim(spec, (size_t)(lt - spec));
+	} else if (lt || strchr(spec, '>')) {
+		return false; /* a bracket without its pair */
+	} else {
+		paren = strchr(spec, '(');
+		ad = trim(spec, paren ? (size_t)(paren - spec) : strlen(spec));
+		if (paren && strchr(paren, ')'))
+			nm = trim(paren + 1, (size_t)(strchr(paren, ')') - paren - 1));
+	}
+	/* "Name" with quotes: keep the text */
+	if (nm && nm[0] == '"') {
+		size_t l = strlen(nm);
+
+		memmove(nm, nm + 1, l);
+		l--;
+		if (l && nm[l - 1] == '"')
+			nm[l - 1] = '\0';
+	}
+	if (nm && !*nm) {
+		free(nm);
+		nm = NULL;
+	}
+	for (i = 0; ad[i]; i++)
+		if (ad[i] == ' ' || ad[i] == '\t') {
+			free(ad);
+			free(nm);
+			return false;
+		}
+	*name = nm;
+	*addr = ad;
+	return true;
+}
+
+struct builder {
+	struct rm_recipients *r;
+	const struct rm_recipients_in *in;
+	char **optout;        /* exact addresses */
+	size_t noptout;
+	pcre2_code **optre;   /* /regex/ lines */
+	char **optre_text;
+	size_t noptre;
+	pcre2_match_data *md;
+};
 
 static bool seen(const struct rm_recipients *r, const char *addr)
 {
@@ -20,73 +106,301 @@ static bool seen(const struct rm_recipients *r, const char *addr)
 	return false;
 }
 
-static void drop(struct rm_recipients *r, const char *addr, const char *why)
+static const char *opted_out(struct builder *b, const char *addr)
 {
-	struct rm_sb sb = RM_SB_INIT;
+	size_t i;
 
-	rm_sb_init(&sb);
-	rm_sb_addf(&sb, "%.200s: %s", addr ? addr : "(none)", why);
-	r->dropped = rm_xrealloc(r->dropped, (r->ndropped + 1) * sizeof(char *));
-	r->dropped[r->ndropped++] = rm_sb_detach(&sb, NULL);
+	for (i = 0; i < b->noptout; i++)
+		if (!strcasecmp(b->optout[i], addr))
+			return "on the opt-out list";
+	for (i = 0; i < b->noptre; i++)
+		if (pcre2_match(b->optre[i], (PCRE2_SPTR)addr, strlen(addr), 0, 0, b->md, NULL) >= 0)
+			return b->optre_text[i];
+	return NULL;
 }
 
-/* Add "Name <addr>", "<addr>" or "addr". */
-static void add(struct rm_recipients *r, bool to, const char *name, const char *spec)
+/* Add one mailbox; `source` names where it came from for the drop reasons. */
+static void add(struct builder *b, bool to, const char *spec, const char *source)
 {
-	char *addr, *nm = NULL;
-	const char *lt = spec ? strrchr(spec, '<') : NULL;
+	struct rm_recipients *r = b->r;
+	char *name, *addr;
+	const char *why;
 	struct rm_address **list = to ? &r->to : &r->cc;
 	size_t *n = to ? &r->nto : &r->ncc;
 
-	if (!spec)
+	if (!spec || !*spec)
 		return;
-	if (lt && strchr(lt, '>')) {
-		size_t nl = (size_t)(lt - spec);
+	if (!rm_parse_mailbox(spec, &name, &addr)) {
+		char reason[160];
 
-		addr = rm_xstrndup(lt + 1, (size_t)(strchr(lt, '>') - lt - 1));
-		while (nl && spec[nl - 1] == ' ')
-			nl--;
-		if (nl)
-			nm = rm_xstrndup(spec, nl);
-	} else {
-		addr = rm_xstrdup(spec);
+		snprintf(reason, sizeof(reason), "malformed (from %s)", source);
+		drop(r, spec, reason);
+		return;
 	}
-	if (!nm && name && *name)
-		nm = rm_xstrdup(name);
 	if (!rm_address_valid(addr)) {
-		drop(r, addr, "not a valid address");
-	} else if (!seen(r, addr)) {
+		char reason[160];
+
+		snprintf(reason, sizeof(reason), "not a valid address (from %s)", source);
+		drop(r, addr, reason);
+	} else if (seen(r, addr)) {
+		/* a duplicate, in any case: the first keeps its place */
+	} else if ((why = opted_out(b, addr))) {
+		char reason[300];
+
+		snprintf(reason, sizeof(reason), "opted out (%s; from %s)", why, source);
+		drop(r, addr, reason);
+	} else {
 		*list = rm_xrealloc(*list, (*n + 1) * sizeof(**list));
 		(*list)[*n].addr = addr;
-		(*list)[*n].name = nm;
+		(*list)[*n].name = name;
 		(*n)++;
 		return;
 	}
 	free(addr);
-	free(nm);
+	free(name);
 }
 
-void rm_recipients_build(struct rm_recipients *r, const struct rm_config *cfg,
-			 const struct rm_tree_cfg *tree, const struct rm_commit_facts *head,
-			 const char *override)
+static int load_optout(struct builder *b, const char *file, struct rm_error *err)
 {
-	size_t i;
+	char *buf, *line, *save = NULL;
+	size_t len;
+
+	if (!file)
+		return 0;
+	if (rm_read_file(file, RCPT_MAX_FILE, &buf, &len, err))
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *t = trim(line, strlen(line));
+		size_t l = strlen(t);
+
+		if (!l || t[0] == '#') {
+			free(t);
+			continue;
+		}
+		if (l > 2 && t[0] == '/' && t[l - 1] == '/') {
+			int ec;
+			PCRE2_SIZE eo;
+			pcre2_code *re;
+
+			t[l - 1] = '\0';
+			re = pcre2_compile((PCRE2_SPTR)(t + 1), PCRE2_ZERO_TERMINATED,
+					   PCRE2_CASELESS | PCRE2_UTF, &ec, &eo, NULL);
+			if (!re) {
+				rm_error_set(err, RM_ERR_CONFIG, "'%s': bad pattern '%s'", file, t + 1);
+				free(t);
+				free(buf);
+				return -1;
+			}
+			b->optre = rm_xrealloc(b->optre, (b->noptre + 1) * sizeof(*b->optre));
+			b->optre_text = rm_xrealloc(b->optre_text, (b->noptre + 1) * sizeof(char *));
+			b->optre[b->noptre] = re;
+			b->optre_text[b->noptre] = rm_xstrdup(t + 1);
+			b->noptre++;
+			free(t);
+			continue;
+		}
+		b->optout = rm_xrealloc(b->optout, (b->noptout + 1) * sizeof(char *));
+		b->optout[b->noptout++] = t;
+	}
+	free(buf);
+	return 0;
+}
+
+static bool re_any(pcre2_code *re, pcre2_match_data *md, const char *s)
+{
+	return s && pcre2_match(re, (PCRE2_SPTR)s, strlen(s), 0, 0, md, NULL) >= 0;
+}
+
+static void apply_rules(struct builder *b)
+{
+	const struct rm_config *cfg = b->in->cfg;
+	const struct rm_commit_facts *h = b->in->head;
+	size_t i, k;
+
+	for (i = 0; i < cfg->nrules; i++) {
+		const struct rm_rcpt_rule *rule = &cfg->rules[i];
+		int ec;
+		PCRE2_SIZE eo;
+		pcre2_code *re = pcre2_compile((PCRE2_SPTR)rule->pattern, PCRE2_ZERO_TERMINATED,
+					       PCRE2_UTF, &ec, &eo, NULL);
+		pcre2_match_data *md;
+		bool hit = false;
+		char src[64];
+
+		if (!re)
+			continue; /* checked when the configuration was loaded */
+		md = pcre2_match_data_create_from_pattern(re, NULL);
+		if (!strcmp(rule->on, "subject")) {
+			hit = h && re_any(re, md, h->subject);
+		} else if (!strcmp(rule->on, "testcase")) {
+			hit = re_any(re, md, b->in->testcase);
+		} else {
+			for (k = 0; h && k < h->nfiles && !hit; k++)
+				hit = re_any(re, md, h->files[k]);
+		}
+		pcre2_match_data_free(md);
+		pcre2_code_free(re);
+		snprintf(src, sizeof(src), "rule at line %d", rule->line);
+		for (k = 0; hit && k < rule->cc.n; k++)
+			add(b, false, rule->cc.v[k], src);
+	}
+}
+
+/* MAINTAINERS: does pattern `pat` (F:/X:) cover path? */
+static bool maint_match(const char *pat, const char *path)
+{
+	size_t l = strlen(pat);
+
+	if (l && pat[l - 1] == '/')
+		return !strncmp(path, pat, l); /* a directory and everything below */
+	if (!fnmatch(pat, path, FNM_PATHNAME))
+		return true;
+	return !strcmp(pat, path);
+}
+
+static int apply_maintainers(struct builder *b, struct rm_error *err)
+{
+	const struct rm_config *cfg = b->in->cfg;
+	const struct rm_commit_facts *h = b->in->head;
+	char *buf, *p;
+	size_t len, added = 0;
+
+	if (!cfg->maintainers || !h || !h->nfiles || !cfg->maintainers_cap)
+		return 0;
+	if (rm_read_file(cfg->maintainers, RCPT_MAX_FILE, &buf, &len, err))
+		return -1;
+	p = buf;
+	while (*p && added < (size_t)cfg->maintainers_cap) {
+		/* one section: lines up to a blank line */
+		char *end = strstr(p, "\n\n");
+		char *sec = rm_xstrndup(p, end ? (size_t)(end - p) : strlen(p));
+		char *line, *save = NULL;
+		char **who = NULL;
+		size_t nwho = 0, k;
+		bool match = false, excluded = false;
+
+		for (line = strtok_r(sec, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			const char *v = line + 2;
+
+			if (strlen(line) < 3 || line[1] != ':')
+				continue;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			for (k = 0; k < h->nfiles; k++) {
+				if (line[0] == 'F' && maint_match(v, h->files[k]))
+					match = true;
+				if (line[0] == 'X' && maint_match(v, h->files[k]))
+					excluded = true;
+				if (line[0] == 'N') {
+					int ec;
+					PCRE2_SIZE eo;
+					pcre2_code *re = pcre2_compile((PCRE2_SPTR)v, PCRE2_ZERO_TERMINATED,
+								       0, &ec, &eo, NULL);
+
+					if (re) {
+						pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+
+						match |= re_any(re, md, h->files[k]);
+						pcre2_match_data_free(md);
+						pcre2_code_free(re);
+					}
+				}
+			}
+			if (line[0] == 'M' || line[0] == 'R' || line[0] == 'L') {
+				who = rm_xrealloc(who, (nwho + 1) * sizeof(char *));
+				who[nwho++] = rm_xstrdup(v);
+			}
+		}
+		for (k = 0; k < nwho; k++) {
+			if (match && !excluded && added < (size_t)cfg->maintainers_cap) {
+				size_t before = b->r->ncc;
+
+				add(b, false, who[k], "MAINTAINERS");
+				added += b->r->ncc > before;
+			}
+			free(who[k]);
+		}
+		free(who);
+		free(sec);
+		if (!end)
+			break;
+		p = end + 2;
+	}
+	free(buf);
+	return 0;
+}
+
+int rm_recipients_build(struct rm_recipients *r, const struct rm_recipients_in *in,
+			struct rm_error *err)
+{
+	const struct rm_config *cfg = in->cfg;
+	const struct rm_tree_cfg *tree = in->tree;
+	const struct rm_commit_facts *head = in->head;
+	struct builder b;
+	size_t i, k;
+	int rc = 0;
 
 	memset(r, 0, sizeof(*r));
-	if (override) {
-		add(r, true, NULL, override);
-		return;
+	memset(&b, 0, sizeof(b));
+	b.r = r;
+	b.in = in;
+	b.md = pcre2_match_data_create(4, NULL);
+	if (in->override) {
+		add(&b, true, in->override, "--to");
+		goto out;
 	}
-	if (head && head->author.email)
-		add(r, true, head->author.name, head->author.email);
+	if (load_optout(&b, cfg->opt_out, err)) {
+		rc = -1;
+		goto out;
+	}
+	if (head && head->author.email) {
+		struct rm_sb sb = RM_SB_INIT;
+
+		rm_sb_init(&sb);
+		if (head->author.name && *head->author.name)
+			rm_sb_addf(&sb, "%s <%s>", head->author.name, head->author.email);
+		else
+			rm_sb_adds(&sb, head->author.email);
+		add(&b, true, sb.buf, "the commit author");
+		rm_sb_release(&sb);
+	}
 	for (i = 0; tree && i < tree->mail_to.n; i++)
-		add(r, !r->nto, NULL, tree->mail_to.v[i]);
+		add(&b, r->nto == 0, tree->mail_to.v[i], "the tree's mail_to");
 	for (i = 0; i < cfg->cc.n; i++)
-		add(r, false, NULL, cfg->cc.v[i]);
+		add(&b, false, cfg->cc.v[i], "robot.cc");
 	for (i = 0; tree && i < tree->mail_cc.n; i++)
-		add(r, false, NULL, tree->mail_cc.v[i]);
+		add(&b, false, tree->mail_cc.v[i], "the tree's mail_cc");
+	apply_rules(&b);
+	if (apply_maintainers(&b, err)) {
+		rc = -1;
+		goto out;
+	}
+	for (i = 0; head && i < head->ntrailers; i++)
+		for (k = 0; k < cfg->cc_trailers.n; k++)
+			if (!strcasecmp(head->trailers[i].key, cfg->cc_trailers.v[k]))
+				add(&b, false, head->trailers[i].value, head->trailers[i].key);
+	/* the cap: drop from the end of Cc, keeping the robot's own copy */
+	while (r->nto + r->ncc + (cfg->cc_self ? 1 : 0) > (size_t)cfg->max_recipients && r->ncc) {
+		struct rm_address *last = &r->cc[--r->ncc];
+
+		drop(r, last->addr, "over the recipient cap");
+		free(last->addr);
+		free(last->name);
+	}
 	if (cfg->cc_self)
-		add(r, false, NULL, cfg->robot_address);
+		add(&b, false, cfg->robot_address, "robot.cc_self");
+out:
+	for (i = 0; i < b.noptout; i++)
+		free(b.optout[i]);
+	free(b.optout);
+	for (i = 0; i < b.noptre; i++) {
+		pcre2_code_free(b.optre[i]);
+		free(b.optre_text[i]);
+	}
+	free(b.optre);
+	free(b.optre_text);
+	pcre2_match_data_free(b.md);
+	return rc;
 }
 
 void rm_recipients_free(struct rm_recipients *r)

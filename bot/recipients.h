@@ -1,10 +1,22 @@
 /*
- * recipients.h - who gets a report.
+ * recipients.h - who gets a report, and who asked not to.
  *
- * Owns: the recipient list of a report: To the commit author; Cc the
- * robot's always-copied lists, the tree's mail_to/mail_cc, and the robot
- * itself last; addresses validated and deduplicated case-insensitively
- * (the first occurrence keeps its place and its display name).
+ * Owns: the recipient list of a report, built from these sources in this
+ * order (which is also the order the cap keeps them):
+ *   To   the commit author (or the tree's mail_to when the author is unknown)
+ *   Cc   the robot's always-copied lists; the tree's mail_cc; the
+ *        per-subsystem rules (PCRE2 on the subject prefix, the changed paths
+ *        or the testcase); the MAINTAINERS file (F:/X:/N: patterns of the
+ *        changed paths to M:/R:/L: entries, at most maintainers_cap); the
+ *        people in the commit's trailers (Signed-off-by, Reviewed-by,
+ *        Acked-by, Cc; configurable); the robot itself, last.
+ * Every address is validated and normalised (display names kept, no
+ * brackets or comments), duplicates are removed case-insensitively (the
+ * first keeps its place), the opt-out file (addresses, and /regex/ lines
+ * matched case-insensitively) is applied last to every source, and
+ * recipients beyond `max` are dropped from the end of the Cc list (the
+ * robot's own copy is kept).  Every address left out is reported with its
+ * reason.
  * Must not: build headers or send.
  */
 #ifndef RM_RECIPIENTS_H
@@ -25,11 +37,22 @@ struct rm_recipients {
 	size_t ndropped;
 };
 
-/* Fill r for a report on `head` (its author) in `tree` (may be NULL).
- * `override` (e.g. --to) replaces every recipient when not NULL. */
-void rm_recipients_build(struct rm_recipients *r, const struct rm_config *cfg,
-			 const struct rm_tree_cfg *tree, const struct rm_commit_facts *head,
-			 const char *override);
+struct rm_recipients_in {
+	const struct rm_config *cfg;
+	const struct rm_tree_cfg *tree;       /* may be NULL */
+	const struct rm_commit_facts *head;   /* may be NULL */
+	const char *testcase;                 /* may be NULL */
+	const char *override;                 /* --to: replaces everyone */
+};
+
+/* Fill r; err is set (and -1 returned) only when the MAINTAINERS or opt-out
+ * file cannot be read. */
+int rm_recipients_build(struct rm_recipients *r, const struct rm_recipients_in *in,
+			struct rm_error *err);
 void rm_recipients_free(struct rm_recipients *r);
+
+/* Parse one "Name <addr>", "<addr>", "addr (comment)" or "addr" into a
+ * malloc'd name (or NULL) and address; false when there is no address. */
+bool rm_parse_mailbox(const char *spec, char **name, char **addr);
 
 #endif
