@@ -629,6 +629,19 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 			fprintf(stderr, "robotmail: commit %s: %s\n", hl->sha, hl->error);
 		if (rm_report_build(r, &e->cfg, tdir, now, err))
 			goto fail;
+		if (e->ob && !r->hold_reason) {
+			/* a follow-up on a finding already reported replies to it */
+			char *fid, *fsubj, *frefs;
+			int found = rm_outbox_thread_first(e->ob, r->thread_key, &fid, &fsubj, &frefs, err);
+
+			if (found < 0)
+				goto fail;
+			if (found && strcmp(fid, r->message_id))
+				rm_report_follow_up(r, fid, fsubj, frefs);
+			free(fid);
+			free(fsubj);
+			free(frefs);
+		}
 	}
 	free(base_idx);
 	free(head_idx);
@@ -668,7 +681,30 @@ static int report_message(const struct env *e, const struct rm_report *r, const 
 	in.report_key = r->report_key;
 	in.charset = e->cfg.charset;
 	in.body = r->body;
-	return rm_message_build(&in, msg, len, err);
+	in.in_reply_to = r->in_reply_to;
+	{
+		char **refs = NULL;
+		size_t nrefs = 0;
+		const char *p = r->refs;
+		int built;
+
+		while (p && *p) {
+			size_t l = strcspn(p, "\n");
+
+			if (l) {
+				refs = rm_xrealloc(refs, (nrefs + 1) * sizeof(char *));
+				refs[nrefs++] = rm_xstrndup(p, l);
+			}
+			p += l + (p[l] ? 1 : 0);
+		}
+		in.references = (const char *const *)refs;
+		in.nreferences = nrefs;
+		built = rm_message_build(&in, msg, len, err);
+		while (nrefs)
+			free(refs[--nrefs]);
+		free(refs);
+		return built;
+	}
 }
 
 static void print_envelope(FILE *f, const struct env *e, const struct rm_recipients *rc)
@@ -1256,6 +1292,8 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 			memset(&m, 0, sizeof(m));
 			m.message_id = r->message_id;
 			m.dedupe_key = r->dedupe_key;
+			m.thread_key = r->thread_key;
+			m.refs = r->refs;
 			m.tree = r->tree_name;
 			m.subject = r->subject;
 			m.mail_from = e.cfg.robot_address;

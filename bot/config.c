@@ -467,6 +467,8 @@ static int tree_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, y
 		return get_str(x, v, "trees.token_env", &t->token_env);
 	if (!strcmp(key, "aliases"))
 		return get_list(x, v, "trees.aliases", &t->aliases);
+	if (!strcmp(key, "patches"))
+		return get_bool(x, v, "trees.patches", &t->patches);
 	if (!strcmp(key, "mail_to"))
 		return get_list(x, v, "trees.mail_to", &t->mail_to);
 	if (!strcmp(key, "mail_cc"))

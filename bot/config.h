@@ -44,6 +44,7 @@ struct rm_tree_cfg {
 	char *token_env;   /* environment variable holding it, or NULL */
 	struct rm_strlist aliases; /* job.yaml branch prefixes that mean this tree */
 	struct rm_strlist mail_to, mail_cc;
+	bool patches;      /* a tree of mailing-list patches: reports reply to the patch mail */
 };
 
 /* A recipients rule: when `pattern` (PCRE2) matches the commit subject, one

@@ -61,6 +61,10 @@ static const char *const migrations[] = {
 	"  at INTEGER NOT NULL,"
 	"  PRIMARY KEY (message, rcpt)"
 	");",
+	/* 3: threads: follow-ups reply to the first report on the same finding */
+	"ALTER TABLE messages ADD COLUMN thread_key TEXT;"
+	"ALTER TABLE messages ADD COLUMN refs TEXT;" /* the References chain, one id per line */
+	"CREATE INDEX messages_thread ON messages (thread_key, id);",
 };
 
 static int db_error(struct rm_outbox *ob, struct rm_error *err, const char *what)
@@ -263,6 +267,8 @@ void rm_outbox_msg_free(struct rm_outbox_msg *m)
 {
 	size_t i;
 
+	free(m->thread_key);
+	free(m->refs);
 	free(m->message_id);
 	free(m->dedupe_key);
 	free(m->tree);
@@ -415,10 +421,13 @@ int rm_outbox_enqueue(struct rm_outbox *ob, const struct rm_outbox_msg *m, time_
 	}
 	if (sqlite3_prepare_v2(ob->db,
 			       "INSERT OR IGNORE INTO messages (message_id, dedupe_key, tree, subject, mail_from,"
-			       " rcpts, bytes, state, attempts, next_attempt, created_at, updated_at)"
-			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
+			       " rcpts, bytes, state, attempts, next_attempt, created_at, updated_at,"
+			       " thread_key, refs)"
+			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)",
 			       -1, &st, NULL) != SQLITE_OK)
 		goto fail;
+	sqlite3_bind_text(st, 12, m->thread_key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 13, m->refs, -1, SQLITE_STATIC);
 	rcpts = join_lines(m->rcpts, m->nrcpts);
 	sqlite3_bind_text(st, 1, m->message_id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, m->dedupe_key, -1, SQLITE_STATIC);
@@ -743,4 +752,30 @@ int rm_outbox_defer(struct rm_outbox *ob, long long id, time_t until, const char
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_error(ob, err, "deferring a message");
+}
+
+int rm_outbox_thread_first(struct rm_outbox *ob, const char *thread_key, char **message_id,
+			   char **subject, char **refs, struct rm_error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*message_id = *subject = *refs = NULL;
+	if (!ob || !thread_key)
+		return 0;
+	if (sqlite3_prepare_v2(ob->db,
+			       "SELECT message_id, subject, refs FROM messages WHERE thread_key = ? ORDER BY id LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_error(ob, err, "reading threads");
+	sqlite3_bind_text(st, 1, thread_key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*message_id = col_text(st, 0);
+		*subject = col_text(st, 1);
+		*refs = col_text(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(ob, err, "reading threads");
+	return rc == SQLITE_ROW;
 }

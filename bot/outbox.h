@@ -61,6 +61,8 @@ enum rm_msg_state { RM_MSG_HELD, RM_MSG_QUEUED, RM_MSG_SENDING, RM_MSG_SENT, RM_
 
 struct rm_outbox_msg {
 	long long id;
+	char *thread_key;  /* same finding (commit, test, metric): follow-ups thread */
+	char *refs;        /* References chain of this message, one id per line */
 	char *message_id;
 	char *dedupe_key;
 	char *tree;
@@ -78,6 +80,11 @@ struct rm_outbox_msg {
 
 void rm_outbox_msg_free(struct rm_outbox_msg *m);
 const char *rm_msg_state_name(enum rm_msg_state s);
+
+/* The first message of a thread (its Message-ID, subject and References
+ * chain), if any: 1 found (strings malloc'd, caller frees), 0 none. */
+int rm_outbox_thread_first(struct rm_outbox *ob, const char *thread_key, char **message_id,
+			   char **subject, char **refs, struct rm_error *err);
 
 /* Has a report with this dedupe key been queued before? */
 int rm_outbox_report_seen(struct rm_outbox *ob, const char *dedupe_key, bool *seen,

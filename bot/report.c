@@ -378,6 +378,19 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	}
 	r->created = archive_time(t0, now);
 	r->message_id = rm_report_message_id(cfg, r->dedupe_key, r->created);
+	{
+		/* the finding, whatever the tree or base: follow-ups thread on it */
+		struct rm_sb tk = RM_SB_INIT;
+
+		rm_sb_init(&tk);
+		rm_sb_addf(&tk, "%s|", t0->head->commit);
+		for (i = 0; i < t0->head->job.naxes; i++)
+			if (strcmp(t0->head->job.axes[i].key, "commit"))
+				rm_sb_addf(&tk, "%s=%s/", t0->head->job.axes[i].key,
+					   t0->head->job.axes[i].value);
+		rm_sb_addf(&tk, "|%s", t0->headline->name);
+		r->thread_key = rm_sb_detach(&tk, NULL);
+	}
 
 	/* subject: [tree:branch] [subsys] sha10: metric N.N% regression */
 	subsys = subsystem(head_subject);
@@ -393,6 +406,20 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	r->subject = rm_sb_detach(&sb, NULL);
 	free(subsys);
 	free(hs10);
+	/* a patch from a mailing list: the report replies to the patch mail */
+	if (tree && tree->patches && r->head_facts && r->head_facts->patch_msgid) {
+		r->in_reply_to = rm_xstrdup(r->head_facts->patch_msgid);
+		r->refs = rm_xstrdup(r->head_facts->patch_msgid);
+		free(r->subject);
+		rm_sb_init(&sb);
+		rm_sb_addf(&sb, "Re: %s", head_subject ? head_subject : "");
+		r->subject = rm_sb_detach(&sb, NULL);
+		rm_tdata_setf(d, "patch_link", "%s/%s/", cfg->patch_link_base, r->in_reply_to);
+		rm_tdata_set(d, "patch_subject", head_subject);
+	} else {
+		rm_tdata_set(d, "patch_link", "");
+		rm_tdata_set(d, "patch_subject", "");
+	}
 
 	/* template variables */
 	rm_tdata_set(d, "preamble", "");
@@ -523,8 +550,35 @@ void rm_report_free(struct rm_report *r)
 	free(r->subject);
 	free(r->dedupe_key);
 	free(r->report_key);
+	free(r->thread_key);
+	free(r->in_reply_to);
+	free(r->refs);
 	free(r->message_id);
 	free(r->body);
 	free(r->hold_reason);
 	memset(r, 0, sizeof(*r));
+}
+
+void rm_report_follow_up(struct rm_report *r, const char *first_id, const char *first_subject,
+			 const char *first_refs)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	const char *s = first_subject ? first_subject : r->subject;
+
+	free(r->in_reply_to);
+	r->in_reply_to = rm_xstrdup(first_id);
+	rm_sb_init(&sb);
+	if (first_refs && *first_refs)
+		rm_sb_addf(&sb, "%s%s", first_refs,
+			   first_refs[strlen(first_refs) - 1] == '\n' ? "" : "\n");
+	rm_sb_addf(&sb, "%s\n", first_id);
+	free(r->refs);
+	r->refs = rm_sb_detach(&sb, NULL);
+	/* a stable subject: "Re: " once, whatever the first one was */
+	while (!strncmp(s, "Re: ", 4))
+		s += 4;
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "Re: %s", s);
+	free(r->subject);
+	r->subject = rm_sb_detach(&sb, NULL);
 }

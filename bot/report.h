@@ -70,6 +70,9 @@ struct rm_report {
 	time_t created;     /* the report's time: the head run's end time */
 	time_t date_sent;   /* the Date header: when it is (or would be) sent */
 	char *body;         /* rendered, LF line ends */
+	char *thread_key;   /* the finding: head commit, test axes, headline metric */
+	char *in_reply_to;  /* set: the report is a reply (patch mail or first report) */
+	char *refs;         /* References chain, one Message-ID per line */
 	char *hold_reason;  /* set: the report must not be sent */
 };
 
@@ -79,6 +82,11 @@ struct rm_report {
  * returned held (r->hold_reason) with 0. */
 int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char *templates_dir,
 		    time_t now, struct rm_error *err);
+/* Make the report a follow-up of the first report of its thread: replies
+ * to `first_id`, References `first_refs` + `first_id`, Subject "Re: " +
+ * the first subject.  Call after rm_report_build(). */
+void rm_report_follow_up(struct rm_report *r, const char *first_id, const char *first_subject,
+			 const char *first_refs);
 void rm_report_free(struct rm_report *r);
 
 /* Exposed for tests: the Message-ID for a dedupe key and a time. */
