@@ -1067,6 +1067,8 @@ static int deliver_due(struct env *e, time_t now, int verbose, struct run_stats 
 	sc.helo = e->cfg.helo;
 	sc.connect_timeout = e->cfg.smtp_connect_timeout;
 	sc.timeout = e->cfg.smtp_timeout;
+	sc.pi_config = e->cfg.pi_config;
+	sc.pi_address = e->cfg.pi_address;
 	if (rm_transport_open(&t, e->cfg.transport, &sc, err)) {
 		/* nothing was attempted: put the claimed messages back */
 		rm_outbox_recover(e->ob, err);

@@ -351,6 +351,10 @@ static int delivery_key(struct ctx *x, void *obj, const char *key, yaml_node_t *
 			return fail(x, v, "delivery.charset", "expected a charset name such as utf-8");
 		return get_str(x, v, "delivery.charset", &c->charset);
 	}
+	if (!strcmp(key, "public_inbox_config"))
+		return get_str(x, v, "delivery.public_inbox_config", &c->pi_config);
+	if (!strcmp(key, "public_inbox_address"))
+		return get_str(x, v, "delivery.public_inbox_address", &c->pi_address);
 	if (!strcmp(key, "daily_caps")) {
 		yaml_node_pair_t *p;
 
@@ -624,6 +628,8 @@ void rm_config_free(struct rm_config *c)
 	free_list(&c->cap_lists);
 	free(c->cap_values);
 	free(c->charset);
+	free(c->pi_config);
+	free(c->pi_address);
 	free_list(&c->cc_trailers);
 	for (i = 0; i < c->nrules; i++) {
 		free(c->rules[i].on);

@@ -114,6 +114,7 @@ struct rm_config {
 	struct rm_strlist cap_lists; /* list addresses with a daily cap ... */
 	long *cap_values;       /* ... of this many messages per 24 hours */
 	char *charset;          /* Content-Type charset of the reports */
+	char *pi_config, *pi_address; /* public-inbox transport: PI_CONFIG and the inbox address */
 
 	/* recipients */
 	struct rm_strlist cc_trailers;   /* trailers whose people are copied */

@@ -2,6 +2,7 @@
 #include "deliver.h"
 
 #include <errno.h>
+#include <strings.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -17,7 +18,7 @@
 
 extern char **environ;
 
-enum kind { T_SMTP, T_MBOX, T_MAILDIR, T_SENDMAIL };
+enum kind { T_SMTP, T_MBOX, T_MAILDIR, T_SENDMAIL, T_PUBLIC_INBOX };
 
 struct rm_transport {
 	enum kind kind;
@@ -25,6 +26,7 @@ struct rm_transport {
 	char *path;          /* mbox file, maildir, or the sendmail command line */
 	struct rm_smtp *smtp;
 	unsigned counter;
+	char *pi_config, *pi_address;
 };
 
 int rm_transport_open(struct rm_transport **tp, const char *spec, const struct rm_smtp_cfg *smtp,
@@ -52,6 +54,16 @@ int rm_transport_open(struct rm_transport **tp, const char *spec, const struct r
 	} else if (!strncmp(spec, "sendmail:", 9) && spec[9]) {
 		t->kind = T_SENDMAIL;
 		t->path = rm_xstrdup(spec + 9);
+	} else if (!strncmp(spec, "public-inbox:", 13) && spec[13]) {
+		t->kind = T_PUBLIC_INBOX;
+		t->path = rm_xstrdup(spec + 13);
+		if (!smtp->pi_address) {
+			rm_transport_free(t);
+			return rm_error_set(err, RM_ERR_CONFIG,
+					    "delivery.public_inbox_address: needed for a public-inbox transport");
+		}
+		t->pi_address = rm_xstrdup(smtp->pi_address);
+		t->pi_config = smtp->pi_config ? rm_xstrdup(smtp->pi_config) : NULL;
 	} else {
 		rm_transport_free(t);
 		return rm_error_set(err, RM_ERR_CONFIG,
@@ -67,6 +79,8 @@ void rm_transport_free(struct rm_transport *t)
 	if (!t)
 		return;
 	rm_smtp_free(t->smtp);
+	free(t->pi_config);
+	free(t->pi_address);
 	free(t->spec);
 	free(t->path);
 	free(t);
@@ -243,33 +257,133 @@ static int deliver_maildir(struct rm_transport *t, const char *bytes, size_t len
 
 /* Run the sendmail command (split at blanks, no shell) with the message on
  * its standard input. Returns its exit status, or -1. */
+static int run_with_input(char *const argv[], char *const envp[], const char *bytes, size_t len,
+			  char *error, size_t errlen);
+
 static int deliver_sendmail(struct rm_transport *t, const char *bytes, size_t len, char *error,
 			    size_t errlen)
 {
 	char *cmd = rm_xstrdup(t->path), *argv[32], *save = NULL, *tok;
-	int argc = 0, pipefd[2], status = 0;
-	posix_spawn_file_actions_t fa;
-	struct rm_sb body = RM_SB_INIT;
-	pid_t pid;
+	int argc = 0, rc;
 
 	for (tok = strtok_r(cmd, " \t", &save); tok && argc < 31; tok = strtok_r(NULL, " \t", &save))
 		argv[argc++] = tok;
 	argv[argc] = NULL;
-	if (!argc || pipe(pipefd)) {
-		snprintf(error, errlen, "sendmail: cannot start '%s'", t->path);
+	if (!argc) {
+		snprintf(error, errlen, "sendmail: no command in '%s'", t->path);
 		free(cmd);
+		return -1;
+	}
+	rc = run_with_input(argv, environ, bytes, len, error, errlen);
+	free(cmd);
+	return rc;
+}
+
+/* The Message-ID of a message (without <>), or NULL. */
+static char *message_id_of(const char *b, size_t len)
+{
+	const char *p = b, *end = b + len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t l = eol ? (size_t)(eol - p) : (size_t)(end - p);
+
+		if (l <= 1)
+			break; /* the end of the headers */
+		if (l > 11 && !strncasecmp(p, "Message-ID:", 11)) {
+			const char *lt = memchr(p, '<', l), *gt = lt ? memchr(lt, '>', l - (size_t)(lt - p)) : NULL;
+
+			if (lt && gt)
+				return rm_xstrndup(lt + 1, (size_t)(gt - lt - 1));
+		}
+		p = eol ? eol + 1 : end;
+	}
+	return NULL;
+}
+
+#include <sqlite3.h>
+
+static int pi_has(const char *dir, const char *mid)
+{
+	char *db = rm_xmalloc(strlen(dir) + 20);
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	int found = 0;
+
+	sprintf(db, "%s/msgmap.sqlite3", dir);
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(h, "SELECT 1 FROM msgmap WHERE mid = ?", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, mid, -1, SQLITE_STATIC);
+		found = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(h);
+	free(db);
+	return found;
+}
+
+static int deliver_public_inbox(struct rm_transport *t, const char *bytes, size_t len,
+				char *error, size_t errlen)
+{
+	char *mid = message_id_of(bytes, len);
+	char *argv[] = { "public-inbox-mda", NULL };
+	char **envp;
+	size_t n = 0, i;
+	int rc;
+
+	if (!mid) {
+		snprintf(error, errlen, "public-inbox: the message has no Message-ID");
+		return 554;
+	}
+	for (i = 0; environ[i]; i++)
+		n++;
+	envp = rm_xcalloc(n + 3, sizeof(char *));
+	for (i = 0, n = 0; environ[i]; i++)
+		if (strncmp(environ[i], "PI_CONFIG=", 10) && strncmp(environ[i], "ORIGINAL_RECIPIENT=", 19))
+			envp[n++] = environ[i];
+	envp[n] = rm_xmalloc(strlen(t->pi_address) + 21);
+	sprintf(envp[n++], "ORIGINAL_RECIPIENT=%s", t->pi_address);
+	if (t->pi_config) {
+		envp[n] = rm_xmalloc(strlen(t->pi_config) + 11);
+		sprintf(envp[n++], "PI_CONFIG=%s", t->pi_config);
+	}
+	rc = run_with_input(argv, envp, bytes, len, error, errlen);
+	free(envp[n - 1]);
+	if (t->pi_config)
+		free(envp[n - 2]);
+	free(envp);
+	if (rc == 0 && !pi_has(t->path, mid)) {
+		snprintf(error, errlen,
+			 "public-inbox-mda exited 0 but '%s' did not import <%s> (To/Cc must name %s)",
+			 t->path, mid, t->pi_address);
+		rc = 554;
+	}
+	free(mid);
+	return rc;
+}
+
+/* Run argv with the message (LF) on its standard input; its exit status or -1. */
+static int run_with_input(char *const argv[], char *const envp[], const char *bytes, size_t len,
+			  char *error, size_t errlen)
+{
+	int pipefd[2], status = 0;
+	posix_spawn_file_actions_t fa;
+	struct rm_sb body = RM_SB_INIT;
+	pid_t pid;
+
+	if (pipe(pipefd)) {
+		snprintf(error, errlen, "cannot start '%s': %s", argv[0], strerror(errno));
 		return -1;
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[0], 0);
 	posix_spawn_file_actions_addclose(&fa, pipefd[0]);
 	posix_spawn_file_actions_addclose(&fa, pipefd[1]);
-	if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ)) {
-		snprintf(error, errlen, "sendmail: cannot run '%s': %s", argv[0], strerror(errno));
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp)) {
+		snprintf(error, errlen, "cannot run '%s': %s", argv[0], strerror(errno));
 		posix_spawn_file_actions_destroy(&fa);
 		close(pipefd[0]);
 		close(pipefd[1]);
-		free(cmd);
 		return -1;
 	}
 	posix_spawn_file_actions_destroy(&fa);
@@ -277,12 +391,11 @@ static int deliver_sendmail(struct rm_transport *t, const char *bytes, size_t le
 	rm_sb_init(&body);
 	to_lf(&body, bytes, len, 0);
 	if (write_all(pipefd[1], body.buf, body.len))
-		snprintf(error, errlen, "sendmail: '%s' did not read the message", argv[0]);
+		snprintf(error, errlen, "'%s' did not read the message", argv[0]);
 	close(pipefd[1]);
 	rm_sb_release(&body);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	free(cmd);
 	if (!WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
@@ -314,6 +427,16 @@ int rm_transport_send(struct rm_transport *t, const char *from, char *const *rcp
 		}
 		if (!error[0])
 			snprintf(error, errlen, "sendmail: '%s' exited %d", t->path, rc);
+		accept_all(res, rcpts, n, rc == 75 || rc < 0 ? 451 : 554, error);
+		return -1;
+	case T_PUBLIC_INBOX:
+		rc = deliver_public_inbox(t, bytes, len, error, errlen);
+		if (rc == 0) {
+			accept_all(res, rcpts, n, 250, "imported into the public-inbox");
+			return 0;
+		}
+		if (!error[0])
+			snprintf(error, errlen, "public-inbox-mda exited %d", rc);
 		accept_all(res, rcpts, n, rc == 75 || rc < 0 ? 451 : 554, error);
 		return -1;
 	}

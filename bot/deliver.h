@@ -8,6 +8,10 @@
  *   maildir:PATH     tmp/ then rename into new/, fsync'd
  *   sendmail:COMMAND [ARGS]  the message on the command's standard input;
  *                    exit 0 accepted, 75 try later, anything else refused
+ *   public-inbox:DIR a public-inbox v2 inbox, through public-inbox-mda (with
+ *                    PI_CONFIG and ORIGINAL_RECIPIENT from the settings); the
+ *                    mda exits 0 even when it drops a message, so the import
+ *                    is checked in DIR/msgmap.sqlite3
  * File transports accept every recipient at once (code 250); they write
  * LF line ends, as mail readers expect of local files.
  *

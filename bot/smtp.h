@@ -30,6 +30,9 @@ struct rm_smtp_cfg {
 	const char *password;  /* AUTH password (the caller read it from file/env) */
 	const char *helo;      /* EHLO name, or NULL */
 	long connect_timeout, timeout; /* seconds */
+	/* public-inbox:DIR (deliver.c): the inbox's PI_CONFIG and list address */
+	const char *pi_config;
+	const char *pi_address;
 };
 
 struct rm_smtp;

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# threads: a report on a mailing-list patch replies to the patch, and a
+# follow-up on the same finding replies to the first report, checked in a
+# real public-inbox v2 inbox (one thread in its over.sqlite3) and byte for
+# byte in the headers.
+ASAN_TOO=1
+. tests/lib.sh
+mk_tmp
+T=$TEST_TMP
+export HOME=$T/home PI_CONFIG=$T/pi-config
+mkdir -p "$HOME"
+tests/peers/make-test-repo.sh "$T/repo" >/dev/null
+ADDR=lkp@lists.robotmail.test
+public-inbox-init -V2 -L basic test "$T/inbox" http://127.0.0.1:1/test "$ADDR" >/dev/null 2>&1 || { not_ok "public-inbox-init"; exit 0; }
+git config -f "$PI_CONFIG" publicinboxmda.spamcheck none
+PATCH_ID=20251014093512.12345-1-author@example.org
+cat >"$T/patch.eml" <<EOF2
+From: Ann Author <ann@example.org>
+To: $ADDR
+Subject: [PATCH] mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio()
+Date: Tue, 14 Oct 2025 09:35:12 +0000
+Message-ID: <$PATCH_ID>
+
+the patch
+EOF2
+ORIGINAL_RECIPIENT=$ADDR public-inbox-mda <"$T/patch.eml"
+cat >"$T/cfg.yaml" <<CFG
+robot:
+  cc: [$ADDR]
+  cc_self: false
+paths:
+  state_db: $T/state.db
+  inbox: $T/in
+  done: $T/done
+  failed: $T/failed
+trees:
+  - name: linus
+    branch: master
+    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git
+    provider: local-git
+    api: $T/repo
+    patches: true
+delivery:
+  transport: public-inbox:$T/inbox
+  public_inbox_config: $PI_CONFIG
+  public_inbox_address: $ADDR
+  settle: 0
+CFG
+mkdir -p "$T/in"
+cp contrib/examples/mlockmany.tar.xz "$T/in/"
+"$ROBOTMAIL" run -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && ok "the report is imported into the public-inbox (checked in its index)" || not_ok "import" "rc=$rc" "$(cat "$T/err")"
+# a follow-up: the same finding re-tested against another base
+"$PY" - "$T/in/retest.tar" <<'PYEOF'
+import io, lzma, sys, tarfile
+src = tarfile.open(fileobj=io.BytesIO(lzma.decompress(open('contrib/examples/mlockmany.tar.xz', 'rb').read())))
+old, new = '8f756b95ffe4a7bb2037d8856596585c3235a6f3', '84e39935160611a9a2d5791c335339ee6c6ce0c3'
+with tarfile.open(sys.argv[1], 'w') as t:
+    for m in src.getmembers():
+        if not m.isfile():
+            continue
+        data = src.extractfile(m).read().replace(old.encode(), new.encode())
+        info = tarfile.TarInfo(m.name.replace(old, new))
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+PYEOF
+"$ROBOTMAIL" run -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && ok "the follow-up is imported too" || not_ok "follow-up import" "rc=$rc" "$(cat "$T/err")"
+first=$("$ROBOTMAIL" queue -c "$T/cfg.yaml" list | awk -F'\t' '$1 == 1 {print $4}' | tr -d '<>')
+second=$("$ROBOTMAIL" queue -c "$T/cfg.yaml" list | awk -F'\t' '$1 == 2 {print $4}' | tr -d '<>')
+sqlite3 "$T/inbox/xap15/over.sqlite3" "select m.mid, o.tid from over o join id2num i on i.num = o.num join msgid m on m.id = i.id" >"$T/over"
+tids=$(cut -d'|' -f2 "$T/over" | sort -u | wc -l)
+[ "$(wc -l <"$T/over")" -ge 3 ] && [ "$tids" = 1 ] && grep -q "^$PATCH_ID|" "$T/over" && grep -q "^$first|" "$T/over" && grep -q "^$second|" "$T/over" &&
+	ok "public-inbox: the patch, the report and the follow-up are one thread" || not_ok "one thread" "$(cat "$T/over")" "first=$first second=$second"
+# the stored headers, unfolded
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" show 1 | sed -n '/^Message-ID:/,/^$/p' | sed ':a;N;$!ba;s/\n / /g' >"$T/h1"
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" show 2 | sed -n '/^Message-ID:/,/^$/p' | sed ':a;N;$!ba;s/\n / /g' >"$T/h2"
+grep -qx "In-Reply-To: <$PATCH_ID>" "$T/h1" && grep -qx "References: <$PATCH_ID>" "$T/h1" &&
+	grep -qx "Subject: Re: mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio()" "$T/h1" &&
+	ok "the report replies to the patch: In-Reply-To, References, Re: subject" || not_ok "reply headers" "$(cat "$T/h1")"
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" show 1 | grep -qx "patch link: https://lore.kernel.org/all/$PATCH_ID/" &&
+	ok "the body names the patch (patch link:, patch subject:)" || not_ok "patch lines"
+grep -qx "In-Reply-To: <$first>" "$T/h2" && grep -qx "References: <$PATCH_ID> <$first>" "$T/h2" &&
+	grep -qx "Subject: Re: mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio()" "$T/h2" &&
+	ok "the follow-up replies to the first report with the whole References chain and a stable subject" ||
+	not_ok "follow-up headers" "$(cat "$T/h2")"
+# the mda drops a message whose To/Cc lack the inbox address, and exits 0: robotmail notices
+sed -i "s/  cc: \[$ADDR\]/  cc: [someone@example.org]/" "$T/cfg.yaml"
+rm -f "$T/state.db"*
+cp contrib/examples/mincore.tar.xz "$T/in/"
+"$ROBOTMAIL" run -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" list >"$T/q"
+grep -q $'\tfailed\t1\t.*did not import' "$T/q" && ok "a message the mda silently drops is recorded as failed, not sent" || not_ok "dropped import" "$(cat "$T/q" "$T/err")"
