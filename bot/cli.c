@@ -26,6 +26,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "table.h"
+#include "template.h"
 
 #ifndef RM_DATADIR
 #define RM_DATADIR "/usr/share/robotmail"
@@ -1452,4 +1453,144 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 	}
 	env_close(&e);
 	return rc;
+}
+
+/* ================================================================ check-config */
+
+static void check_line(int *bad, bool ok, const char *what, const char *detail)
+{
+	printf("%s %s%s%s\n", ok ? "ok  " : "FAIL", what, detail && *detail ? ": " : "",
+	       detail ? detail : "");
+	if (!ok)
+		(*bad)++;
+}
+
+int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
+{
+	const char *config = NULL;
+	bool online = false;
+	struct env e;
+	struct rm_error ce;
+	int i, bad = 0;
+	size_t k;
+
+	for (i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc)
+			config = argv[++i];
+		else if (!strcmp(argv[i], "--online"))
+			online = true;
+		else
+			return rm_error_set(err, RM_ERR_USAGE, "check-config: unknown argument '%s'", argv[i]), 2;
+	}
+	rm_error_clear(&ce);
+	if (env_open(&e, config, NULL, NULL, true, false, &ce)) {
+		check_line(&bad, false, "configuration and rule files", ce.msg);
+		env_close(&e);
+		return 2;
+	}
+	check_line(&bad, true, "configuration", e.cfg.file ? e.cfg.file : "(built-in defaults)");
+	check_line(&bad, true, "metric rules", e.rules.metrics_file);
+	check_line(&bad, true, "program facts", e.rules.programs_file);
+	{
+		/* every template parses and knows every name it uses */
+		static const char *const names[] = { "perf.txt", "functional.txt" };
+		const char *env_t = getenv("ROBOTMAIL_TEMPLATES");
+		const char *tdir = e.cfg.templates ? e.cfg.templates : env_t && *env_t ? env_t : RM_TEMPLATEDIR;
+		struct rm_tdata *d = rm_tdata_new(), *it;
+		static const char *const vars[] = {
+			"preamble", "pct", "kind", "metric", "is_regression", "commit_sha", "commit_subject",
+			"tree_url", "tree_branch", "testcase", "kconfig", "compiler", "machine", "in_addition",
+			"reported_by", "closes_url", "archive_url", "failure", "patch_link", "patch_subject"
+		};
+
+		for (k = 0; k < sizeof(vars) / sizeof(vars[0]); k++)
+			rm_tdata_set(d, vars[k], "x");
+		it = rm_tdata_add(d, "params");
+		rm_tdata_set(it, "key", "k");
+		rm_tdata_set(it, "value", "v");
+		it = rm_tdata_add(d, "brackets");
+		rm_tdata_set(it, "line", "[x]");
+		it = rm_tdata_add(d, "details");
+		rm_tdata_set(it, "table", "t\n");
+		rm_tdata_set(it, "additional", "yes");
+		rm_tdata_set(it, "tbox_group", "t");
+		rm_tdata_set(it, "machine", "m");
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+			struct rm_sb out = RM_SB_INIT;
+			struct rm_error te;
+			char what[64];
+
+			int trc;
+
+			rm_sb_init(&out);
+			snprintf(what, sizeof(what), "template %s", names[k]);
+			trc = rm_template_render(tdir, names[k], d, &out, &te);
+			check_line(&bad, !trc, what, trc ? te.msg : tdir);
+			rm_sb_release(&out);
+		}
+		rm_tdata_free(d);
+	}
+	if (e.cfg.password_file) {
+		struct stat st;
+
+		if (stat(e.cfg.password_file, &st))
+			check_line(&bad, false, "password file", strerror(errno));
+		else
+			check_line(&bad, !(st.st_mode & 077), "password file",
+				   (st.st_mode & 077) ? "readable by others: chmod 600 it" : e.cfg.password_file);
+	}
+	if (e.cfg.password_env)
+		check_line(&bad, getenv(e.cfg.password_env) != NULL, "password variable", e.cfg.password_env);
+	for (k = 0; k < e.cfg.ntrees; k++) {
+		const struct rm_tree_cfg *t = &e.cfg.trees[k];
+		char what[200];
+
+		snprintf(what, sizeof(what), "tree %s:%s (%s)", t->name, t->branch, rm_provider_name(t->provider));
+		if (t->token_file) {
+			struct stat st;
+
+			check_line(&bad, !stat(t->token_file, &st) && !(st.st_mode & 077), what,
+				   "token file must exist and be readable by robotmail only");
+		}
+		if (online && t->provider != RM_PROVIDER_NONE && t->provider != RM_PROVIDER_LOCAL_GIT) {
+			struct rm_gitweb_opts o;
+			char why[256];
+
+			rm_gitweb_opts_from_config(&o, &e.cfg);
+			check_line(&bad, !rm_gitweb_ping(t->api, &o, why, sizeof(why)), what, why);
+		} else if (t->provider == RM_PROVIDER_LOCAL_GIT) {
+			struct stat st;
+
+			check_line(&bad, !stat(t->api, &st) && S_ISDIR(st.st_mode), what, t->api);
+		} else {
+			check_line(&bad, true, what, t->url);
+		}
+	}
+	if (online && (!strncmp(e.cfg.transport, "smtp://", 7) || !strncmp(e.cfg.transport, "smtps://", 8))) {
+		struct rm_smtp_cfg sc;
+		char why[256];
+
+		memset(&sc, 0, sizeof(sc));
+		sc.url = e.cfg.transport;
+		sc.starttls = e.cfg.starttls;
+		sc.verify = e.cfg.tls_verify;
+		sc.ca_file = e.cfg.ca_file;
+		sc.connect_timeout = e.cfg.smtp_connect_timeout;
+		sc.timeout = e.cfg.smtp_timeout;
+		check_line(&bad, !rm_smtp_ping(&sc, why, sizeof(why)), "SMTP server", why);
+	} else {
+		struct rm_transport *t;
+		struct rm_smtp_cfg sc;
+		struct rm_error te;
+
+		memset(&sc, 0, sizeof(sc));
+		sc.pi_address = e.cfg.pi_address;
+		sc.pi_config = e.cfg.pi_config;
+		check_line(&bad, !rm_transport_open(&t, e.cfg.transport, &sc, &te), "transport",
+			   e.cfg.transport);
+		rm_transport_free(t);
+	}
+	env_close(&e);
+	printf("%s\n", bad ? "check-config: problems found" : "check-config: all good");
+	return bad ? 2 : 0;
 }

@@ -17,6 +17,8 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err);
 /* robotmail run: the cron entry.  robotmail queue ...: operate the outbox. */
 int rm_cmd_run(int argc, char **argv, struct rm_error *err);
 int rm_cmd_queue(int argc, char **argv, struct rm_error *err);
+/* robotmail check-config [-c FILE] [--online] */
+int rm_cmd_check_config(int argc, char **argv, struct rm_error *err);
 /* robotmail --dry-run [options] ARCHIVE...: print what would be sent. */
 int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err);
 

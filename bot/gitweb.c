@@ -1433,3 +1433,26 @@ int rm_gitweb_lookup(struct rm_gitweb_req *reqs, size_t n, const struct rm_gitwe
 	free(xs);
 	return 0;
 }
+
+int rm_gitweb_ping(const char *url, const struct rm_gitweb_opts *o, char *why, size_t len)
+{
+	CURL *c = curl_easy_init();
+	CURLcode cc;
+	long code = 0;
+
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, o->connect_timeout);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, o->timeout);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	cc = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_cleanup(c);
+	if (cc != CURLE_OK) {
+		snprintf(why, len, "%s: %s", url, curl_easy_strerror(cc));
+		return -1;
+	}
+	snprintf(why, len, "%s: HTTP %ld", url, code);
+	return code > 0 && code < 500 ? 0 : -1;
+}

@@ -115,6 +115,10 @@ int rm_gitweb_lookup(struct rm_gitweb_req *reqs, size_t n, const struct rm_gitwe
 /* 4 to 64 hex digits: what may be looked up (and put in a URL). */
 bool rm_gitweb_valid_sha(const char *s);
 
+/* Is the API base reachable (any HTTP answer below 500)?  0 yes, -1 no;
+ * `why` says which. */
+int rm_gitweb_ping(const char *url, const struct rm_gitweb_opts *o, char *why, size_t len);
+
 /* Options from the configuration. */
 void rm_gitweb_opts_from_config(struct rm_gitweb_opts *o, const struct rm_config *c);
 

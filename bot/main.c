@@ -49,6 +49,8 @@ int main(int argc, char **argv)
 		rc = rm_cmd_dry_run(argc - 1, argv + 1, &err);
 	} else if (!strcmp(argv[1], "run")) {
 		rc = rm_cmd_run(argc - 1, argv + 1, &err);
+	} else if (!strcmp(argv[1], "check-config")) {
+		rc = rm_cmd_check_config(argc - 1, argv + 1, &err);
 	} else if (!strcmp(argv[1], "queue")) {
 		rc = rm_cmd_queue(argc - 1, argv + 1, &err);
 	} else if (!strcmp(argv[1], "commit")) {

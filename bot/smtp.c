@@ -204,3 +204,25 @@ int rm_smtp_send(struct rm_smtp *s, const char *from, char *const *rcpts, size_t
 	}
 	return 0;
 }
+
+int rm_smtp_ping(const struct rm_smtp_cfg *cfg, char *why, size_t len)
+{
+	CURL *c = curl_easy_init();
+	CURLcode cc;
+
+	curl_easy_setopt(c, CURLOPT_URL, cfg->url);
+	curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, cfg->connect_timeout);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+	if (cfg->starttls)
+		curl_easy_setopt(c, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, cfg->verify ? 1L : 0L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, cfg->verify ? 2L : 0L);
+	if (cfg->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, cfg->ca_file);
+	cc = curl_easy_perform(c);
+	curl_easy_cleanup(c);
+	snprintf(why, len, "%s: %s", cfg->url, cc == CURLE_OK ? "connected" : curl_easy_strerror(cc));
+	return cc == CURLE_OK ? 0 : -1;
+}

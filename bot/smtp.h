@@ -51,4 +51,8 @@ int rm_smtp_send(struct rm_smtp *s, const char *from, char *const *rcpts, size_t
 		 const char *bytes, size_t len, struct rm_rcpt_result *res, char *error,
 		 size_t errlen);
 
+/* Connect (and TLS, verifying the certificate) without sending anything.
+ * 0 ok, -1 not; `why` says which. */
+int rm_smtp_ping(const struct rm_smtp_cfg *cfg, char *why, size_t len);
+
 #endif
