@@ -1522,6 +1522,7 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 
 			int trc;
 
+			rm_error_clear(&te);
 			rm_sb_init(&out);
 			snprintf(what, sizeof(what), "template %s", names[k]);
 			trc = rm_template_render(tdir, names[k], d, &out, &te);
