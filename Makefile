@@ -42,7 +42,7 @@ ifndef V
 .SILENT:
 endif
 
-.PHONY: all build deps run test test-only unit fuzz fuzz-build bench clean check-cppcheck install
+.PHONY: all build deps run test test-only unit fuzz fuzz-build bench clean check-cppcheck check-valgrind install
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -111,6 +111,18 @@ bench: deps
 	@$(MAKE) --no-print-directory build
 	@BUILD=$(BUILD) tests/bench.sh
 	@BUILD=$(BUILD) tests/bench-smtp.sh
+
+# the unit tests and the main integration suites under valgrind (no ASan build)
+check-valgrind: deps
+	@$(MAKE) --no-print-directory build $(BUILD)/unit-tests
+	@fail=0; \
+	valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		$(BUILD)/unit-tests >/tmp/robotmail-vg-unit.log 2>&1 || { echo "unit tests under valgrind failed"; tail -30 /tmp/robotmail-vg-unit.log; fail=1; }; \
+	for s in golden report run recipients; do \
+		ROBOTMAIL=$(CURDIR)/tests/valgrind-robotmail.sh BUILD=$(BUILD) bash tests/suites/$$s.sh >/tmp/robotmail-vg-$$s.log 2>&1; \
+		grep '^not ok' -A5 /tmp/robotmail-vg-$$s.log && fail=1; \
+		echo "valgrind $$s: $$(grep -c '^ok' /tmp/robotmail-vg-$$s.log) passed, $$(grep -c '^not ok' /tmp/robotmail-vg-$$s.log) failed"; \
+	done; exit $$fail
 
 check-cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,style,portability,performance \

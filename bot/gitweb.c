@@ -70,6 +70,7 @@ static void set(char **dst, const char *v)
  * subject or name must never carry one into a header or a table. */
 static void sanitize_line(char *s)
 {
+	rm_utf8_repair(s);
 	for (; s && *s; s++)
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			*s = ' ';
@@ -169,6 +170,7 @@ void rm_facts_set_message(struct rm_commit_facts *f, const char *message)
 		body = *end ? end + 2 : end;
 	}
 	set(&f->body, body);
+	rm_utf8_repair(f->body);
 	(void)nl;
 
 	/* trailers: the last paragraph, when all its lines are "Key: value" */
@@ -378,7 +380,7 @@ int rm_facts_from_cgit_patch(struct rm_commit_facts *f, const char *buf, size_t 
 				cut = p;
 				break;
 			}
-			if (!strncmp(p, "diff --git ", 11)) {
+			if (l >= 11 && !memcmp(p, "diff --git ", 11)) {
 				cut = p;
 				break;
 			}

@@ -44,6 +44,11 @@ char *rm_xstrndup(const char *s, size_t n);
 /* Grow an array so it can hold at least `need` elements of `size` bytes. */
 void *rm_xgrow(void *p, size_t *alloc, size_t need, size_t size);
 
+/* Replace every byte that is not part of a valid UTF-8 sequence (overlong
+ * forms, surrogates and code points above U+10FFFF included) by '?', in
+ * place.  Text with it can be declared UTF-8 in mail and JSON. */
+void rm_utf8_repair(char *s);
+
 /* qsort/bsearch that accept an empty (possibly NULL) array. */
 void rm_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 void *rm_bsearch(const void *key, const void *base, size_t n, size_t size,

@@ -41,6 +41,8 @@ static struct rm_tdata *make_data(const char *input, int width)
 	rm_tdata_set(d, "commit_subject", "mm: avoid {{unnecessary}} lru drain");
 	rm_tdata_set(d, "tree_url", "https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git");
 	rm_tdata_set(d, "tree_branch", "master");
+	rm_tdata_set(d, "patch_link", width > 1 ? "https://lore.kernel.org/all/x@example.org/" : "");
+	rm_tdata_set(d, "patch_subject", "[PATCH v2 1/3] mm: avoid lru drain");
 	rm_tdata_set(d, "failure", "BUG:kernel_NULL_pointer_dereference");
 	rm_tdata_set(d, "testcase", "stress-ng");
 	rm_tdata_set(d, "kconfig", "x86_64-rhel-9.4");

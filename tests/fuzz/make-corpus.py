@@ -329,6 +329,10 @@ paths:
   metrics: config/metrics.yaml
   programs: config/lkp-programs.yaml
   templates: templates
+  inbox: var/inbox
+  done: var/done
+  failed: var/failed
+  emergency_stop: var/STOP
 gitweb:
   connect_timeout: 5
   timeout: 20
@@ -337,6 +341,39 @@ gitweb:
   miss_ttl: 3600
   max_wait: 60
   on_failure: defer
+delivery:
+  transport: smtp://mail.example.org:587
+  starttls: true
+  verify: yes
+  ca_file: /etc/ssl/certs/ca-certificates.crt
+  user: robot
+  password_file: /etc/robotmail/smtp-password
+  password_env: ROBOTMAIL_SMTP_PASSWORD
+  helo: robot.example.org
+  connect_timeout: 10
+  timeout: 60
+  max_age: 604800
+  backoff: 300
+  batch: 100
+  hourly_cap: 500
+  settle: 600
+  hold: [linux-kernel@vger.kernel.org]
+  charset: utf-8
+  public_inbox_config: /srv/public-inbox/config
+  public_inbox_address: robot@inbox.example.org
+  daily_caps: {linux-kernel@vger.kernel.org: 50, oe-lkp@lists.linux.dev: 1000}
+recipients:
+  trailers: [Signed-off-by, Reviewed-by, Acked-by, Tested-by]
+  maintainers: /srv/linux/MAINTAINERS
+  maintainers_cap: 5
+  opt_out: /etc/robotmail/opt-out
+  max: 30
+  rules:
+    - {on: path, pattern: '^mm/', cc: [linux-mm@kvack.org]}
+    - on: subject
+      pattern: '^iommu(/[a-z]+)?:'
+      cc: iommu@lists.linux.dev
+    - {on: testcase, pattern: 'stress-ng', cc: [a@example.org, b@example.org]}
 trees:
   - name: linus
     branch: master
@@ -347,12 +384,14 @@ trees:
     mail_to: [torvalds@example.org]
     mail_cc:
       - linux-mm@kvack.org
+    patches: false
   - name: gh
     branch: main
     url: https://github.com/o/r
     provider: github
     api: https://api.github.com/repos/o/r
     token_file: /run/secrets/github-token
+    patches: true
   - name: gt
     branch: main
     url: https://gitea.example/o/r
@@ -385,14 +424,33 @@ CONFIG_BROKEN = {
     "tree-missing-fields.yaml": "trees:\n  - name: x\n    provider: cgit\n  - ~\n",
     "tree-duplicate.yaml": ("trees:\n  - {name: a, branch: m, url: u}\n  - {name: a, branch: m, url: v}\n"
                             "  - {name: 'a/b', branch: 'x y', url: w}\n"),
-    "aliases-anchors.yaml": ("defaults: &d {name: a, branch: m, url: u}\n"
-                             "trees: &t\n  - *d\n  - *t\n"),
+    "aliases-anchors.yaml": ("robot: {cc: &l [a@example.org, b@example.org]}\n"
+                             "delivery: {hold: *l}\n"
+                             "trees: &t\n  - &d {name: a, branch: m, url: u, mail_to: *l}\n"
+                             "  - *d\n  - *t\n"),
     "not-a-mapping.yaml": "- robot\n- trees\n",
     "bad-yaml.yaml": "robot: {name: [unclosed\n\ttab: x\n",
     "empty.yaml": "",
+    "password-in-config.yaml": "delivery:\n  transport: smtps://m.example.org\n  password: hunter2\n",
+    "bad-delivery.yaml": ("delivery:\n  charset: 'utf 8'\n  daily_caps: [a, b]\n  batch: 0\n"
+                          "  hold: {a: b}\n  starttls: 1\n"),
+    "bad-rules.yaml": ("recipients:\n  rules:\n    - {on: path, pattern: '(unclosed', cc: [a@b]}\n"
+                       "    - {on: body, pattern: x, cc: []}\n    - {pattern: x}\n    - ~\n"),
+    "bad-recipients.yaml": ("recipients:\n  rules: {on: path}\n  max: 0\n  trailers: [[x]]\n"
+                            "  daily_caps:\n    a: -1\n"),
     "two-documents.yaml": "robot: {}\n---\nrobot: {}\n",
     "flow-and-bools.yaml": ("robot: {cc_self: off, cc: ~, timezone: '-0000'}\n"
                             "gitweb: {on_failure: send, miss_ttl: 0x10, max_wait: 0, retries: '3'}\n"),
+}
+
+
+# inputs that once crashed, leaked or ran out of memory (found by fuzzing)
+REGRESSIONS = {
+    ("fuzz_cgit_patch", "two-from-leak"): (
+        "From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n"
+        "From: A <a@b.c>\nFrom: B <b@c.d>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
+        "Subject: x: y\n\nbody\n---\n"),
+    ("fuzz_template", "nested-lists-oom"): TEMPLATE_TRICKY["deep.txt"],
 }
 
 
@@ -519,6 +577,9 @@ def main():
                 put(out, "fuzz_template", name, strip_partials(f.read()))
     for name, text in sorted(TEMPLATE_TRICKY.items()):
         put(out, "fuzz_template", "tricky-" + name, text)
+
+    for (target, name), data in sorted(REGRESSIONS.items()):
+        put(out, target, name, data)
 
     # configuration
     put(out, "fuzz_config", "full.yaml", CONFIG_FULL)

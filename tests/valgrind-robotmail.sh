@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# robotmail under valgrind, for `make check-valgrind`: any memory error or
+# definite leak makes the command exit 99.
+exec valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	--track-origins=no "$(dirname "$0")/../${BUILD:-build}/robotmail" "$@"
