@@ -111,6 +111,7 @@ bench: deps
 	@$(MAKE) --no-print-directory build
 	@BUILD=$(BUILD) tests/bench.sh
 	@BUILD=$(BUILD) tests/bench-smtp.sh
+	@BUILD=$(BUILD) tests/bench-report.sh
 
 # the unit tests and the main integration suites under valgrind (no ASan build)
 check-valgrind: deps
