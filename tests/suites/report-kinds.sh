@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# report-kinds: a commit that changes several tests (one report, the "In
+# addition to that" table and a details section per test), and a functional
+# failure report (fail:runs table, tags, no Disclaimer).
+ASAN_TOO=1
+. tests/lib.sh
+mk_tmp
+T=$TEST_TMP
+tests/peers/make-test-repo.sh "$T/repo" >/dev/null
+cat >"$T/cfg.yaml" <<CFG
+paths:
+  state_db: $T/state.db
+trees:
+  - name: linus
+    branch: master
+    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git
+    provider: local-git
+    api: $T/repo
+CFG
+"$PY" - "$T" <<'PYEOF'
+import io, json, lzma, sys, tarfile
+T = sys.argv[1]
+def load(name):
+    src = tarfile.open(fileobj=io.BytesIO(lzma.decompress(open('contrib/examples/%s.tar.xz' % name, 'rb').read())))
+    return [(m.name, src.extractfile(m).read()) for m in src.getmembers() if m.isfile()]
+def write(path, members):
+    with tarfile.open(path, 'w') as t:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+# two tests of the same commit: the second on another machine, 20% less improvement
+base = load('mlockmany')
+other = []
+for name, data in base:
+    name2 = name.replace('lkp-emr-2sp1', 'lkp-icl-2sp9')
+    d = data.replace(b'lkp-emr-2sp1', b'lkp-icl-2sp9')
+    if name.endswith('job.yaml'):
+        d = d.replace(b'nr_cpu: 256', b'nr_cpu: 64').replace(b'nr_node: 4', b'nr_node: 2') \
+             .replace(b'brand: INTEL(R) XEON(R) PLATINUM 8592+', b'brand: Intel(R) Xeon(R) Gold 6346 CPU @ 3.10GHz') \
+             .replace(b'model: Emerald Rapids', b'model: Ice Lake')
+    other.append((name2, d))
+write(T + '/multi.tar', base + other)
+# a functional failure: no KPI moves, a kernel BUG appears in every head run
+fail = []
+head = '8807b68269657a8e419152e36c54046ec75247d3'
+mats = {}
+for name, data in load('mincore'):
+    if name.endswith('/matrix.json'):
+        mats[name] = json.loads(data)
+bname = [n for n in mats if head not in n][0]
+hname = [n for n in mats if head in n][0]
+b, h = mats[bname], mats[hname]
+for k in list(h):
+    if k.startswith('stress-ng.') and k in b:
+        h[k] = b[k] + [b[k][-1]] * (len(h['stats_source']) - len(b[k]))
+h['dmesg.BUG:kernel_NULL_pointer_dereference,address'] = [1] * len(h['stats_source'])
+h['dmesg.Oops'] = [1] * len(h['stats_source'])
+for name, data in load('mincore'):
+    if name in mats:
+        data = json.dumps(mats[name], indent=2).encode()
+    fail.append((name, data))
+write(T + '/fail.tar', fail)
+PYEOF
+"$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/multi.tar" >"$T/multi.out" 2>"$T/multi.err"
+[ "$(grep -c '^DATA$' "$T/multi.out")" = 1 ] && ok "two tests changed by one commit make one report" || not_ok "one report" "$(grep -c '^DATA$' "$T/multi.out")" "$(cat "$T/multi.err")"
+"$PY" - "$T/multi.out" <<'PYEOF'
+import re, sys
+t = open(sys.argv[1]).read()
+def out(ok, name, d=''):
+    print(('ok - ' if ok else 'not ok - ') + name + (('\n    ' + d.replace('\n', '\n    ')) if d and not ok else ''))
+m = re.search(r'\n\tcpufreq_governor: performance\n\n\nIn addition to that, the commit also has significant impact on the following tests:\n\n((?:[+|].*\n)+)\nDetails are as below:\n', t)
+out(bool(m), 'the "In addition to that" table sits between the parameters and the details', t[t.find('parameters:'):t.find('Details')+30])
+if m:
+    rows = m.group(1).rstrip('\n').split('\n')
+    w = len(rows[0])
+    out(all(len(r) == w for r in rows), 'every line of the table has the same width (right column padded to the longest)')
+    out(rows[0] == rows[-1] and re.fullmatch(r'\+-{18}\+-+\+', rows[0]) is not None, 'rules of 18 dashes, then the value column')
+    want = ['| testcase: change | stress-ng: stress-ng.mlockmany.ops_per_sec 10.5% improvement',
+            '| test machine     | 64 threads 2 sockets Intel(R) Xeon(R) Gold 6346 CPU @ 3.10GHz (Ice Lake) with 256G memory',
+            '| test parameters  | cpufreq_governor=performance',
+            '|                  | nr_threads=100%',
+            '|                  | test=mlockmany',
+            '|                  | testtime=60s']
+    got = [r.rstrip(' |') for r in rows[1:-1]]
+    out(got == want, 'rows: testcase: change, test machine, sorted test parameters', '\n'.join(got))
+stars = '*' * 99
+out(('\n\n' + stars + '\nlkp-icl-2sp9: 64 threads 2 sockets Intel(R) Xeon(R) Gold 6346 CPU @ 3.10GHz (Ice Lake) with 256G memory\n=====') in t,
+    'the second test has its own details section after 99 stars naming its machine')
+out(t.count('\n=========================================================================================\n') == 2, 'two comparison tables')
+PYEOF
+
+"$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/fail.tar" >"$T/fail.out" 2>"$T/fail.err"
+"$PY" - "$T/fail.out" <<'PYEOF'
+import re, sys
+t = open(sys.argv[1]).read()
+def out(ok, name, d=''):
+    print(('ok - ' if ok else 'not ok - ') + name + (('\n    ' + d.replace('\n', '\n    ')) if d and not ok else ''))
+subj = re.search(r'^Subject: (.*(?:\n .*)*)', t, re.M)
+subj = re.sub(r'\n ', ' ', subj.group(1)) if subj else ''
+out(subj == '[linus:master] [mm] 8807b68269: BUG:kernel_NULL_pointer_dereference,address', 'functional: the subject names the failure without "dmesg."', subj)
+out('\n\n\nHello,\n\nkernel test robot noticed "BUG:kernel_NULL_pointer_dereference,address" on:\n\ncommit: 8807b68269657a8e419152e36c54046ec75247d3 ("mm: mincore: replace __get_free_page() with kmalloc()")\n' in t,
+    'functional: the headline quotes the failure and the commit follows after one blank line')
+out('| Reported-by: kernel test robot <oliver.sang@intel.com>\n| Closes: https://lore.kernel.org/oe-lkp/' in t, 'functional: the tags block is always there')
+out('       fail:runs  %reproduction    fail:runs\n' in t and
+    re.search(r'\n {11}:4 +125% +5:5 +dmesg\.BUG:kernel_NULL_pointer_dereference,address\n', t) is not None,
+    'functional: the fail:runs table, 0:4 -> 5:5, %reproduction 125 (lkp divides by the base runs)')
+out('Disclaimer:' not in t and t.rstrip('.\n').endswith('https://github.com/intel/lkp-tests/wiki'), 'functional: no Disclaimer, the signature last')
+PYEOF
