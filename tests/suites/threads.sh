@@ -93,3 +93,22 @@ cp contrib/examples/mincore.tar.xz "$T/in/"
 "$ROBOTMAIL" run -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
 "$ROBOTMAIL" queue -c "$T/cfg.yaml" list >"$T/q"
 grep -q $'\tfailed\t1\t.*did not import' "$T/q" && ok "a message the mda silently drops is recorded as failed, not sent" || not_ok "dropped import" "$(cat "$T/q" "$T/err")"
+
+# the same through smtp-sink: the threading headers byte for byte on the wire
+SINK=$(tests/peers/smtp-sink.sh start "$T/sink") || { not_ok "smtp-sink starts"; exit 0; }
+trap 'tests/peers/smtp-sink.sh stop "$T/sink" >/dev/null 2>&1; rm -rf "$T"' EXIT
+rm -rf "$T/state.db"* "$T/in" "$T/done"
+mkdir -p "$T/in"
+cp contrib/examples/mlockmany.tar.xz "$T/in/"
+sed -i -e "s|transport: public-inbox:.*|transport: smtp://127.0.0.1:$SINK|" -e "s/  cc: \[someone@example.org\]/  cc: [$ADDR]/" "$T/cfg.yaml"
+"$ROBOTMAIL" run -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+dump=$(ls "$T"/sink/dump/*/* 2>/dev/null | head -1)
+first=$("$ROBOTMAIL" queue -c "$T/cfg.yaml" list | awk -F'\t' '$1 == 1 {print $4}')
+if [ -n "$dump" ] && grep -qx "In-Reply-To: <$PATCH_ID>" "$dump" && grep -qx "References: <$PATCH_ID>" "$dump" &&
+	grep -qx "Message-ID: $first" "$dump" && grep -qx "Subject: Re: mm: avoid unnecessary lru drain for" "$dump" &&
+	grep -qx " wp_can_reuse_anon_folio()" "$dump"; then
+	ok "smtp-sink: In-Reply-To, References, Message-ID and the folded Re: subject, byte for byte"
+else
+	not_ok "smtp-sink threading headers" "$(sed -n '1,25p' "$dump" 2>/dev/null)" "$(cat "$T/err")"
+fi
+tests/peers/smtp-sink.sh stop "$T/sink" >/dev/null 2>&1
