@@ -221,6 +221,16 @@ static const char *config_path(const char *opt)
 	return env && *env ? env : NULL;
 }
 
+/* The commit cache over the open state database; read-only for --dry-run. */
+static void env_wire_cache(struct env *e, bool writable)
+{
+	e->cctx.ob = e->ob;
+	e->cctx.miss_ttl = e->cfg.miss_ttl;
+	e->cache.ctx = &e->cctx;
+	e->cache.get = cache_get;
+	e->cache.put = writable ? cache_put : NULL;
+}
+
 static int env_open(struct env *e, const char *config, const char *metrics, const char *programs,
 		    bool need_rules, bool use_cache, struct rm_error *err)
 {
@@ -237,11 +247,7 @@ static int env_open(struct env *e, const char *config, const char *metrics, cons
 	if (use_cache && e->cfg.file) {
 		if (rm_outbox_open(&e->ob, e->cfg.state_db, RM_OUTBOX_READWRITE, err))
 			return -1;
-		e->cctx.ob = e->ob;
-		e->cctx.miss_ttl = e->cfg.miss_ttl;
-		e->cache.ctx = &e->cctx;
-		e->cache.get = cache_get;
-		e->cache.put = cache_put;
+		env_wire_cache(e, true);
 	}
 	return 0;
 }
@@ -786,13 +792,8 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 		env_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
-	if (e.ob) {
-		e.cctx.ob = e.ob;
-		e.cctx.miss_ttl = e.cfg.miss_ttl;
-		e.cache.ctx = &e.cctx;
-		e.cache.get = cache_get;
-		e.cache.put = NULL;
-	}
+	if (e.ob)
+		env_wire_cache(&e, false);
 	if (build_batch(&e, argv + optind, (size_t)(argc - optind), now, verbose, &b, err)) {
 		batch_free(&b);
 		env_close(&e);
@@ -1226,11 +1227,7 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		env_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
-	e.cctx.ob = e.ob;
-	e.cctx.miss_ttl = e.cfg.miss_ttl;
-	e.cache.ctx = &e.cctx;
-	e.cache.get = cache_get;
-	e.cache.put = cache_put;
+	env_wire_cache(&e, true);
 	{
 		int back = rm_outbox_recover(e.ob, err);
 
