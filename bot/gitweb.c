@@ -1409,7 +1409,15 @@ int rm_gitweb_lookup(struct rm_gitweb_req *reqs, size_t n, const struct rm_gitwe
 		}
 		if (pending) {
 			long long wait = next - now_ms();
+			bool ready = false;
 
+			/* a transfer that may start now (a finished one freed its
+			 * slot, or moved to its next stage) must not wait for a poll */
+			for (i = 0; i < n && !ready; i++)
+				ready = xs[i].req && !xs[i].running && xs[i].stage != STAGE_DONE &&
+					xs[i].start_at <= now_ms();
+			if (ready && running < (size_t)o->concurrency)
+				continue;
 			if (running && wait > 200)
 				wait = 200;
 			if (wait < 1)
