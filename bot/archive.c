@@ -87,6 +87,9 @@ static bool is_wanted(const char *path)
 	if (!strcmp(b, "job.yaml") || !strcmp(b, "job.sh") || !strcmp(b, "reproduce.sh") ||
 	    !strcmp(b, "stats.json") || !strcmp(b, "stats.json.gz"))
 		return true;
+	/* a kernel config shipped with a run: config-<kernel release> */
+	if (!strncmp(b, "config-", 7) && parent_is_run(path))
+		return true;
 	/* the commit-level matrix; a run's matrix.json.gz is its time series */
 	if (!strcmp(b, "matrix.json") || !strcmp(b, "matrix.json.gz"))
 		return !parent_is_run(path);
@@ -197,6 +200,11 @@ static void drop_run_stats(struct filelist *fl, const char *dir, size_t dlen)
 static int cmp_file(const void *a, const void *b)
 {
 	return strcmp(((const struct rm_file *)a)->path, ((const struct rm_file *)b)->path);
+}
+
+const char *rm_archive_file_path(const struct rm_archive *a, size_t i)
+{
+	return i < a->nfiles ? a->files[i].path : NULL;
 }
 
 const char *rm_archive_file(const struct rm_archive *a, const char *path, size_t *len)

@@ -110,6 +110,9 @@ void rm_archive_free(struct rm_archive *a);
 /* A series by name or NULL (binary search). */
 const struct rm_series *rm_matrix_get(const struct rm_matrix *m, const char *name);
 
+/* The path of the i-th kept member (0 <= i < a->nfiles), in byte order. */
+const char *rm_archive_file_path(const struct rm_archive *a, size_t i);
+
 /* Bytes of a member kept from the archive (job.yaml, job.sh, reproduce.sh, ...),
  * by path relative to the archive, or NULL. */
 const char *rm_archive_file(const struct rm_archive *a, const char *path, size_t *len);

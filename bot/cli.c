@@ -985,6 +985,31 @@ static void write_materials(const char *dir, const struct rm_archive *a, const s
 		free(rd);
 		free(src);
 	}
+	{
+		/* the kernel config, when the run has one: config-<release> */
+		char *rd = rm_path_join(head->path, run);
+		size_t rl = strlen(rd), k;
+
+		for (k = 0; k < a->nfiles; k++) {
+			const char *p = rm_archive_file_path(a, k);
+			size_t len;
+			const char *data;
+
+			if (strncmp(p, rd, rl) || p[rl] != '/' || strncmp(p + rl + 1, "config-", 7) ||
+			    strchr(p + rl + 1, '/'))
+				continue;
+			data = rm_archive_file(a, p, &len);
+			{
+				char *dst = rm_path_join(d2, p + rl + 1);
+				FILE *f = fopen(dst, "w");
+
+				if (!f || fwrite(data, 1, len, f) != len || fclose(f))
+					fprintf(stderr, "robotmail: warning: cannot write '%s'\n", dst);
+				free(dst);
+			}
+		}
+		free(rd);
+	}
 	free(d1);
 	free(d2);
 }

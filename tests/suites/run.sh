@@ -162,3 +162,19 @@ reset; fill
 cfg "$T/cfg.yaml" "maildir:$T/Maildir" "hourly_cap: 1"
 run
 [ "$(count_new)" = 1 ] && ok "the hourly cap: one sent, the other waits" || not_ok "hourly cap" "new=$(count_new)"
+
+# the reproduction materials: job.yaml, job-script, reproduce and the kernel config
+reset; mkdir -p "$T/inbox" "$T/x"
+tar -C "$T/x" -xJf contrib/examples/mincore.tar.xz
+rd=$(dirname "$(find "$T/x" -path '*8807b68269657a8e419152e36c54046ec75247d3/0/job.yaml')")
+printf 'CONFIG_X=y\n' >"$rd/config-6.18.0-rc1"
+tar -C "$T/x" -cf "$T/inbox/mincore.tar" result
+cfg "$T/cfg.yaml" "maildir:$T/Maildir"
+run --materials "$T/mat"
+d=$(ls -d "$T"/mat/*/*@* 2>/dev/null | head -1)
+if [ -n "$d" ] && [ -s "$d/job.yaml" ] && [ -s "$d/job-script" ] && [ -s "$d/reproduce" ] && [ -s "$d/config-6.18.0-rc1" ] &&
+	grep -q "$(basename "$d")" "$T"/Maildir/new/*; then
+	ok "--materials writes job.yaml, job-script, reproduce and the kernel config under <YYYYMMDD>/<msgid>/"
+else
+	not_ok "--materials" "$(ls -R "$T/mat" 2>&1 | head)"
+fi
