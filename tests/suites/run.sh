@@ -94,6 +94,11 @@ cfg "$T/cfg.yaml" "mbox:$T/mbox"
 run
 [ "$(grep -c '^From oliver.sang@intel.com ' "$T/mbox")" = 2 ] && ! grep -q $'\r' "$T/mbox" &&
 	ok "mbox: two messages with From_ lines and LF line ends" || not_ok "mbox" "$(head -3 "$T/mbox")"
+mkdir -p "$T/split"
+n=$(git mailsplit --mboxrd -o"$T/split" "$T/mbox" 2>&1)
+[ "$n" = 2 ] && grep -q '^Message-ID: <' "$T/split/0001" && ok "mbox: git mailsplit --mboxrd finds both messages" || not_ok "git mailsplit" "$n"
+"$PY" -c 'import mailbox, sys; m = mailbox.mbox(sys.argv[1]); ids = [x["Message-ID"] for x in m]; sys.exit(0 if len(ids) == 2 and all(ids) else 1)' "$T/mbox" &&
+	ok "mbox: a mail reader (Python mailbox) reads both with their Message-IDs" || not_ok "python mailbox"
 
 # sendmail that defers (exit 75): queued again with a retry time
 reset; fill
