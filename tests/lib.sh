@@ -40,3 +40,11 @@ mk_tmp() {
 
 # python3 that has the standard library (Debian's, or the one on PATH)
 PY=${PY:-$(command -v /usr/bin/python3 || command -v python3)}
+
+# linus_tree PROVIDER API: the `trees:` block of most suites' configurations
+# (the mainline tree, looked up through PROVIDER at API)
+linus_tree() {
+	printf 'trees:\n  - name: linus\n    branch: master\n'
+	printf '    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git\n'
+	printf '    provider: %s\n    api: %s\n' "$1" "$2"
+}

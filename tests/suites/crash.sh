@@ -40,12 +40,7 @@ paths:
   inbox: $T/inbox
   done: $T/done
   failed: $T/failed
-trees:
-  - name: linus
-    branch: master
-    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git
-    provider: local-git
-    api: $T/repo
+$(linus_tree local-git "$T/repo")
 delivery:
   transport: smtp://127.0.0.1:$PORT
   settle: 0

@@ -15,12 +15,7 @@ cfg() { # extra top-level YAML lines...
 	cat >"$T/cfg.yaml" <<CFG
 paths:
   state_db: $T/state.db
-trees:
-  - name: linus
-    branch: master
-    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git
-    provider: local-git
-    api: $T/repo
+$(linus_tree local-git "$T/repo")
 CFG
 	for l in "$@"; do printf '%s\n' "$l" >>"$T/cfg.yaml"; done
 }

@@ -10,12 +10,7 @@ tests/peers/make-test-repo.sh "$T/repo" >/dev/null
 cat >"$T/cfg.yaml" <<CFG
 paths:
   state_db: $T/state.db
-trees:
-  - name: linus
-    branch: master
-    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git
-    provider: local-git
-    api: $T/repo
+$(linus_tree local-git "$T/repo")
 CFG
 "$PY" - "$T" <<'PYEOF'
 import io, json, lzma, sys, tarfile

@@ -18,12 +18,7 @@ paths:
   done: $T/done
   failed: $T/failed
   emergency_stop: $T/STOP
-trees:
-  - name: linus
-    branch: master
-    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git
-    provider: local-git
-    api: $T/repo
+$(linus_tree local-git "$T/repo")
 delivery:
   transport: $tr
   settle: 0

@@ -33,12 +33,7 @@ paths:
   inbox: $T/in
   done: $T/done
   failed: $T/failed
-trees:
-  - name: linus
-    branch: master
-    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git
-    provider: local-git
-    api: $T/repo
+$(linus_tree local-git "$T/repo")
     patches: true
 delivery:
   transport: public-inbox:$T/inbox
