@@ -42,7 +42,7 @@ ifndef V
 .SILENT:
 endif
 
-.PHONY: all build deps run test test-only unit fuzz fuzz-build bench clean check-cppcheck check-valgrind install
+.PHONY: all build deps run test test-only unit fuzz fuzz-build bench clean check-cppcheck check-valgrind soak install
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -124,6 +124,10 @@ check-valgrind: deps
 		grep '^not ok' -A5 /tmp/robotmail-vg-$$s.log && fail=1; \
 		echo "valgrind $$s: $$(grep -c '^ok' /tmp/robotmail-vg-$$s.log) passed, $$(grep -c '^not ok' /tmp/robotmail-vg-$$s.log) failed"; \
 	done; exit $$fail
+
+soak: deps
+	@$(MAKE) --no-print-directory build
+	@BUILD=$(BUILD) tests/soak.sh
 
 check-cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,style,portability,performance \

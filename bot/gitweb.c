@@ -823,6 +823,19 @@ static void lookup_local(struct rm_gitweb_req *r)
 
 	rm_sb_init(&out);
 	r->requests++;
+	{
+		/* a missing clone is a failure to retry, never an "unknown commit" */
+		char *dotgit = rm_path_join(r->tree->api, ".git"), *head = rm_path_join(r->tree->api, "HEAD");
+		bool repo = !access(dotgit, F_OK) || !access(head, F_OK);
+
+		free(dotgit);
+		free(head);
+		if (!repo) {
+			failf(r, "local clone '%s' is missing or not a git repository", r->tree->api);
+			rm_sb_release(&out);
+			return;
+		}
+	}
 	if (run_git(r->tree->api, show, &out, &status)) {
 		failf(r, "cannot run git in '%s'", r->tree->api);
 		rm_sb_release(&out);

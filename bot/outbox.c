@@ -69,7 +69,7 @@ static const char *const migrations[] = {
 
 static int db_error(struct rm_outbox *ob, struct rm_error *err, const char *what)
 {
-	int code = sqlite3_errcode(ob->db);
+	int code = sqlite3_errcode(ob->db) & 0xff;
 	enum rm_error_kind kind = (code == SQLITE_BUSY || code == SQLITE_LOCKED ||
 				   code == SQLITE_FULL || code == SQLITE_IOERR) ?
 					  RM_ERR_TEMP :
@@ -83,8 +83,17 @@ static int exec(struct rm_outbox *ob, const char *sql, struct rm_error *err)
 {
 	char *msg = NULL;
 
-	if (sqlite3_exec(ob->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		rm_error_set(err, RM_ERR_INTERNAL, "state database '%s': %s", ob->path,
+	int rc = sqlite3_exec(ob->db, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK) {
+		/* busy, locked, full or I/O: another process or the disk; try later */
+		int base = rc & 0xff;
+		enum rm_error_kind kind = (base == SQLITE_BUSY || base == SQLITE_LOCKED ||
+					   base == SQLITE_FULL || base == SQLITE_IOERR) ?
+						  RM_ERR_TEMP :
+						  RM_ERR_INTERNAL;
+
+		rm_error_set(err, kind, "state database '%s': %s", ob->path,
 			     msg ? msg : sqlite3_errmsg(ob->db));
 		sqlite3_free(msg);
 		return -1;

@@ -164,6 +164,11 @@ has "local-git: facts from git show" "sha: $IOMMU" "author: Jörg Rödel <joro@e
 	"committer: Mm Maintainer <maint@example.org>" "file: drivers/iommu/x.c"
 commit lg 0123456789abcdef
 [ $rc -eq 1 ] && ok "local-git: unknown commit exits 1" || not_ok "local-git: unknown commit" "rc=$rc" "$(cat "$T/err")"
+mv "$T/repo" "$T/repo.away"
+commit --no-cache lg "${IOMMU:0:12}"
+mv "$T/repo.away" "$T/repo"
+[ $rc -eq 75 ] && grep -q "missing or not a git repository" "$T/err" && ok "local-git: a missing clone is a temporary failure, not an unknown commit" ||
+	not_ok "local-git: missing clone" "rc=$rc" "$(cat "$T/err")"
 
 # ---- bad configuration and input
 printf 'trees:\n  - name: x\n    branch: master\n    url: u\n    provider: svn\n    api: a\n' >"$T/bad.yaml"
