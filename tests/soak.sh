@@ -17,6 +17,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/robotmail-soak.XXXXXX")
 PEER_PID=
 cleanup() {
 	[ -n "$PEER_PID" ] && kill "$PEER_PID" 2>/dev/null && wait "$PEER_PID" 2>/dev/null
+	umount "$T/full" 2>/dev/null
 	tests/peers/smtp-sink.sh stop "$T/sink" >/dev/null 2>&1
 	rm -rf "$T"
 }
@@ -94,6 +95,22 @@ for b in $(seq 0 $((batches - 1))); do
 	12) "$PY" -c 'import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute("BEGIN EXCLUSIVE"); time.sleep(14)' "$T/state.db" &
 	    locker=$!; sleep 1; run "batch $b: state db locked"; wait $locker ;;
 	15) cfg "smtp://127.0.0.1:$PORT" 3600; run "batch $b: still being written"; cfg "smtp://127.0.0.1:$PORT" ;;
+	17) # the disk of the state database is full: a small tmpfs, filled up
+	    mkdir -p "$T/full"
+	    if mount -t tmpfs -o size=64m tmpfs "$T/full" 2>/dev/null; then
+		    cp "$T/state.db" "$T/full/state.db"
+		    head -c 80m /dev/zero >"$T/full/filler" 2>/dev/null
+		    sed -i "s|state_db: $T/state.db|state_db: $T/full/state.db|" "$T/cfg.yaml"
+		    run "batch $b: state disk full"
+		    rm -f "$T/full/filler"
+		    "$RM" queue -c "$T/cfg.yaml" list >/dev/null 2>&1 # checkpoint the WAL into state.db
+		    cp "$T/full/state.db" "$T/state.db"
+		    rm -f "$T/state.db-wal" "$T/state.db-shm"
+		    sed -i "s|state_db: $T/full/state.db|state_db: $T/state.db|" "$T/cfg.yaml"
+		    umount "$T/full"
+	    else
+		    run "batch $b (no tmpfs: disk-full fault skipped)"
+	    fi ;;
 	*)  run "batch $b" ;;
 	esac
 done
