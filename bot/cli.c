@@ -875,9 +875,17 @@ static int move_into(const char *path, const char *dir, struct rm_error *err)
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return rm_error_set(err, RM_ERR_TEMP, "cannot create '%s': %s", dir, strerror(errno));
 	dst = rm_path_join(dir, base);
-	if (rename(path, dst))
+	if (rename(path, dst)) {
 		rc = rm_error_set(err, RM_ERR_TEMP, "cannot move '%s' to '%s': %s", path, dst,
 				  strerror(errno));
+	} else {
+		/* its "finished" marker has done its job */
+		char *marker = rm_xmalloc(strlen(path) + 6);
+
+		sprintf(marker, "%s.done", path);
+		unlink(marker);
+		free(marker);
+	}
 	free(dst);
 	return rc;
 }

@@ -117,7 +117,8 @@ run
 [ "$(count_new)" = 0 ] && [ "$(ls "$T/inbox" | wc -l)" = 2 ] && ok "archives still being written (fresh, no marker) are left for later" || not_ok "settle" "$(cat "$T/err")"
 touch "$T/inbox/mincore.tar.xz.done"
 run
-[ "$(count_new)" = 1 ] && [ -e "$T/done/mincore.tar.xz" ] && ok "a NAME.done marker makes an archive finished" || not_ok "done marker" "$(ls "$T/inbox" "$T/done" 2>&1)"
+[ "$(count_new)" = 1 ] && [ -e "$T/done/mincore.tar.xz" ] && [ ! -e "$T/inbox/mincore.tar.xz.done" ] &&
+	ok "a NAME.done marker makes an archive finished (and goes with it)" || not_ok "done marker" "$(ls "$T/inbox" "$T/done" 2>&1)"
 reset; mkdir -p "$T/inbox"
 head -c 3000 /dev/urandom >"$T/inbox/garbage.tar.gz"
 cp contrib/examples/mincore.tar.xz "$T/inbox/"
