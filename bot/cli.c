@@ -480,6 +480,7 @@ struct batch {
 	size_t *report_archive;        /* which archive each report came from */
 	struct rm_gitweb_req *lookups; /* unique (tree, sha) */
 	size_t nlookups;
+	struct rm_patch_mail *patches; /* per report, when it replies to a patch */
 	int failed;                    /* archives that could not be read */
 };
 
@@ -487,8 +488,12 @@ static void batch_free(struct batch *b)
 {
 	size_t i;
 
-	for (i = 0; i < b->nreports; i++)
+	for (i = 0; i < b->nreports; i++) {
 		rm_report_free(&b->reports[i]);
+		if (b->patches)
+			rm_patch_mail_free(&b->patches[i]);
+	}
+	free(b->patches);
 	free(b->reports);
 	free(b->report_archive);
 	for (i = 0; i < b->nlookups; i++) {
@@ -632,6 +637,21 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 
 		r->base_facts = bl->status == RM_GITWEB_FOUND ? &bl->facts : NULL;
 		r->head_facts = hl->status == RM_GITWEB_FOUND ? &hl->facts : NULL;
+		if (!b->patches)
+			b->patches = rm_xcalloc(b->nreports + 1, sizeof(*b->patches));
+		if (e->cfg.patch_mail_base && hl->tree && hl->tree->patches && r->head_facts &&
+		    r->head_facts->patch_msgid) {
+			/* the patch's own mail: its [PATCH] subject and its To/Cc */
+			struct rm_error pe;
+			int got = rm_patch_mail_lookup(&b->patches[i], e->cfg.patch_mail_base,
+						       r->head_facts->patch_msgid, &o, &pe);
+
+			if (got == 1)
+				r->patch = &b->patches[i];
+			else if (verbose)
+				fprintf(stderr, "robotmail: patch mail <%s>: %s\n", r->head_facts->patch_msgid,
+					got ? pe.msg : "not in the archive");
+		}
 		if (verbose && hl->status == RM_GITWEB_FAILED)
 			fprintf(stderr, "robotmail: commit %s: %s\n", hl->sha, hl->error);
 		if (rm_report_build(r, &e->cfg, tdir, now, err))
@@ -670,7 +690,8 @@ static int report_message(const struct env *e, const struct rm_report *r, const 
 		&e->cfg, rm_job_field(&r->tests[0].head->job, "branch"));
 
 	struct rm_recipients_in ri = { &e->cfg, t, r->head_facts,
-				       rm_job_field(&r->tests[0].head->job, "testcase"), to_override };
+				       rm_job_field(&r->tests[0].head->job, "testcase"), r->patch,
+				       to_override };
 
 	if (rm_recipients_build(rc, &ri, err))
 		return -1;

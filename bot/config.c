@@ -251,6 +251,8 @@ static int links_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, 
 		return get_str(x, v, "links.archive", &c->archive_base);
 	if (!strcmp(key, "patch_link"))
 		return get_str(x, v, "links.patch_link", &c->patch_link_base);
+	if (!strcmp(key, "patch_mail"))
+		return get_str(x, v, "links.patch_mail", &c->patch_mail_base);
 	return unknown(x, k, "links", key);
 }
 
@@ -609,6 +611,7 @@ void rm_config_free(struct rm_config *c)
 	free(c->lore_base);
 	free(c->archive_base);
 	free(c->patch_link_base);
+	free(c->patch_mail_base);
 	free(c->state_db);
 	free(c->metrics);
 	free(c->programs);

@@ -1479,3 +1479,143 @@ int rm_gitweb_ping(const char *url, const struct rm_gitweb_opts *o, char *why, s
 	snprintf(why, len, "%s: HTTP %ld", url, code);
 	return code > 0 && code < 500 ? 0 : -1;
 }
+
+/* ================================================================ patch mails */
+
+void rm_patch_mail_free(struct rm_patch_mail *p)
+{
+	size_t i;
+
+	free(p->subject);
+	for (i = 0; i < p->nto; i++)
+		free(p->to[i]);
+	for (i = 0; i < p->ncc; i++)
+		free(p->cc[i]);
+	free(p->to);
+	free(p->cc);
+	memset(p, 0, sizeof(*p));
+}
+
+static void add_mailboxes(struct mailimf_address_list *al, char ***v, size_t *n)
+{
+	clistiter *it;
+
+	for (it = al ? clist_begin(al->ad_list) : NULL; it; it = clist_next(it)) {
+		struct mailimf_address *ad = clist_content(it);
+		clistiter *mi;
+
+		if (ad->ad_type == MAILIMF_ADDRESS_MAILBOX) {
+			struct mailimf_mailbox *mb = ad->ad_data.ad_mailbox;
+			struct rm_sb sb = RM_SB_INIT;
+
+			rm_sb_init(&sb);
+			if (mb->mb_display_name) {
+				char *nm = decode_header(mb->mb_display_name, strlen(mb->mb_display_name));
+
+				rm_sb_addf(&sb, "%s <%s>", nm, mb->mb_addr_spec);
+				free(nm);
+			} else {
+				rm_sb_adds(&sb, mb->mb_addr_spec);
+			}
+			sanitize_line(sb.buf);
+			*v = rm_xrealloc(*v, (*n + 1) * sizeof(char *));
+			(*v)[(*n)++] = rm_sb_detach(&sb, NULL);
+			continue;
+		}
+		/* a group: its members */
+		for (mi = ad->ad_data.ad_group->grp_mb_list ?
+				  clist_begin(ad->ad_data.ad_group->grp_mb_list->mb_list) : NULL;
+		     mi; mi = clist_next(mi)) {
+			struct mailimf_mailbox *mb = clist_content(mi);
+
+			*v = rm_xrealloc(*v, (*n + 1) * sizeof(char *));
+			(*v)[(*n)++] = rm_xstrdup(mb->mb_addr_spec);
+			sanitize_line((*v)[*n - 1]);
+		}
+	}
+}
+
+int rm_patch_mail_parse(struct rm_patch_mail *p, const char *buf, size_t len, const char *what,
+			struct rm_error *err)
+{
+	struct mailimf_message *msg = NULL;
+	size_t idx = 0, skip = 0;
+	clistiter *it;
+
+	memset(p, 0, sizeof(*p));
+	if (len > 5 && !strncmp(buf, "From ", 5)) {
+		while (skip < len && buf[skip] != '\n')
+			skip++;
+		if (skip < len)
+			skip++;
+	}
+	if (mailimf_message_parse(buf + skip, len - skip, &idx, &msg) != MAILIMF_NO_ERROR || !msg ||
+	    !msg->msg_fields) {
+		if (msg)
+			mailimf_message_free(msg);
+		return rm_error_set(err, RM_ERR_INPUT, "%s: not a mail message", what);
+	}
+	for (it = clist_begin(msg->msg_fields->fld_list); it; it = clist_next(it)) {
+		struct mailimf_field *fld = clist_content(it);
+
+		if (fld->fld_type == MAILIMF_FIELD_SUBJECT) {
+			free(p->subject);
+			p->subject = decode_header(fld->fld_data.fld_subject->sbj_value,
+						   strlen(fld->fld_data.fld_subject->sbj_value));
+		} else if (fld->fld_type == MAILIMF_FIELD_TO) {
+			add_mailboxes(fld->fld_data.fld_to->to_addr_list, &p->to, &p->nto);
+		} else if (fld->fld_type == MAILIMF_FIELD_CC) {
+			add_mailboxes(fld->fld_data.fld_cc->cc_addr_list, &p->cc, &p->ncc);
+		}
+	}
+	mailimf_message_free(msg);
+	if (!p->subject) {
+		rm_patch_mail_free(p);
+		return rm_error_set(err, RM_ERR_INPUT, "%s: the mail has no Subject", what);
+	}
+	return 0;
+}
+
+int rm_patch_mail_lookup(struct rm_patch_mail *p, const char *base, const char *msgid,
+			 const struct rm_gitweb_opts *o, struct rm_error *err)
+{
+	CURL *c = curl_easy_init();
+	struct xfer x;
+	struct rm_sb url = RM_SB_INIT;
+	char *esc;
+	CURLcode cc;
+	long code = 0;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	memset(&x, 0, sizeof(x));
+	rm_sb_init(&x.body);
+	esc = url_escape(c, msgid);
+	rm_sb_init(&url);
+	rm_sb_addf(&url, "%s/%s/raw", base, esc);
+	free(esc);
+	curl_easy_setopt(c, CURLOPT_URL, url.buf);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, o->connect_timeout);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, o->timeout);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(c, CURLOPT_MAXREDIRS, 3L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "robotmail/1");
+	cc = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_cleanup(c);
+	if (cc == CURLE_OK && code == 404) {
+		rc = 0;
+	} else if (cc != CURLE_OK || code != 200) {
+		rc = rm_error_set(err, RM_ERR_TEMP, "%s: %s (HTTP %ld)", url.buf,
+				  cc == CURLE_OK ? "unexpected answer" : curl_easy_strerror(cc), code);
+	} else {
+		rc = rm_patch_mail_parse(p, x.body.buf, x.body.len, url.buf, err) ? -1 : 1;
+	}
+	rm_sb_release(&x.body);
+	rm_sb_release(&url);
+	return rc;
+}

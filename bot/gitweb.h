@@ -112,6 +112,21 @@ struct rm_gitweb_opts {
 int rm_gitweb_lookup(struct rm_gitweb_req *reqs, size_t n, const struct rm_gitweb_opts *opts,
 		     const struct rm_commit_cache *cache, struct rm_error *err);
 
+/* The original mail of a patch, from a public-inbox archive (lore). */
+struct rm_patch_mail {
+	char *subject;   /* raw, e.g. "[PATCH v2 1/3] mm: ..." (decoded, one line) */
+	char **to, **cc; /* "Name <addr>" or "addr" */
+	size_t nto, ncc;
+};
+void rm_patch_mail_free(struct rm_patch_mail *p);
+/* Parse a raw mail (an optional mbox "From " line first). */
+int rm_patch_mail_parse(struct rm_patch_mail *p, const char *buf, size_t len, const char *what,
+			struct rm_error *err);
+/* GET <base>/<msgid>/raw.  Returns 1 found, 0 not in the archive (404), -1
+ * failed (err names the URL). */
+int rm_patch_mail_lookup(struct rm_patch_mail *p, const char *base, const char *msgid,
+			 const struct rm_gitweb_opts *o, struct rm_error *err);
+
 /* 4 to 64 hex digits: what may be looked up (and put in a URL). */
 bool rm_gitweb_valid_sha(const char *s);
 

@@ -379,6 +379,10 @@ int rm_recipients_build(struct rm_recipients *r, const struct rm_recipients_in *
 		for (k = 0; k < cfg->cc_trailers.n; k++)
 			if (!strcasecmp(head->trailers[i].key, cfg->cc_trailers.v[k]))
 				add(&b, false, head->trailers[i].value, head->trailers[i].key);
+	for (i = 0; in->patch && i < in->patch->nto; i++)
+		add(&b, false, in->patch->to[i], "the patch's To");
+	for (i = 0; in->patch && i < in->patch->ncc; i++)
+		add(&b, false, in->patch->cc[i], "the patch's Cc");
 	/* the cap: drop from the end of Cc, keeping the robot's own copy */
 	while (r->nto + r->ncc + (cfg->cc_self ? 1 : 0) > (size_t)cfg->max_recipients && r->ncc) {
 		struct rm_address *last = &r->cc[--r->ncc];

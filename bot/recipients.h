@@ -9,7 +9,8 @@
  *        or the testcase); the MAINTAINERS file (F:/X:/N: patterns of the
  *        changed paths to M:/R:/L: entries, at most maintainers_cap); the
  *        people in the commit's trailers (Signed-off-by, Reviewed-by,
- *        Acked-by, Cc; configurable); the robot itself, last.
+ *        Acked-by, Cc; configurable); when replying to a patch, the patch
+ *        mail's own To and Cc; the robot itself, last.
  * Every address is validated and normalised (display names kept, no
  * brackets or comments), duplicates are removed case-insensitively (the
  * first keeps its place), the opt-out file (addresses, and /regex/ lines
@@ -42,6 +43,7 @@ struct rm_recipients_in {
 	const struct rm_tree_cfg *tree;       /* may be NULL */
 	const struct rm_commit_facts *head;   /* may be NULL */
 	const char *testcase;                 /* may be NULL */
+	const struct rm_patch_mail *patch;    /* replying to a patch: its To/Cc, may be NULL */
 	const char *override;                 /* --to: replaces everyone */
 };
 

@@ -411,11 +411,17 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 		r->in_reply_to = rm_xstrdup(r->head_facts->patch_msgid);
 		r->refs = rm_xstrdup(r->head_facts->patch_msgid);
 		free(r->subject);
-		rm_sb_init(&sb);
-		rm_sb_addf(&sb, "Re: %s", head_subject ? head_subject : "");
-		r->subject = rm_sb_detach(&sb, NULL);
-		rm_tdata_setf(d, "patch_link", "%s/%s/", cfg->patch_link_base, r->in_reply_to);
-		rm_tdata_set(d, "patch_subject", head_subject);
+		/* the patch mail's own subject ("[PATCH v2 1/3] ...") when it was
+		 * found, else the commit's */
+		{
+			const char *ps = r->patch && r->patch->subject ? r->patch->subject : head_subject;
+
+			rm_sb_init(&sb);
+			rm_sb_addf(&sb, "Re: %s", ps ? ps : "");
+			r->subject = rm_sb_detach(&sb, NULL);
+			rm_tdata_setf(d, "patch_link", "%s/%s/", cfg->patch_link_base, r->in_reply_to);
+			rm_tdata_set(d, "patch_subject", ps);
+		}
 	} else {
 		rm_tdata_set(d, "patch_link", "");
 		rm_tdata_set(d, "patch_subject", "");

@@ -61,6 +61,7 @@ struct rm_report {
 	size_t ntests;
 	char *tree_name, *branch, *tree_url;
 	const struct rm_commit_facts *base_facts, *head_facts; /* borrowed, may be NULL */
+	const struct rm_patch_mail *patch; /* the patch's original mail, borrowed, may be NULL */
 	char *metric;       /* headline stat, or the failure id */
 	char *pct;          /* "10.5" */
 	char *subject;      /* the mail Subject */

@@ -112,8 +112,14 @@ start() { # DIR OPTION...
 		i=0
 		while :; do
 			if ! running "$pid"; then
-				st=3
-				break
+				# just forked, not yet exec'd (comm is still the shell's): wait
+				case $(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null) in
+				Z* | X* | "") st=3; break ;;
+				esac
+				i=$((i + 1))
+				[ $i -lt 100 ] || { st=3; break; }
+				sleep 0.1
+				continue
 			fi
 			st=0
 			ready "$pid" "$port" || st=$?

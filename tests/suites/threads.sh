@@ -19,6 +19,7 @@ From: Ann Author <ann@example.org>
 To: $ADDR
 Subject: [PATCH] mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio()
 Date: Tue, 14 Oct 2025 09:35:12 +0000
+Cc: Mm Maint <maint@example.org>
 Message-ID: <$PATCH_ID>
 
 the patch
@@ -107,3 +108,26 @@ else
 	not_ok "smtp-sink threading headers" "$(sed -n '1,25p' "$dump" 2>/dev/null)" "$(cat "$T/err")"
 fi
 tests/peers/smtp-sink.sh stop "$T/sink" >/dev/null 2>&1
+
+# the patch's own mail from the archive (public-inbox-httpd): its [PATCH]
+# subject for the reply, and its To/Cc among the recipients
+HPORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+public-inbox-httpd -l "http://127.0.0.1:$HPORT" >"$T/httpd.log" 2>&1 &
+HPID=$!
+trap 'kill $HPID 2>/dev/null; wait $HPID 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$HPORT/test/$PATCH_ID/raw" && break; sleep 0.1; done
+rm -rf "$T/state.db"* "$T/done" "$T/in"
+mkdir -p "$T/in"
+cp contrib/examples/mlockmany.tar.xz "$T/in/"
+sed -i "s|^  emergency_stop:.*||" "$T/cfg.yaml"
+printf 'links:\n  patch_mail: http://127.0.0.1:%s/test\n' "$HPORT" >>"$T/cfg.yaml"
+"$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/in/mlockmany.tar.xz" >"$T/dry" 2>"$T/err"
+sed -n '/^DATA$/,/^$/p' "$T/dry" | sed ':a;N;$!ba;s/\n / /g' >"$T/hd"
+if grep -qx "Subject: Re: \[PATCH\] mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio()" "$T/hd" &&
+	grep -qx "RCPT TO:<maint@example.org>" "$T/dry" && grep -qxF "patch subject: [PATCH] mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio()" "$T/dry"; then
+	ok "the reply takes the patch mail's [PATCH] subject and copies its To/Cc (looked up in the archive)"
+else
+	not_ok "patch mail lookup" "$(cat "$T/hd" "$T/err")" "$(grep RCPT "$T/dry")"
+fi
+kill $HPID 2>/dev/null
+wait $HPID 2>/dev/null
