@@ -117,7 +117,7 @@ bench: deps
 check-valgrind: deps
 	@$(MAKE) --no-print-directory build $(BUILD)/unit-tests
 	@fail=0; \
-	valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	ROBOTMAIL_NO_JIT=1 valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 		$(BUILD)/unit-tests >/tmp/robotmail-vg-unit.log 2>&1 || { echo "unit tests under valgrind failed"; tail -30 /tmp/robotmail-vg-unit.log; fail=1; }; \
 	for s in golden report run recipients; do \
 		ROBOTMAIL=$(CURDIR)/tests/valgrind-robotmail.sh BUILD=$(BUILD) bash tests/suites/$$s.sh >/tmp/robotmail-vg-$$s.log 2>&1; \

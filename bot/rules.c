@@ -65,7 +65,10 @@ static pcre2_code *compile(const char *text, const char *file, int line, const c
 			     line, field, pattern, (char *)msg);
 		return NULL;
 	}
-	pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* best effort */
+	/* JIT is best effort; ROBOTMAIL_NO_JIT=1 turns it off (valgrind cannot
+	 * follow JIT code and reports its reads as uninitialised) */
+	if (!getenv("ROBOTMAIL_NO_JIT"))
+		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
 }
 
