@@ -67,16 +67,21 @@ static const char *const migrations[] = {
 	"CREATE INDEX messages_thread ON messages (thread_key, id);",
 };
 
+/* busy, locked, full or I/O: another process or the disk; try later */
+static enum rm_error_kind kind_of(int rc)
+{
+	int base = rc & 0xff;
+
+	return (base == SQLITE_BUSY || base == SQLITE_LOCKED || base == SQLITE_FULL ||
+		base == SQLITE_IOERR) ?
+		       RM_ERR_TEMP :
+		       RM_ERR_INTERNAL;
+}
+
 static int db_error(struct rm_outbox *ob, struct rm_error *err, const char *what)
 {
-	int code = sqlite3_errcode(ob->db) & 0xff;
-	enum rm_error_kind kind = (code == SQLITE_BUSY || code == SQLITE_LOCKED ||
-				   code == SQLITE_FULL || code == SQLITE_IOERR) ?
-					  RM_ERR_TEMP :
-					  RM_ERR_INTERNAL;
-
-	return rm_error_set(err, kind, "state database '%s': %s: %s", ob->path, what,
-			    sqlite3_errmsg(ob->db));
+	return rm_error_set(err, kind_of(sqlite3_errcode(ob->db)), "state database '%s': %s: %s",
+			    ob->path, what, sqlite3_errmsg(ob->db));
 }
 
 static int exec(struct rm_outbox *ob, const char *sql, struct rm_error *err)
@@ -86,19 +91,21 @@ static int exec(struct rm_outbox *ob, const char *sql, struct rm_error *err)
 	int rc = sqlite3_exec(ob->db, sql, NULL, NULL, &msg);
 
 	if (rc != SQLITE_OK) {
-		/* busy, locked, full or I/O: another process or the disk; try later */
-		int base = rc & 0xff;
-		enum rm_error_kind kind = (base == SQLITE_BUSY || base == SQLITE_LOCKED ||
-					   base == SQLITE_FULL || base == SQLITE_IOERR) ?
-						  RM_ERR_TEMP :
-						  RM_ERR_INTERNAL;
-
-		rm_error_set(err, kind, "state database '%s': %s", ob->path,
+		rm_error_set(err, kind_of(rc), "state database '%s': %s", ob->path,
 			     msg ? msg : sqlite3_errmsg(ob->db));
 		sqlite3_free(msg);
 		return -1;
 	}
 	return 0;
+}
+
+/* Runs `sql` where a failure changes nothing for the caller: the rollback
+ * after an error already recorded, or a pragma that is only a speed-up. */
+static void exec_quiet(struct rm_outbox *ob, const char *sql)
+{
+	struct rm_error ignore;
+
+	exec(ob, sql, &ignore);
 }
 
 int rm_outbox_schema_version(struct rm_outbox *ob)
@@ -395,9 +402,7 @@ int rm_outbox_report_seen(struct rm_outbox *ob, const char *key, bool *seen, str
 
 void rm_outbox_fast_records(struct rm_outbox *ob)
 {
-	struct rm_error ignore;
-
-	exec(ob, "PRAGMA synchronous = NORMAL", &ignore);
+	exec_quiet(ob, "PRAGMA synchronous = NORMAL");
 }
 
 int rm_outbox_enqueue(struct rm_outbox *ob, const struct rm_outbox_msg *m, time_t now,
@@ -466,11 +471,7 @@ fail:
 	db_error(ob, err, "queueing a message");
 	if (st)
 		sqlite3_finalize(st);
-	{
-		struct rm_error ignore;
-
-		exec(ob, "ROLLBACK", &ignore);
-	}
+	exec_quiet(ob, "ROLLBACK");
 	return -1;
 }
 
@@ -532,11 +533,7 @@ int rm_outbox_claim_due(struct rm_outbox *ob, time_t now, size_t limit,
 	return 0;
 fail:
 	db_error(ob, err, "claiming due messages");
-	{
-		struct rm_error ignore;
-
-		exec(ob, "ROLLBACK", &ignore);
-	}
+	exec_quiet(ob, "ROLLBACK");
 	rm_outbox_msgs_free(v, cnt);
 	return -1;
 }
@@ -626,11 +623,7 @@ fail:
 	db_error(ob, err, "recording a delivery attempt");
 	if (st)
 		sqlite3_finalize(st);
-	{
-		struct rm_error ignore;
-
-		exec(ob, "ROLLBACK", &ignore);
-	}
+	exec_quiet(ob, "ROLLBACK");
 	return -1;
 }
 
