@@ -630,6 +630,11 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 	rm_gitweb_opts_from_config(&o, &e->cfg);
 	if (b->nlookups && rm_gitweb_lookup(b->lookups, b->nlookups, &o, e->ob ? &e->cache : NULL, err))
 		goto fail;
+	/* a lookup that failed for now defers its reports: say why, once */
+	for (i = 0; i < b->nlookups; i++)
+		if (b->lookups[i].status == RM_GITWEB_FAILED)
+			fprintf(stderr, "robotmail: commit %s: %s\n", b->lookups[i].sha,
+				b->lookups[i].error);
 	for (i = 0; i < b->nreports; i++) {
 		struct rm_report *r = &b->reports[i];
 		const struct rm_gitweb_req *bl = &b->lookups[base_idx[i]];
@@ -652,8 +657,6 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 				fprintf(stderr, "robotmail: patch mail <%s>: %s\n", r->head_facts->patch_msgid,
 					got ? pe.msg : "not in the archive");
 		}
-		if (verbose && hl->status == RM_GITWEB_FAILED)
-			fprintf(stderr, "robotmail: commit %s: %s\n", hl->sha, hl->error);
 		if (rm_report_build(r, &e->cfg, tdir, now, err))
 			goto fail;
 		if (e->ob && !r->hold_reason) {
@@ -1079,6 +1082,27 @@ static const char *capped_list(struct env *e, const struct rm_outbox_msg *m, tim
 }
 
 /* Deliver what is due.  Returns 0, or 75 when some delivery must be retried. */
+/* Why a message waits, for the log: the server's first 4xx reply to a
+ * RCPT (its text starts with that code), else the session's error (a
+ * refused connection, a 4xx at the greeting or after DATA). */
+static void defer_reason(char *buf, size_t n, const char *error, const struct rm_rcpt_result *res,
+			 size_t nrcpts)
+{
+	size_t k;
+
+	for (k = 0; k < nrcpts; k++) {
+		char code[8];
+
+		snprintf(code, sizeof(code), "%d", res[k].code);
+		if (res[k].code >= 400 && res[k].code < 500 && res[k].text &&
+		    !strncmp(res[k].text, code, 3)) {
+			snprintf(buf, n, "<%s>: %s", res[k].rcpt, res[k].text);
+			return;
+		}
+	}
+	snprintf(buf, n, "%s", error[0] ? error : "no reply from the server");
+}
+
 static int deliver_due(struct env *e, time_t now, int verbose, struct run_stats *st,
 		       struct rm_error *err)
 {
@@ -1086,8 +1110,9 @@ static int deliver_due(struct env *e, time_t now, int verbose, struct run_stats 
 	struct rm_transport *t = NULL;
 	struct rm_outbox_msg *msgs = NULL;
 	size_t n = 0, i, limit = (size_t)e->cfg.batch;
-	char *password;
-	int rc = 0;
+	char *password, why_first[1100] = "";
+	int rc = 0, retried = 0;
+	time_t retry_first = 0;
 
 	if (e->cfg.emergency_stop && !access(e->cfg.emergency_stop, F_OK)) {
 		fprintf(stderr, "robotmail: emergency stop '%s' is present: nothing is delivered\n",
@@ -1165,6 +1190,8 @@ static int deliver_due(struct env *e, time_t now, int verbose, struct run_stats 
 					res[k].rcpt, res[k].text ? res[k].text : "");
 			pending += res[k].code < 200 || (res[k].code >= 400 && res[k].code < 500);
 		}
+		if (pending && !retried)
+			defer_reason(why_first, sizeof(why_first), error, res, m->nrcpts);
 		if (rm_outbox_record(e->ob, m->id, res, m->nrcpts, error[0] ? error : NULL, now, retry,
 				     give_up, err)) {
 			free(res);
@@ -1184,17 +1211,152 @@ static int deliver_due(struct env *e, time_t now, int verbose, struct run_stats 
 		} else {
 			st->retried++;
 			rc = rc ? rc : 75;
+			if (!retried++)
+				retry_first = retry; /* the first stands for the run's log line */
 			if (verbose)
 				fprintf(stderr, "robotmail: %s: %zu recipient(s) deferred: %s\n",
 					m->message_id, pending, error[0] ? error : "4xx reply");
 		}
 	}
+	if (retried)
+		fprintf(stderr,
+			"robotmail: delivery via %s: %d message(s) deferred, next attempt in %lld s: %s\n",
+			rm_transport_spec(t), retried, (long long)(retry_first - now), why_first);
 	rm_transport_free(t);
 	rm_outbox_msgs_free(msgs, n);
 	if (password) {
 		memset(password, 0, strlen(password));
 		free(password);
 	}
+	return rc;
+}
+
+/* Archives a run holds in memory at once: a run reads, reports, queues and
+ * moves its archives this many at a time, so its memory does not grow with
+ * the inbox. */
+#define RUN_CHUNK 64
+
+/* One chunk of a run: read and report the archives at paths[0..npaths),
+ * queue each report not seen before (with its final bytes), and move each
+ * archive whose reports are all queued to done/ (failed/ when a report could
+ * not be built); an archive with a deferred report stays in the inbox.  With
+ * `once` nothing is moved.  Counts go to *st.  Returns 0, or -1 with *err set
+ * when the state database failed (what was queued so far stays queued).
+ * Borrows everything; frees what it built. */
+static int queue_chunk(struct env *e, char **paths, size_t npaths, bool once, const char *to,
+		       const char *materials, time_t now, int verbose, struct run_stats *st,
+		       struct rm_error *err)
+{
+	struct batch bb, *b = &bb;
+	int *deferred = NULL, *errors = NULL, rc = -1;
+	size_t i;
+
+	if (build_batch(e, paths, npaths, now, verbose, b, err))
+		goto out;
+	st->archives += (int)b->narchives;
+	st->bad_archives += b->failed;
+	/* per archive: queue its reports; done when all are queued */
+	deferred = rm_xcalloc(b->narchives + 1, sizeof(int));
+	errors = rm_xcalloc(b->narchives + 1, sizeof(int));
+	for (i = 0; i < b->nreports; i++) {
+		struct rm_report *r = &b->reports[i];
+		size_t ai = b->report_archive[i];
+		struct rm_recipients rcp;
+		struct rm_outbox_msg m;
+		struct rm_error me;
+		char *bytes = NULL;
+		size_t len = 0, k;
+		int q;
+		bool seen;
+
+		st->reports++;
+		r->date_sent = now;
+		if (rm_outbox_report_seen(e->ob, r->dedupe_key ? r->dedupe_key : "", &seen, err))
+			goto out;
+		if (seen) {
+			st->duplicates++;
+			if (verbose)
+				fprintf(stderr, "robotmail: %s: already reported\n", r->subject);
+			continue;
+		}
+		if (r->hold_reason) {
+			st->deferred++;
+			deferred[ai] = 1;
+			fprintf(stderr, "robotmail: '%s': report deferred: %s\n",
+				b->archives[ai].source, r->hold_reason);
+			continue;
+		}
+		rm_error_clear(&me);
+		if (report_message(e, r, to, &rcp, &bytes, &len, &me)) {
+			fprintf(stderr, "robotmail: error: '%s': %s\n", b->archives[ai].source, me.msg);
+			rm_recipients_free(&rcp);
+			errors[ai] = 1;
+			continue;
+		}
+		memset(&m, 0, sizeof(m));
+		m.message_id = r->message_id;
+		m.dedupe_key = r->dedupe_key;
+		m.thread_key = r->thread_key;
+		m.refs = r->refs;
+		m.tree = r->tree_name;
+		m.subject = r->subject;
+		m.mail_from = e->cfg.robot_address;
+		m.rcpts = rm_xcalloc(rcp.nto + rcp.ncc + 1, sizeof(char *));
+		for (k = 0; k < rcp.nto; k++)
+			m.rcpts[m.nrcpts++] = rcp.to[k].addr;
+		for (k = 0; k < rcp.ncc; k++)
+			m.rcpts[m.nrcpts++] = rcp.cc[k].addr;
+		m.bytes = bytes;
+		m.len = len;
+		m.state = report_held(&e->cfg, r->tree_name, m.rcpts, m.nrcpts) ? RM_MSG_HELD :
+										  RM_MSG_QUEUED;
+		q = rm_outbox_enqueue(e->ob, &m, now, err);
+		free(m.rcpts);
+		free(bytes);
+		rm_recipients_free(&rcp);
+		if (q < 0)
+			goto out;
+		if (q == 0) {
+			st->duplicates++;
+			continue;
+		}
+		st->queued++;
+		if (m.state == RM_MSG_HELD)
+			st->held++;
+		write_materials(materials, &b->archives[ai], r, verbose);
+		if (verbose)
+			fprintf(stderr, "robotmail: queued %s%s: %s\n", r->message_id,
+				m.state == RM_MSG_HELD ? " (held)" : "", r->subject);
+	}
+	if (!once) {
+		for (i = 0; i < b->narchives; i++) {
+			struct rm_error me;
+
+			if (deferred[i])
+				continue; /* stays in the inbox for the next run */
+			if (move_into(b->archives[i].source,
+				      errors[i] ? e->cfg.failed_dir : e->cfg.done_dir, &me))
+				fprintf(stderr, "robotmail: warning: %s\n", me.msg);
+		}
+		/* archives that could not be read at all */
+		for (i = 0; i < npaths; i++) {
+			size_t k;
+			bool opened = false;
+			struct rm_error me;
+
+			for (k = 0; k < b->narchives; k++)
+				opened |= !strcmp(b->archives[k].source, paths[i]);
+			if (!opened && !access(paths[i], F_OK) &&
+			    move_into(paths[i], e->cfg.failed_dir, &me))
+				fprintf(stderr, "robotmail: warning: %s\n", me.msg);
+		}
+	}
+
+	rc = 0;
+out:
+	free(deferred);
+	free(errors);
+	batch_free(b);
 	return rc;
 }
 
@@ -1214,7 +1376,6 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	time_t now = time(NULL);
 	struct run_stats st;
 	struct env e;
-	struct batch b;
 	char **paths = NULL, *lockpath;
 	size_t npaths = 0, i;
 	int c, verbose = 0, rc = 0, lockfd;
@@ -1297,116 +1458,13 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	} else {
 		paths = scan_inbox(&e.cfg, now, &npaths, verbose);
 	}
-	if (build_batch(&e, paths, npaths, now, verbose, &b, err)) {
-		batch_free(&b);
-		goto out_err;
-	}
-	st.archives = (int)b.narchives;
-	st.bad_archives = b.failed;
-	{
-		/* per archive: queue its reports; done when all are queued */
-		int *deferred = rm_xcalloc(b.narchives + 1, sizeof(int));
-		int *errors = rm_xcalloc(b.narchives + 1, sizeof(int));
-
-		for (i = 0; i < b.nreports; i++) {
-			struct rm_report *r = &b.reports[i];
-			size_t ai = b.report_archive[i];
-			struct rm_recipients rcp;
-			struct rm_outbox_msg m;
-			struct rm_error me;
-			char *bytes = NULL;
-			size_t len = 0, k;
-			int q;
-			bool seen;
-
-			st.reports++;
-			r->date_sent = now;
-			if (rm_outbox_report_seen(e.ob, r->dedupe_key ? r->dedupe_key : "", &seen, err))
-				goto out_batch;
-			if (seen) {
-				st.duplicates++;
-				if (verbose)
-					fprintf(stderr, "robotmail: %s: already reported\n", r->subject);
-				continue;
-			}
-			if (r->hold_reason) {
-				st.deferred++;
-				deferred[ai] = 1;
-				fprintf(stderr, "robotmail: '%s': report deferred: %s\n",
-					b.archives[ai].source, r->hold_reason);
-				continue;
-			}
-			rm_error_clear(&me);
-			if (report_message(&e, r, to, &rcp, &bytes, &len, &me)) {
-				fprintf(stderr, "robotmail: error: '%s': %s\n", b.archives[ai].source, me.msg);
-				rm_recipients_free(&rcp);
-				errors[ai] = 1;
-				continue;
-			}
-			memset(&m, 0, sizeof(m));
-			m.message_id = r->message_id;
-			m.dedupe_key = r->dedupe_key;
-			m.thread_key = r->thread_key;
-			m.refs = r->refs;
-			m.tree = r->tree_name;
-			m.subject = r->subject;
-			m.mail_from = e.cfg.robot_address;
-			m.rcpts = rm_xcalloc(rcp.nto + rcp.ncc + 1, sizeof(char *));
-			for (k = 0; k < rcp.nto; k++)
-				m.rcpts[m.nrcpts++] = rcp.to[k].addr;
-			for (k = 0; k < rcp.ncc; k++)
-				m.rcpts[m.nrcpts++] = rcp.cc[k].addr;
-			m.bytes = bytes;
-			m.len = len;
-			m.state = report_held(&e.cfg, r->tree_name, m.rcpts, m.nrcpts) ? RM_MSG_HELD :
-											  RM_MSG_QUEUED;
-			q = rm_outbox_enqueue(e.ob, &m, now, err);
-			free(m.rcpts);
-			free(bytes);
-			rm_recipients_free(&rcp);
-			if (q < 0)
-				goto out_batch;
-			if (q == 0) {
-				st.duplicates++;
-				continue;
-			}
-			st.queued++;
-			if (m.state == RM_MSG_HELD)
-				st.held++;
-			write_materials(materials, &b.archives[ai], r, verbose);
-			if (verbose)
-				fprintf(stderr, "robotmail: queued %s%s: %s\n", r->message_id,
-					m.state == RM_MSG_HELD ? " (held)" : "", r->subject);
-		}
-		if (!once) {
-			for (i = 0; i < b.narchives; i++) {
-				struct rm_error me;
-
-				if (deferred[i])
-					continue; /* stays in the inbox for the next run */
-				if (move_into(b.archives[i].source,
-					      errors[i] ? e.cfg.failed_dir : e.cfg.done_dir, &me))
-					fprintf(stderr, "robotmail: warning: %s\n", me.msg);
-			}
-			/* archives that could not be read at all */
-			for (i = 0; i < npaths; i++) {
-				size_t k;
-				bool opened = false;
-				struct rm_error me;
-
-				for (k = 0; k < b.narchives; k++)
-					opened |= !strcmp(b.archives[k].source, paths[i]);
-				if (!opened && !access(paths[i], F_OK) &&
-				    move_into(paths[i], e.cfg.failed_dir, &me))
-					fprintf(stderr, "robotmail: warning: %s\n", me.msg);
-			}
-		}
-		free(deferred);
-		free(errors);
-	}
+	for (i = 0; i < npaths; i += RUN_CHUNK)
+		if (queue_chunk(&e, paths + i, npaths - i < RUN_CHUNK ? npaths - i : RUN_CHUNK,
+				once != NULL, to, materials, now, verbose, &st, err))
+			goto out_err;
 	rc = deliver_due(&e, now, verbose, &st, err);
 	if (rc < 0)
-		goto out_batch;
+		goto out_err;
 	if (st.deferred && !rc)
 		rc = 75;
 	if (st.bad_archives)
@@ -1417,15 +1475,12 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 			" %d deferred; %d sent, %d to retry, %d failed\n",
 			st.archives, st.reports, st.queued, st.held, st.duplicates, st.deferred, st.sent,
 			st.retried, st.failed_msgs);
-	batch_free(&b);
 	for (i = 0; i < npaths; i++)
 		free(paths[i]);
 	free(paths);
 	env_close(&e);
 	close(lockfd);
 	return rc;
-out_batch:
-	batch_free(&b);
 out_err:
 	for (i = 0; i < npaths; i++)
 		free(paths[i]);

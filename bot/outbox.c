@@ -78,10 +78,28 @@ static enum rm_error_kind kind_of(int rc)
 		       RM_ERR_INTERNAL;
 }
 
+/* SQLite's message (msg, or the connection's last one), with the system
+ * error behind an I/O failure ("disk I/O error (No space left on device)"),
+ * into buf. */
+static const char *db_errtext(struct rm_outbox *ob, const char *msg, char *buf, size_t n)
+{
+	int sys = sqlite3_system_errno(ob->db);
+
+	if (!msg)
+		msg = sqlite3_errmsg(ob->db);
+	if (sys && (sqlite3_extended_errcode(ob->db) & 0xff) == SQLITE_IOERR)
+		snprintf(buf, n, "%s (%s)", msg, strerror(sys));
+	else
+		snprintf(buf, n, "%s", msg);
+	return buf;
+}
+
 static int db_error(struct rm_outbox *ob, struct rm_error *err, const char *what)
 {
+	char text[512];
+
 	return rm_error_set(err, kind_of(sqlite3_errcode(ob->db)), "state database '%s': %s: %s",
-			    ob->path, what, sqlite3_errmsg(ob->db));
+			    ob->path, what, db_errtext(ob, NULL, text, sizeof(text)));
 }
 
 static int exec(struct rm_outbox *ob, const char *sql, struct rm_error *err)
@@ -91,8 +109,10 @@ static int exec(struct rm_outbox *ob, const char *sql, struct rm_error *err)
 	int rc = sqlite3_exec(ob->db, sql, NULL, NULL, &msg);
 
 	if (rc != SQLITE_OK) {
+		char text[512];
+
 		rm_error_set(err, kind_of(rc), "state database '%s': %s", ob->path,
-			     msg ? msg : sqlite3_errmsg(ob->db));
+			     db_errtext(ob, msg, text, sizeof(text)));
 		sqlite3_free(msg);
 		return -1;
 	}

@@ -48,3 +48,24 @@ linus_tree() {
 	printf '    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git\n'
 	printf '    provider: %s\n    api: %s\n' "$1" "$2"
 }
+
+# smtp_peer_start DIR [PORT [smtp-peer.py options...]]: starts
+# tests/peers/smtp-peer.py (Debian's python3, which has aiosmtpd) storing
+# into DIR on PORT (0 or empty: a free one) and waits up to 60 s for it to
+# listen (a cold first start on a busy machine takes seconds).  Sets
+# PEER_PID and PEER_PORT; PEER_PORT is empty when it did not start, and
+# DIR.out has what it printed.  The caller stops it: kill $PEER_PID; wait.
+smtp_peer_start() {
+	local dir=$1 port=${2:-0}
+	shift $(($# < 2 ? $# : 2))
+	mkdir -p "$dir"
+	: >"$dir.out"
+	/usr/bin/python3 tests/peers/smtp-peer.py --port "$port" --dir "$dir" "$@" >"$dir.out" 2>&1 &
+	PEER_PID=$!
+	for _ in $(seq 600); do
+		grep -q listening "$dir.out" && break
+		kill -0 "$PEER_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	PEER_PORT=$(awk '/listening/ {print $2}' "$dir.out")
+}

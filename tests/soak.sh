@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # soak.sh (make soak): 10,000 generated archives through `robotmail run` in
 # batches, as cron would run it, into an SMTP peer that stores only what it
-# accepted, with faults on the way: the SMTP server down, a server answering
-# 4xx, the git web API (here a local clone) gone, the state database locked
-# by another process, archives still being written.  At the end every
-# expected report must have arrived exactly once; peak RSS per batch must
-# stay flat.  Prints the figures.  Not part of `make test`.
+# accepted, with commit facts from a real cgit under lighttpd, and faults on
+# the way: the SMTP server down for a run, stopped in the middle of a run,
+# answering 450 to RCPT, 421 at the greeting, 450 after DATA; the git web API
+# down, rate-limited (429) briefly and for longer than robotmail waits; the
+# state database locked by another process, its disk full; archives still
+# being written.  At the end every expected report must have arrived once
+# (at most one duplicate: the message whose 250 the stopped server never
+# sent); peak RSS per batch must stay flat.  Prints the figures.  Not part of
+# `make test`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}"
@@ -19,17 +23,19 @@ cleanup() {
 	[ -n "$PEER_PID" ] && kill "$PEER_PID" 2>/dev/null && wait "$PEER_PID" 2>/dev/null
 	umount "$T/full" 2>/dev/null
 	tests/peers/smtp-sink.sh stop "$T/sink" >/dev/null 2>&1
+	tests/peers/cgit.sh stop "$T/cg" >/dev/null 2>&1
 	rm -rf "$T"
 }
 trap cleanup EXIT
 . tests/lib.sh >/dev/null
-tests/peers/make-test-repo.sh "$T/repo" >/dev/null
+tests/peers/make-test-repo.sh "$T/repo" >"$T/manifest"
 mkdir -p "$T/inbox" "$T/peer" "$T/sink"
+CGIT=$(tests/peers/cgit.sh start "$T/cg" "$T/repo") || { echo "soak: cgit did not start: $CGIT" >&2; exit 1; }
+sha() { sed -n "${1}p" "$T/manifest" | cut -d' ' -f1; } # Nth commit of the test repository
 peer_start() {
-	/usr/bin/python3 tests/peers/smtp-peer.py --port "${1:-0}" --dir "$T/peer" >"$T/peer.out" 2>&1 &
-	PEER_PID=$!
-	for _ in $(seq 100); do grep -q listening "$T/peer.out" && break; sleep 0.1; done
-	PORT=$(awk '/listening/ {print $2}' "$T/peer.out")
+	smtp_peer_start "$T/peer" "${1:-0}"
+	PORT=$PEER_PORT
+	[ -n "$PORT" ] || { echo "soak: smtp-peer did not start: $(cat "$T/peer.out")" >&2; exit 1; }
 }
 peer_stop() { kill "$PEER_PID" 2>/dev/null; wait "$PEER_PID" 2>/dev/null; PEER_PID=; }
 peer_start
@@ -40,7 +46,10 @@ paths:
   inbox: $T/inbox
   done: $T/done
   failed: $T/failed
-$(linus_tree local-git "$T/repo")
+gitweb:
+  retries: 1
+  max_wait: 10
+$(linus_tree cgit "$CGIT")
 delivery:
   transport: $1
   settle: ${2:-0}
@@ -50,12 +59,19 @@ delivery:
 CFG
 }
 cfg "smtp://127.0.0.1:$PORT"
-gen() { # FIRST COUNT [EXAMPLE]
-	"$PY" - "$T/inbox" "$1" "$2" "${3:-mincore}" <<'PYEOF'
+gen() { # FIRST COUNT [EXAMPLE [OLD_SHA NEW_SHA]...]: the example's commits renamed
+	"$PY" - "$T/inbox" "$1" "$2" "${3:-mincore}" "${@:4}" <<'PYEOF'
 import io, lzma, sys, tarfile
 out, first, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 src = tarfile.open(fileobj=io.BytesIO(lzma.decompress(open('contrib/examples/%s.tar.xz' % sys.argv[4], 'rb').read())))
-members = [(m.name, src.extractfile(m).read()) for m in src.getmembers() if m.isfile()]
+ren = [(sys.argv[k].encode(), sys.argv[k + 1].encode()) for k in range(5, len(sys.argv), 2)]
+members = []
+for m in src.getmembers():
+    if m.isfile():
+        name, data = m.name.encode(), src.extractfile(m).read()
+        for old, new in ren:
+            name, data = name.replace(old, new), data.replace(old, new)
+        members.append((name.decode(), data))
 for i in range(first, first + n):
     tag = b'lkp-soak-%05d' % i
     buf = io.BytesIO()
@@ -71,27 +87,54 @@ PYEOF
 run() { # LABEL
 	local t0 t1 rc
 	t0=$(date +%s.%N)
-	/usr/bin/time -f '%M' -o "$T/rss" "$RM" run -c "$T/cfg.yaml" >>"$T/runs.log" 2>&1
+	/usr/bin/time -f '%M' -o "$T/rss" "$RM" run -c "$T/cfg.yaml" >"$T/run.log" 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
-	printf '%-28s exit %-3s %6.2f s  peak RSS %6.1f MiB  inbox %4d  done %5d  sent %5d\n' "$1" "$rc" \
+	printf '%-34s exit %-3s %6.2f s  peak RSS %6.1f MiB  inbox %4d  done %5d  sent %5d\n' "$1" "$rc" \
 		"$(echo "$t1 - $t0" | bc -l)" "$(echo "$(tail -1 "$T/rss") / 1024" | bc -l)" \
 		"$(ls "$T/inbox" | wc -l)" "$(ls "$T/done" 2>/dev/null | wc -l)" \
 		"$(sqlite3 "$T/state.db" "select count(*) from messages where state = 'sent'" 2>/dev/null)"
+	# what the run said (cron would mail it): its first line and how many
+	[ -s "$T/run.log" ] && printf '    log: %d line(s), first: %.150s\n' "$(wc -l <"$T/run.log")" "$(head -1 "$T/run.log")"
+	cat "$T/run.log" >>"$T/runs.log"
 	tail -1 "$T/rss" >>"$T/rss.all"
 }
+sink_run() { # LABEL SMTP-SINK-OPTIONS...: a run against a server that refuses
+	local label=$1
+	shift
+	peer_stop
+	SINK=$(tests/peers/smtp-sink.sh start "$T/sink" "$@")
+	cfg "smtp://127.0.0.1:$SINK"; run "$label"
+	tests/peers/smtp-sink.sh stop "$T/sink" >/dev/null; peer_start "$PORT"; cfg "smtp://127.0.0.1:$PORT"
+}
+delivered() { [ -f "$T/peer/log" ] && wc -l <"$T/peer/log" || echo 0; }
 start=$(date +%s.%N)
 batches=$((N / B))
 for b in $(seq 0 $((batches - 1))); do
-	# batch 9 tests commits the cache has not seen yet (the other example)
-	gen $((b * B)) "$B" "$([ "$b" = 9 ] && echo mlockmany || echo mincore)"
+	# batches 9-11 test commits the cache has not seen yet (the other
+	# example, the first one renamed onto other commits of the repository)
+	case $b in
+	9)  gen $((b * B)) "$B" mlockmany ;;
+	10) gen $((b * B)) "$B" mincore "$(sha 8)" "$(sha 5)" "$(sha 9)" "$(sha 6)" ;;
+	11) gen $((b * B)) "$B" mincore "$(sha 8)" "$(sha 7)" "$(sha 9)" "$(sha 10)" ;;
+	*)  gen $((b * B)) "$B" mincore ;;
+	esac
 	case $b in
 	3)  peer_stop; run "batch $b: SMTP server down"; peer_start "$PORT" ;;
-	6)  peer_stop
-	    SINK=$(tests/peers/smtp-sink.sh start "$T/sink" -r RCPT)
-	    cfg "smtp://127.0.0.1:$SINK"; run "batch $b: server answers 450"
-	    tests/peers/smtp-sink.sh stop "$T/sink" >/dev/null; peer_start "$PORT"; cfg "smtp://127.0.0.1:$PORT" ;;
-	9)  mv "$T/repo" "$T/repo.away"; run "batch $b: git web API gone"; mv "$T/repo.away" "$T/repo" ;;
+	4)  # the server stops after 100 more messages, and is back for the next run
+	    n0=$(delivered)
+	    (while [ "$(delivered)" -lt $((n0 + 100)) ]; do sleep 0.02; done; kill "$PEER_PID") &
+	    stopper=$!
+	    run "batch $b: SMTP stops mid-run"; kill "$stopper" 2>/dev/null; wait "$stopper" 2>/dev/null
+	    peer_stop; peer_start "$PORT" ;;
+	6)  sink_run "batch $b: 450 to every RCPT" -r RCPT ;;
+	7)  sink_run "batch $b: 421 at the greeting" -Q CONNECT ;;
+	8)  sink_run "batch $b: 450 after DATA" -r . ;;
+	9)  CG0=$(tests/peers/cgit.sh count "$T/cg"); tests/peers/cgit.sh stop "$T/cg"; run "batch $b: git web API down"
+	    CGIT=$(tests/peers/cgit.sh start "$T/cg" "$T/repo") || exit 1; cfg "smtp://127.0.0.1:$PORT" ;;
+	10) tests/peers/cgit.sh ratelimit "$T/cg" 3; run "batch $b: git web 429 for 3 s" ;;
+	11) tests/peers/cgit.sh ratelimit "$T/cg" 120; run "batch $b: git web 429 for 120 s"
+	    tests/peers/cgit.sh ratelimit "$T/cg" 0 ;;
 	12) "$PY" -c 'import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute("BEGIN EXCLUSIVE"); time.sleep(14)' "$T/state.db" &
 	    locker=$!; sleep 1; run "batch $b: state db locked"; wait $locker ;;
 	15) cfg "smtp://127.0.0.1:$PORT" 3600; run "batch $b: still being written"; cfg "smtp://127.0.0.1:$PORT" ;;
@@ -127,4 +170,5 @@ echo "soak: $N archives in $batches batches of $B, $(printf '%.0f' "$wall") s:" 
 	"$(printf '%.0f' "$(echo "$N / $wall" | bc -l)") archives/s, $(printf '%.0f' "$(echo "$arrived / $wall" | bc -l)") mails/s;" \
 	"peak RSS first batch $((first_rss / 1024)) MiB, largest $((max_rss / 1024)) MiB; state db $(du -k "$T/state.db" | cut -f1) KiB"
 echo "soak: $arrived distinct Message-IDs arrived (expected $N), $dups duplicates, inbox left: $(ls "$T/inbox" | wc -l), failed/: $(ls "$T/failed" 2>/dev/null | wc -l)"
-[ "$arrived" = "$N" ] && [ "$dups" = 0 ] && [ -z "$(ls "$T/inbox")" ]
+echo "soak: requests at cgit: $((${CG0:-0} + $(tests/peers/cgit.sh count "$T/cg"))) (the commit cache answers the rest)"
+[ "$arrived" = "$N" ] && [ "$dups" -le 1 ] && [ -z "$(ls "$T/inbox")" ] && [ -z "$(ls "$T/failed" 2>/dev/null)" ]

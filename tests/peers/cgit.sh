@@ -8,6 +8,10 @@
 #   cgit.sh stop DIR             kill lighttpd by its pid file and wait
 #   cgit.sh count DIR            cgit requests served so far (not counting
 #                                the readiness probes made by "start")
+#   cgit.sh ratelimit DIR SECS   for the next SECS seconds every request is
+#                                answered "429 Too Many Requests" with a
+#                                Retry-After of the seconds left (0 ends it
+#                                at once); the requests still count
 #
 # Counting: lighttpd runs cgit through DIR/cgit.cgi, which appends
 # "METHOD URI" to DIR/requests.log before cgit answers, so the count is exact
@@ -28,7 +32,7 @@ die() {
 }
 
 usage() {
-	echo "usage: $0 start DIR REPO_DIR | stop DIR | count DIR" >&2
+	echo "usage: $0 start DIR REPO_DIR | stop DIR | count DIR | ratelimit DIR SECONDS" >&2
 	exit 2
 }
 
@@ -52,6 +56,13 @@ write_conf() { # DIR GITDIR PORT
 #!/bin/sh
 [ "\${HTTP_USER_AGENT:-}" = "$PROBE_UA" ] ||
 	printf '%s %s\\n' "\$REQUEST_METHOD" "\$REQUEST_URI" >>"$1/requests.log"
+if [ -s "$1/ratelimit" ]; then
+	until=\$(cat "$1/ratelimit") now=\$(date +%s)
+	if [ "\$now" -lt "\$until" ]; then
+		printf 'Status: 429 Too Many Requests\\r\\nRetry-After: %s\\r\\nContent-Type: text/plain\\r\\n\\r\\nrate limited\\n' "\$((until - now))"
+		exit 0
+	fi
+fi
 CGIT_CONFIG="$1/cgitrc" exec "$CGI"
 EOF
 	chmod 755 "$1/cgit.cgi"
@@ -144,6 +155,11 @@ stop() { # DIR
 	rm -f "$1/lighttpd.pid"
 }
 
+ratelimit() { # DIR SECONDS
+	case $2 in '' | *[!0-9]*) usage ;; esac
+	echo $(($(date +%s) + $2)) >"$1/ratelimit.tmp" && mv "$1/ratelimit.tmp" "$1/ratelimit"
+}
+
 count() { # DIR
 	if [ -f "$1/requests.log" ]; then
 		wc -l <"$1/requests.log" | tr -d ' '
@@ -157,5 +173,6 @@ case $1 in
 start) [ $# -eq 3 ] || usage; start "$2" "$3" ;;
 stop) [ $# -eq 2 ] || usage; stop "$2" ;;
 count) [ $# -eq 2 ] || usage; count "$2" ;;
+ratelimit) [ $# -eq 3 ] || usage; ratelimit "$2" "$3" ;;
 *) usage ;;
 esac

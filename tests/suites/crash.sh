@@ -30,10 +30,9 @@ for i in range(n):
             t.addfile(info, io.BytesIO(data))
     open('%s/a%03d.tar' % (out, i), 'wb').write(buf.getvalue())
 PYEOF
-/usr/bin/python3 tests/peers/smtp-peer.py --port 0 --dir "$T/peer" >"$T/peer.out" 2>&1 &
-PEER_PID=$!
-for _ in $(seq 100); do grep -q listening "$T/peer.out" && break; sleep 0.1; done
-PORT=$(awk '/listening/ {print $2}' "$T/peer.out")
+smtp_peer_start "$T/peer"
+PORT=$PEER_PORT
+[ -n "$PORT" ] || { not_ok "smtp-peer starts" "$(cat "$T/peer.out")"; exit 0; }
 cat >"$T/cfg.yaml" <<CFG
 paths:
   state_db: $T/state.db

@@ -128,11 +128,8 @@ queue list >"$T/q"
 peer() { # args...
 	[ -n "$PEER_PID" ] && kill "$PEER_PID" 2>/dev/null && wait "$PEER_PID" 2>/dev/null
 	rm -rf "$T/peer"
-	mkdir -p "$T/peer"
-	"$SYSPY" tests/peers/smtp-peer.py --port 0 --dir "$T/peer" "$@" >"$T/peer.out" 2>&1 &
-	PEER_PID=$!
-	for _ in $(seq 100); do grep -q listening "$T/peer.out" && break; sleep 0.1; done
-	PEER=$(awk '/listening/ {print $2}' "$T/peer.out")
+	smtp_peer_start "$T/peer" 0 "$@"
+	PEER=$PEER_PORT
 	[ -n "$PEER" ] || { not_ok "smtp-peer starts" "$(cat "$T/peer.out")"; exit 0; }
 }
 peer

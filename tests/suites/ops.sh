@@ -25,11 +25,8 @@ printf 'paths:\n  templates: %s\n' "$T/tpl" >"$T/c2.yaml"
 "$ROBOTMAIL" check-config -c "$T/c2.yaml" >"$T/out" 2>&1
 [ $? -eq 2 ] && grep -q "FAIL template perf.txt: template '.*perf.txt' line [0-9]*: unknown variable 'machin'" "$T/out" &&
 	ok "check-config names a template's unknown variable with file and line" || not_ok "template check" "$(cat "$T/out")"
-/usr/bin/python3 tests/peers/smtp-peer.py --port 0 --dir "$T/peer" >"$T/peer.out" 2>&1 &
-PEER_PID=$!
-mkdir -p "$T/peer"
-for _ in $(seq 100); do grep -q listening "$T/peer.out" && break; sleep 0.1; done
-P=$(awk '/listening/ {print $2}' "$T/peer.out")
+smtp_peer_start "$T/peer"
+P=$PEER_PORT
 printf 'trees:\n  - name: linus\n    branch: master\n    url: https://example.org/l.git\n    provider: local-git\n    api: %s\ndelivery:\n  transport: smtp://127.0.0.1:%s\n' "$T/repo" "$P" >"$T/c3.yaml"
 "$ROBOTMAIL" check-config -c "$T/c3.yaml" --online >"$T/out" 2>&1
 [ $? -eq 0 ] && grep -q "ok   SMTP server: smtp://127.0.0.1:$P: connected" "$T/out" && ok "check-config --online reaches the SMTP server" || not_ok "online smtp" "$(cat "$T/out")"

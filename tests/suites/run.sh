@@ -104,6 +104,8 @@ run
 "$ROBOTMAIL" queue -c "$T/cfg.yaml" list >"$T/q" 2>&1
 [ $rc -eq 75 ] && [ "$(grep -c $'\tqueued\t1\t' "$T/q")" = 2 ] && grep -q "exited 75" "$T/q" &&
 	ok "sendmail exiting 75: both queued again after one attempt, run exits 75" || not_ok "sendmail tempfail" "rc=$rc" "$(cat "$T/q" "$T/err")"
+[ "$(wc -l <"$T/err")" = 1 ] && grep -q "^robotmail: delivery via sendmail:.*: 2 message(s) deferred, next attempt in 1 s: .*exited 75" "$T/err" &&
+	ok "... and without -v the run says so in one line (transport, count, next attempt, reason)" || not_ok "deferral log line" "$(cat "$T/err")"
 printf '#!/bin/sh\ncat >>"%s/sendmail.in"\nexit 0\n' "$T" >"$T/sendmail"
 sleep 2
 run
@@ -134,6 +136,8 @@ sed -i "s|api: $T/repo|api: $T/no-such-repo|" "$T/cfg.yaml"
 run
 [ $rc -eq 75 ] && [ "$(ls "$T/inbox" | wc -l)" = 2 ] && [ "$(count_new)" = 0 ] && grep -q "report deferred" "$T/err" &&
 	ok "without commit facts reports are deferred, archives stay in the inbox, exit 75" || not_ok "deferred" "rc=$rc" "$(cat "$T/err")"
+grep -q "^robotmail: commit 8807b68269657a8e419152e36c54046ec75247d3: .*no-such-repo" "$T/err" &&
+	ok "... and without -v the failed lookup is named with its cause" || not_ok "lookup failure line" "$(cat "$T/err")"
 
 # secrets never on the command line or in the config
 printf 'delivery:\n  password: hunter2\n' >"$T/badpw.yaml"
@@ -179,3 +183,29 @@ if [ -n "$d" ] && [ -s "$d/job.yaml" ] && [ -s "$d/job-script" ] && [ -s "$d/rep
 else
 	not_ok "--materials" "$(ls -R "$T/mat" 2>&1 | head)"
 fi
+
+# a run over more archives than it holds in memory at once (they go in
+# chunks): every archive is reported once and moved
+reset; mkdir -p "$T/inbox"
+"$PY" - "$T/inbox" 150 <<'PYEOF'
+import io, lzma, sys, tarfile
+out, n = sys.argv[1], int(sys.argv[2])
+src = tarfile.open(fileobj=io.BytesIO(lzma.decompress(open('contrib/examples/mincore.tar.xz', 'rb').read())))
+members = [(m.name, src.extractfile(m).read()) for m in src.getmembers() if m.isfile()]
+for i in range(n):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode='w') as t:
+        for name, data in members:
+            info = tarfile.TarInfo(name.replace('lkp-emr-2sp1', 'lkp-run-%03d' % i))
+            data = data.replace(b'lkp-emr-2sp1', b'lkp-run-%03d' % i)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    open('%s/a%03d.tar' % (out, i), 'wb').write(buf.getvalue())
+PYEOF
+cfg "$T/cfg.yaml" "maildir:$T/Maildir"
+run -v
+[ $rc -eq 0 ] && [ "$(count_new)" = 150 ] && [ "$(ls "$T/done" | wc -l)" = 150 ] && [ -z "$(ls "$T/inbox")" ] &&
+	grep -q '^robotmail: 150 archive(s), 150 report(s): 150 queued' "$T/err" &&
+	[ "$(grep -h '^Message-ID:' "$T"/Maildir/new/* | sort -u | wc -l)" = 150 ] &&
+	ok "150 archives in one run (more than one chunk): 150 distinct reports, all archives moved" ||
+	not_ok "chunked run" "rc=$rc new=$(count_new) done=$(ls "$T/done" | wc -l)" "$(tail -3 "$T/err")"
