@@ -749,6 +749,83 @@ static void print_envelope(FILE *f, const struct env *e, const struct rm_recipie
 		fprintf(f, "RCPT TO:<%s>\n", rc->cc[i].addr);
 }
 
+/* Archives held in memory at once: `run` and `--dry-run` read, report and
+ * hand on (queue or print) their archives this many at a time, so their
+ * memory does not grow with the number of archives. */
+#define RUN_CHUNK 64
+
+/* One chunk of a dry run (at most RUN_CHUNK archives): every report of
+ * paths[0..npaths) as it would be sent, on stdout (or as DIR/<msgid>.eml
+ * with an outdir).  *nth numbers the reports across chunks.  Returns 0, 1
+ * when an archive or a report failed (said on stderr), or -1 with *err set
+ * (configuration, template or commit-lookup trouble).  Borrows everything. */
+static int dry_run_chunk(struct env *e, char **paths, size_t npaths, const char *outdir,
+			 const char *to, time_t now, int verbose, size_t *nth, struct rm_error *err)
+{
+	struct batch bb, *b = &bb;
+	int rc = 0;
+	size_t i;
+
+	if (build_batch(e, paths, npaths, now, verbose, b, err)) {
+		batch_free(b);
+		return -1;
+	}
+	for (i = 0; i < b->nreports; i++) {
+		struct rm_report *r = &b->reports[i];
+		struct rm_recipients rcp;
+		struct rm_error me;
+		char *msg = NULL;
+		size_t len = 0, no = ++*nth;
+
+		r->date_sent = now;
+		rm_error_clear(&me);
+		if (r->hold_reason) {
+			printf("# robotmail dry-run: report %zu from %s: HELD: %s\n", no,
+			       b->archives[b->report_archive[i]].source, r->hold_reason);
+			continue;
+		}
+		if (report_message(e, r, to, &rcp, &msg, &len, &me)) {
+			fprintf(stderr, "robotmail: error: report %s: %s\n", r->message_id, me.msg);
+			rm_recipients_free(&rcp);
+			rc = 1;
+			continue;
+		}
+		len = rm_crlf_to_lf(msg, len);
+		if (outdir) {
+			char *name = rm_xmalloc(strlen(r->message_id) + 5);
+			char *path;
+			FILE *f;
+
+			sprintf(name, "%s.eml", r->message_id);
+			path = rm_path_join(outdir, name);
+			f = fopen(path, "w");
+			if (!f || fwrite(msg, 1, len, f) != len || fclose(f)) {
+				fprintf(stderr, "robotmail: error: cannot write '%s'\n", path);
+				rc = 1;
+			} else if (verbose) {
+				fprintf(stderr, "robotmail: wrote %s\n", path);
+			}
+			free(path);
+			free(name);
+		} else {
+			printf("# robotmail dry-run: report %zu from %s\n", no,
+			       b->archives[b->report_archive[i]].source);
+			print_envelope(stdout, e, &rcp);
+			printf("DATA\n");
+			fwrite(msg, 1, len, stdout);
+			printf(".\n");
+		}
+		for (size_t k = 0; verbose && k < rcp.ndropped; k++)
+			fprintf(stderr, "robotmail: recipient left out: %s\n", rcp.dropped[k]);
+		rm_recipients_free(&rcp);
+		free(msg);
+	}
+	if (b->failed)
+		rc = 1;
+	batch_free(b);
+	return rc;
+}
+
 int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 {
 	static const struct option longopts[] = {
@@ -765,8 +842,7 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 	time_t now = time(NULL);
 	int c, verbose = 0, rc = 0;
 	struct env e;
-	struct batch b;
-	size_t i;
+	size_t i, nth = 0;
 
 	optind = 1;
 	opterr = 0;
@@ -818,66 +894,19 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 	}
 	if (e.ob)
 		env_wire_cache(&e, false);
-	if (build_batch(&e, argv + optind, (size_t)(argc - optind), now, verbose, &b, err)) {
-		batch_free(&b);
-		env_close(&e);
-		return rm_error_exit_code(err->kind);
-	}
-	for (i = 0; i < b.nreports; i++) {
-		struct rm_report *r = &b.reports[i];
-		struct rm_recipients rcp;
-		struct rm_error me;
-		char *msg = NULL;
-		size_t len = 0;
+	for (i = 0; i < (size_t)(argc - optind); i += RUN_CHUNK) {
+		size_t n = (size_t)(argc - optind) - i;
+		int got = dry_run_chunk(&e, argv + optind + i, n < RUN_CHUNK ? n : RUN_CHUNK, outdir, to,
+					now, verbose, &nth, err);
 
-		r->date_sent = now;
-		rm_error_clear(&me);
-		if (r->hold_reason) {
-			printf("# robotmail dry-run: report %zu of %zu from %s: HELD: %s\n", i + 1,
-			       b.nreports, b.archives[b.report_archive[i]].source, r->hold_reason);
-			continue;
+		if (got < 0) {
+			env_close(&e);
+			return rm_error_exit_code(err->kind);
 		}
-		if (report_message(&e, r, to, &rcp, &msg, &len, &me)) {
-			fprintf(stderr, "robotmail: error: report %s: %s\n", r->message_id, me.msg);
-			rm_recipients_free(&rcp);
-			rc = 1;
-			continue;
-		}
-		len = rm_crlf_to_lf(msg, len);
-		if (outdir) {
-			char *name = rm_xmalloc(strlen(r->message_id) + 5);
-			char *path;
-			FILE *f;
-
-			sprintf(name, "%s.eml", r->message_id);
-			path = rm_path_join(outdir, name);
-			f = fopen(path, "w");
-			if (!f || fwrite(msg, 1, len, f) != len || fclose(f)) {
-				fprintf(stderr, "robotmail: error: cannot write '%s'\n", path);
-				rc = 1;
-			} else if (verbose) {
-				fprintf(stderr, "robotmail: wrote %s\n", path);
-			}
-			free(path);
-			free(name);
-		} else {
-			printf("# robotmail dry-run: report %zu of %zu from %s\n", i + 1, b.nreports,
-			       b.archives[b.report_archive[i]].source);
-			print_envelope(stdout, &e, &rcp);
-			printf("DATA\n");
-			fwrite(msg, 1, len, stdout);
-			printf(".\n");
-		}
-		for (size_t k = 0; verbose && k < rcp.ndropped; k++)
-			fprintf(stderr, "robotmail: recipient left out: %s\n", rcp.dropped[k]);
-		rm_recipients_free(&rcp);
-		free(msg);
+		rc |= got;
 	}
-	if (!b.nreports && verbose)
+	if (!nth && verbose)
 		fprintf(stderr, "robotmail: nothing to report\n");
-	if (b.failed)
-		rc = 1;
-	batch_free(&b);
 	env_close(&e);
 	return rc;
 }
@@ -1230,11 +1259,6 @@ static int deliver_due(struct env *e, time_t now, int verbose, struct run_stats 
 	}
 	return rc;
 }
-
-/* Archives a run holds in memory at once: a run reads, reports, queues and
- * moves its archives this many at a time, so its memory does not grow with
- * the inbox. */
-#define RUN_CHUNK 64
 
 /* One chunk of a run: read and report the archives at paths[0..npaths),
  * queue each report not seen before (with its final bytes), and move each

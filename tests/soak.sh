@@ -5,7 +5,8 @@
 # the way: the SMTP server down for a run, stopped in the middle of a run,
 # answering 450 to RCPT, 421 at the greeting, 450 after DATA; the git web API
 # down, rate-limited (429) briefly and for longer than robotmail waits; the
-# state database locked by another process, its disk full; archives still
+# state database locked by another process, its disk full at the start and
+# filling up during a run; archives still
 # being written.  At the end every expected report must have arrived once
 # (at most one duplicate: the message whose 250 the stopped server never
 # sent); peak RSS per batch must stay flat.  Prints the figures.  Not part of
@@ -84,16 +85,18 @@ for i in range(first, first + n):
     open('%s/a%05d.tar' % (out, i), 'wb').write(buf.getvalue())
 PYEOF
 }
+state_db() { sed -n 's/^  state_db: //p' "$T/cfg.yaml"; }
 run() { # LABEL
 	local t0 t1 rc
 	t0=$(date +%s.%N)
 	/usr/bin/time -f '%M' -o "$T/rss" "$RM" run -c "$T/cfg.yaml" >"$T/run.log" 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
-	printf '%-34s exit %-3s %6.2f s  peak RSS %6.1f MiB  inbox %4d  done %5d  sent %5d\n' "$1" "$rc" \
+	printf '%-34s exit %-3s %6.2f s  peak RSS %6.1f MiB  inbox %4d  done %5d  queued %4d  sent %5d\n' "$1" "$rc" \
 		"$(echo "$t1 - $t0" | bc -l)" "$(echo "$(tail -1 "$T/rss") / 1024" | bc -l)" \
 		"$(ls "$T/inbox" | wc -l)" "$(ls "$T/done" 2>/dev/null | wc -l)" \
-		"$(sqlite3 "$T/state.db" "select count(*) from messages where state = 'sent'" 2>/dev/null)"
+		"$(sqlite3 "$(state_db)" "select count(*) from messages where state = 'queued'" 2>/dev/null)" \
+		"$(sqlite3 "$(state_db)" "select count(*) from messages where state = 'sent'" 2>/dev/null)"
 	# what the run said (cron would mail it): its first line and how many
 	[ -s "$T/run.log" ] && printf '    log: %d line(s), first: %.150s\n' "$(wc -l <"$T/run.log")" "$(head -1 "$T/run.log")"
 	cat "$T/run.log" >>"$T/runs.log"
@@ -138,13 +141,17 @@ for b in $(seq 0 $((batches - 1))); do
 	12) "$PY" -c 'import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute("BEGIN EXCLUSIVE"); time.sleep(14)' "$T/state.db" &
 	    locker=$!; sleep 1; run "batch $b: state db locked"; wait $locker ;;
 	15) cfg "smtp://127.0.0.1:$PORT" 3600; run "batch $b: still being written"; cfg "smtp://127.0.0.1:$PORT" ;;
-	17) # the disk of the state database is full: a small tmpfs, filled up
+	17) # the disk of the state database: full when the run starts, then
+	    # filling up while it queues (a tmpfs with 512 KiB left)
 	    mkdir -p "$T/full"
-	    if mount -t tmpfs -o size=64m tmpfs "$T/full" 2>/dev/null; then
+	    if mount -t tmpfs -o size=$(($(du -m "$T/state.db" | cut -f1) + 64))m tmpfs "$T/full" 2>/dev/null; then
 		    cp "$T/state.db" "$T/full/state.db"
-		    head -c 80m /dev/zero >"$T/full/filler" 2>/dev/null
 		    sed -i "s|state_db: $T/state.db|state_db: $T/full/state.db|" "$T/cfg.yaml"
+		    head -c 200m /dev/zero >"$T/full/filler" 2>/dev/null
 		    run "batch $b: state disk full"
+		    rm -f "$T/full/filler"
+		    head -c $((($(df -k --output=avail "$T/full" | tail -1) - 512) * 1024)) /dev/zero >"$T/full/filler"
+		    run "batch $b: state disk fills up"
 		    rm -f "$T/full/filler"
 		    "$RM" queue -c "$T/cfg.yaml" list >/dev/null 2>&1 # checkpoint the WAL into state.db
 		    cp "$T/full/state.db" "$T/state.db"
