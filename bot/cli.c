@@ -711,12 +711,13 @@ static int report_message(const struct env *e, const struct rm_report *r, const 
 	in.zone_seconds = rm_zone_seconds(e->cfg.timezone);
 	in.report_key = r->report_key;
 	in.charset = e->cfg.charset;
+	in.latin1_floor = r->kind != RM_REPORT_FUNCTIONAL; /* perf reports, as LKP's */
 	in.body = r->body;
 	in.in_reply_to = r->in_reply_to;
 	{
 		char **refs = NULL;
 		size_t nrefs = 0;
-		const char *p = r->refs;
+		const char *p = r->refs_header ? r->refs : NULL;
 		int built;
 
 		while (p && *p) {

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fileutil.h"
 #include "strbuf.h"
@@ -68,7 +69,7 @@ static void defaults(struct rm_config *c)
 	c->batch = 500;
 	c->hourly_cap = 0;
 	set_str(&c->emergency_stop, "var/STOP");
-	set_str(&c->charset, "utf-8");
+	set_str(&c->charset, "auto");
 	c->cc_trailers.v = rm_xcalloc(4, sizeof(char *));
 	c->cc_trailers.v[0] = rm_xstrdup("Signed-off-by");
 	c->cc_trailers.v[1] = rm_xstrdup("Reviewed-by");
@@ -349,8 +350,10 @@ static int delivery_key(struct ctx *x, void *obj, const char *key, yaml_node_t *
 	if (!strcmp(key, "charset")) {
 		const char *s = rm_yaml_scalar(v);
 
-		if (!s || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != strlen(s) || !*s)
-			return fail(x, v, "delivery.charset", "expected a charset name such as utf-8");
+		/* the body is UTF-8: declaring it anything else would lie */
+		if (!s || (strcmp(s, "auto") && strcasecmp(s, "utf-8")))
+			return fail(x, v, "delivery.charset",
+				    "expected auto (us-ascii, iso-8859-1 or utf-8, the narrowest that holds the body) or utf-8");
 		return get_str(x, v, "delivery.charset", &c->charset);
 	}
 	if (!strcmp(key, "public_inbox_config"))

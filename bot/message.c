@@ -191,6 +191,29 @@ static clist *id_list(const char *const *ids, size_t n)
 	return l;
 }
 
+enum body_charset { BODY_ASCII, BODY_LATIN1, BODY_UTF8 };
+
+/* The narrowest charset that holds the (UTF-8) body: plain ASCII, else
+ * ISO-8859-1 when every character is in U+0080..U+00FF (two-byte sequences
+ * led by C2 or C3), else UTF-8 (also for a body that is not valid UTF-8). */
+static enum body_charset body_charset(const char *body)
+{
+	const unsigned char *p = (const unsigned char *)body;
+	enum body_charset cs = BODY_ASCII;
+
+	while (*p) {
+		if (*p < 0x80) {
+			p++;
+		} else if ((p[0] == 0xc2 || p[0] == 0xc3) && (p[1] & 0xc0) == 0x80) {
+			cs = BODY_LATIN1;
+			p += 2;
+		} else {
+			return BODY_UTF8;
+		}
+	}
+	return cs;
+}
+
 int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 		     struct rm_error *err)
 {
@@ -207,7 +230,14 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 	size_t i;
 	struct tm tm;
 	time_t local;
+	/* "auto" (LKP's way): us-ascii, else iso-8859-1 (the body is written in
+	 * it: "±" is the byte B1), else utf-8; any other name is declared as is
+	 * over the UTF-8 body */
+	bool autocs = !in->charset || !strcmp(in->charset, "auto");
+	enum body_charset cs = autocs ? body_charset(in->body) : BODY_UTF8;
 
+	if (cs == BODY_ASCII && in->latin1_floor)
+		cs = BODY_LATIN1; /* ASCII is ISO-8859-1 as it stands */
 	*out = NULL;
 	if (!rm_address_valid(in->from_addr))
 		return rm_error_set(err, RM_ERR_CONFIG, "From: invalid address '%.100s'",
@@ -271,15 +301,22 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 	free(clean);
 	f = mailimf_fields_new_with_data_all(dt, from, NULL, NULL, to, cc, NULL,
 					     strdup(in->message_id), irt, refs, subject);
-	mailimf_fields_add(f, mailimf_field_new_custom(strdup("MIME-Version"), strdup("1.0")));
 	{
+		/* in the order LKP's mails carry them */
 		char ct[96];
 
-		snprintf(ct, sizeof(ct), "text/plain; charset=%s", in->charset ? in->charset : "utf-8");
+		if (!autocs)
+			snprintf(ct, sizeof(ct), "text/plain; charset=%s", in->charset);
+		else
+			snprintf(ct, sizeof(ct), "text/plain; charset=\"%s\"",
+				 cs == BODY_ASCII ? "us-ascii" : cs == BODY_LATIN1 ? "iso-8859-1" : "utf-8");
 		mailimf_fields_add(f, mailimf_field_new_custom(strdup("Content-Type"), strdup(ct)));
 	}
 	mailimf_fields_add(f, mailimf_field_new_custom(strdup("Content-Disposition"), strdup("inline")));
-	mailimf_fields_add(f, mailimf_field_new_custom(strdup("Content-Transfer-Encoding"), strdup("8bit")));
+	if (cs != BODY_ASCII) /* 7bit, the default, goes unsaid */
+		mailimf_fields_add(f, mailimf_field_new_custom(strdup("Content-Transfer-Encoding"),
+							       strdup("8bit")));
+	mailimf_fields_add(f, mailimf_field_new_custom(strdup("MIME-Version"), strdup("1.0")));
 	mailimf_fields_add(f, mailimf_field_new_custom(strdup("Auto-Submitted"), strdup("auto-generated")));
 	mailimf_fields_add(f, mailimf_field_new_custom(strdup("X-Auto-Response-Suppress"), strdup("All")));
 	mailimf_fields_add(f, mailimf_field_new_custom(strdup("Precedence"), strdup("bulk")));
@@ -301,10 +338,17 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 	for (p = in->body; *p; p++) {
 		if (*p == '\r')
 			continue; /* a lone CR never reaches the wire */
-		if (*p == '\n')
+		if (*p == '\n') {
 			rm_sb_adds(&msg, "\r\n");
-		else
+		} else if (cs == BODY_LATIN1 && (unsigned char)*p >= 0xc2) {
+			/* U+0080..U+00FF: one ISO-8859-1 byte (body_charset checked
+			 * that a continuation byte follows) */
+			rm_sb_addc(&msg, (char)((((unsigned char)p[0] & 0x1f) << 6) |
+						 ((unsigned char)p[1] & 0x3f)));
+			p++;
+		} else {
 			rm_sb_addc(&msg, *p);
+		}
 	}
 	if (msg.len < 2 || memcmp(msg.buf + msg.len - 2, "\r\n", 2))
 		rm_sb_adds(&msg, "\r\n");

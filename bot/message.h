@@ -3,7 +3,8 @@
  *
  * Owns: the header fields (From, To, Cc, Subject, Date with a correct
  * offset even for half-hour zones, Message-ID, In-Reply-To, References,
- * MIME-Version, Content-Type, Content-Transfer-Encoding, the bot headers
+ * Content-Type (the body's charset), Content-Transfer-Encoding,
+ * MIME-Version, the bot headers
  * Auto-Submitted, X-Auto-Response-Suppress, Precedence and X-Robotmail-Report),
  * built with libetpan's header structures and written by its writer, which
  * folds long lines; RFC 2047 encoding of non-ASCII display names and
@@ -41,7 +42,14 @@ struct rm_message_in {
 	size_t nreferences;
 	time_t date;
 	long zone_seconds;             /* east of UTC, e.g. 19800 for +0530 */
-	const char *charset;           /* "utf-8" when NULL */
+	const char *charset;           /* "auto" or NULL: us-ascii, iso-8859-1 or
+					* utf-8, the narrowest that holds the
+					* body (LKP's choice: perf reports are
+					* iso-8859-1, functional ones us-ascii);
+					* else that name over the UTF-8 body */
+	bool latin1_floor;             /* with "auto": iso-8859-1 even for an
+					* ASCII body (LKP's perf reports are,
+					* for their "±") */
 	const char *report_key;        /* X-Robotmail-Report, or NULL */
 	const char *body;              /* LF line ends */
 };

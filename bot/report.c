@@ -1,6 +1,7 @@
 /* report.c - see report.h. */
 #include "report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,40 +120,57 @@ char *rm_report_message_id(const struct rm_config *cfg, const char *dedupe_key, 
 	char stamp[32];
 	struct rm_sb sb = RM_SB_INIT;
 
-	gmtime_r(&local, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M", &tm);
+	/* a time gmtime cannot take, or past year 9999, would not give
+	 * 12 digits: such a time never gets here (archive_time), but stay safe */
+	if (!gmtime_r(&local, &tm) || tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 1970 ||
+	    strftime(stamp, sizeof(stamp), "%Y%m%d%H%M", &tm) != 12)
+		snprintf(stamp, sizeof(stamp), "197001010000");
 	rm_sb_init(&sb);
 	rm_sb_addf(&sb, "%s.%08x-%s@%s", stamp, fnv1a(dedupe_key), cfg->msgid_local,
 		   cfg->msgid_domain);
 	return rm_sb_detach(&sb, NULL);
 }
 
-/* The report's time: the head's end_time (epoch seconds in job.yaml). */
-static time_t archive_time(const struct rm_report_test *t, time_t now)
+/* Epoch seconds from a job.yaml field, or 0 when it is missing or not a
+ * time between 1970 and 9999 (strtoll's overflow included). */
+static time_t job_epoch(const struct rm_job *job, const char *field)
 {
-	const char *s = rm_job_field(&t->head->job, "end_time");
+	const char *s = rm_job_field(job, field);
 	char *end;
 	long long v;
 
-	if (!s)
-		s = rm_job_field(&t->head->job, "start_time");
-	if (!s)
-		return now;
+	if (!s || !*s)
+		return 0;
+	errno = 0;
 	v = strtoll(s, &end, 10);
-	return (*end || v <= 0) ? now : (time_t)v;
+	if (*end || errno || v <= 0 || v >= 253402300800LL - 86400)
+		return 0;
+	return (time_t)v;
+}
+
+/* The report's time: the head's end_time (epoch seconds in job.yaml), else
+ * its start_time, else now. */
+static time_t archive_time(const struct rm_report_test *t, time_t now)
+{
+	time_t v = job_epoch(&t->head->job, "end_time");
+
+	if (!v)
+		v = job_epoch(&t->head->job, "start_time");
+	return v ? v : now;
 }
 
 /* ------------------------------------------------------------ words */
 
 /* A percentage with one decimal, rounded as Ruby rounds it (like the table). */
-static void fmt_pct(char *buf, size_t len, double v)
+/* A percentage with one decimal ("10.5"), every digit of it however large
+ * (a parent of 0 gives changes like 5e+102).  The caller frees it. */
+static char *fmt_pct(double v)
 {
 	struct rm_sb sb = RM_SB_INIT;
 
 	rm_sb_init(&sb);
 	rm_ruby_format_double(&sb, "", 0, 1, 'f', v);
-	snprintf(buf, len, "%s", sb.buf);
-	rm_sb_release(&sb);
+	return rm_sb_detach(&sb, NULL);
 }
 
 static const char *kind_word(enum rm_report_kind k)
@@ -233,12 +251,12 @@ static char *addition_table(const struct rm_report *r)
 		if (t->kind == RM_REPORT_FUNCTIONAL) {
 			rm_sb_addf(&c, "%s: %s", tc ? tc : "", failure_id(t->headline->name));
 		} else {
-			char pct[64];
+			char *pct = fmt_pct(t->pct);
 
-			fmt_pct(pct, sizeof(pct), t->pct);
 			/* a negative change keeps a blank where its minus sign was */
 			rm_sb_addf(&c, "%s: %s %s%s%% %s", tc ? tc : "", t->headline->name,
 				   t->headline->change < 0 ? " " : "", pct, kind_word(t->kind));
+			free(pct);
 		}
 		rows[i][0] = rm_sb_detach(&c, NULL);
 		rows[i][1] = rm_machine_line(job);
@@ -320,7 +338,7 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	char *base_subject = subject_of(r->base_facts);
 	struct rm_tdata *d = rm_tdata_new();
 	struct rm_sb sb = RM_SB_INIT, body = RM_SB_INIT;
-	char pct[64], *subsys, *hs10;
+	char *subsys, *hs10;
 	size_t i;
 	int rc;
 
@@ -347,13 +365,15 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 		hold(r, "the comparison table is empty");
 
 	if (r->kind == RM_REPORT_FUNCTIONAL) {
+		char pct[32];
+
 		r->metric = rm_xstrdup(failure_id(t0->headline->name));
-		snprintf(pct, sizeof(pct), "%.0f", t0->pct);
+		snprintf(pct, sizeof(pct), "%.0f", t0->pct); /* a failure rate: 0..100 */
+		r->pct = rm_xstrdup(pct);
 	} else {
 		r->metric = rm_xstrdup(t0->headline->name);
-		fmt_pct(pct, sizeof(pct), t0->pct);
+		r->pct = fmt_pct(t0->pct);
 	}
-	r->pct = rm_xstrdup(pct);
 
 	/* dedupe key: tree, commit pair, test axes, headline metric */
 	rm_sb_init(&sb);
@@ -421,6 +441,8 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 			r->subject = rm_sb_detach(&sb, NULL);
 			rm_tdata_setf(d, "patch_link", "%s/%s/", cfg->patch_link_base, r->in_reply_to);
 			rm_tdata_set(d, "patch_subject", ps);
+			/* the commit: line names the patch by its raw mail subject */
+			rm_tdata_set(d, "commit_subject", ps ? ps : "");
 		}
 	} else {
 		rm_tdata_set(d, "patch_link", "");
@@ -434,7 +456,8 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	rm_tdata_set(d, "metric", r->metric);
 	rm_tdata_set(d, "is_regression", r->kind != RM_REPORT_IMPROVEMENT ? "yes" : "");
 	rm_tdata_set(d, "commit_sha", t0->head->commit);
-	rm_tdata_set(d, "commit_subject", head_subject ? head_subject : "");
+	if (!rm_tdata_get(d, "commit_subject"))
+		rm_tdata_set(d, "commit_subject", head_subject ? head_subject : "");
 	rm_tdata_set(d, "tree_url", r->tree_url ? r->tree_url : "");
 	rm_tdata_set(d, "tree_branch", r->branch);
 	rm_tdata_list(d, "brackets");
@@ -580,6 +603,7 @@ void rm_report_follow_up(struct rm_report *r, const char *first_id, const char *
 	rm_sb_addf(&sb, "%s\n", first_id);
 	free(r->refs);
 	r->refs = rm_sb_detach(&sb, NULL);
+	r->refs_header = 1;
 	/* a stable subject: "Re: " once, whatever the first one was */
 	while (!strncmp(s, "Re: ", 4))
 		s += 4;

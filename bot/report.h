@@ -73,7 +73,11 @@ struct rm_report {
 	char *body;         /* rendered, LF line ends */
 	char *thread_key;   /* the finding: head commit, test axes, headline metric */
 	char *in_reply_to;  /* set: the report is a reply (patch mail or first report) */
-	char *refs;         /* References chain, one Message-ID per line */
+	char *refs;         /* the thread's chain, one Message-ID per line (kept in
+			     * the outbox for follow-ups) */
+	int refs_header;    /* the chain is also sent as References: (follow-ups;
+			     * a reply to a patch mail has In-Reply-To only, as
+			     * LKP's do) */
 	char *hold_reason;  /* set: the report must not be sent */
 };
 
@@ -84,7 +88,7 @@ struct rm_report {
 int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char *templates_dir,
 		    time_t now, struct rm_error *err);
 /* Make the report a follow-up of the first report of its thread: replies
- * to `first_id`, References `first_refs` + `first_id`, Subject "Re: " +
+ * to `first_id`, References `first_refs` + `first_id` (sent), Subject "Re: " +
  * the first subject.  Call after rm_report_build(). */
 void rm_report_follow_up(struct rm_report *r, const char *first_id, const char *first_subject,
 			 const char *first_refs);

@@ -22,14 +22,23 @@ import sys
 
 
 def message(path):
-    text = open(path, encoding='utf-8').read()
-    if '\nDATA\n' not in text:
+    """The headers (ASCII) and the body decoded from the charset its
+    Content-Type declares, as a mail reader shows it."""
+    raw = open(path, 'rb').read()
+    text = raw.decode('utf-8', 'replace')
+    if b'\nDATA\n' not in raw:
         return None, None, text
-    msg = text.split('\nDATA\n', 1)[1]
-    if not msg.endswith('\n.\n'):
+    msg = raw.split(b'\nDATA\n', 1)[1]
+    if not msg.endswith(b'\n.\n'):
         return None, None, text
     msg = msg[:-2]
-    hdr, body = msg.split('\n\n', 1)
+    hdr, body = msg.split(b'\n\n', 1)
+    hdr = hdr.decode('ascii', 'replace')
+    cs = re.search(r'(?mi)^Content-Type: text/plain; charset="?([A-Za-z0-9_-]+)', hdr)
+    try:
+        body = body.decode(cs.group(1) if cs else 'us-ascii')
+    except (LookupError, UnicodeDecodeError) as e:
+        return None, None, 'the body does not decode as its charset: %s\n%s' % (e, hdr)
     return hdr, body, text
 
 
@@ -70,8 +79,10 @@ def check_headers(hdr, body, what):
     out(bool(re.fullmatch(r'\[[^\]:]+:[^\] ]+\] \[[^\]]+\] [0-9a-f]{10}: \S+ -?\d+\.\d% (regression|improvement)', subj)),
         what + ': Subject follows the LKP grammar', subj)
     out(f.get('from') == 'kernel test robot <oliver.sang@intel.com>', what + ': From is the robot', f.get('from', ''))
-    out(f.get('content-transfer-encoding') == '8bit' and f.get('mime-version') == '1.0',
-        what + ': MIME 1.0, 8bit')
+    out(f.get('content-type') == 'text/plain; charset="iso-8859-1"' and
+        f.get('content-transfer-encoding') == '8bit' and f.get('mime-version') == '1.0',
+        what + ': MIME 1.0, text/plain; charset="iso-8859-1", 8bit (as LKP\'s perf reports)',
+        '%s / %s' % (f.get('content-type'), f.get('content-transfer-encoding')))
     out(f.get('auto-submitted') == 'auto-generated', what + ': Auto-Submitted: auto-generated')
     out(bool(re.fullmatch(r'[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d [+-]\d{4}', f.get('date', ''))),
         what + ': Date is RFC 5322', f.get('date', ''))
@@ -96,6 +107,9 @@ def main(argv):
         their = re.search(r'oe-lkp/(\S+)', exp).group(1)
         got = body.replace(ident, their).replace('/archive/%s/' % ident[:8], '/archive/%s/' % their[:8])
         out(got == exp, 'worked: the body equals the worked example byte for byte', diff(exp, got))
+        raw = open(path, 'rb').read().split(b'\nDATA\n', 1)[1]
+        out(b' \xb1 ' in raw and b'\xc2' not in raw,
+            'worked: on the wire "\u00b1" is the single ISO-8859-1 byte B1, as in LKP\'s mails')
         check_headers(hdr, body, 'worked')
         subj = unfold(hdr)['subject']
         out(subj == '[linus:master] [memcg] 7e44d00a13: will-it-scale.per_thread_ops 2.6% regression',

@@ -73,9 +73,9 @@ tids=$(cut -d'|' -f2 "$T/over" | sort -u | wc -l)
 # the stored headers, unfolded
 "$ROBOTMAIL" queue -c "$T/cfg.yaml" show 1 | sed -n '/^Message-ID:/,/^$/p' | sed ':a;N;$!ba;s/\n / /g' >"$T/h1"
 "$ROBOTMAIL" queue -c "$T/cfg.yaml" show 2 | sed -n '/^Message-ID:/,/^$/p' | sed ':a;N;$!ba;s/\n / /g' >"$T/h2"
-grep -qx "In-Reply-To: <$PATCH_ID>" "$T/h1" && grep -qx "References: <$PATCH_ID>" "$T/h1" &&
+grep -qx "In-Reply-To: <$PATCH_ID>" "$T/h1" && ! grep -q "^References:" "$T/h1" &&
 	grep -qx "Subject: Re: mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio()" "$T/h1" &&
-	ok "the report replies to the patch: In-Reply-To, References, Re: subject" || not_ok "reply headers" "$(cat "$T/h1")"
+	ok "the report replies to the patch as LKP's do: In-Reply-To only (no References), Re: subject" || not_ok "reply headers" "$(cat "$T/h1")"
 "$ROBOTMAIL" queue -c "$T/cfg.yaml" show 1 | grep -qx "patch link: https://lore.kernel.org/all/$PATCH_ID/" &&
 	ok "the body names the patch (patch link:, patch subject:)" || not_ok "patch lines"
 grep -qx "In-Reply-To: <$first>" "$T/h2" && grep -qx "References: <$PATCH_ID> <$first>" "$T/h2" &&
@@ -100,10 +100,10 @@ sed -i -e "s|transport: public-inbox:.*|transport: smtp://127.0.0.1:$SINK|" -e "
 "$ROBOTMAIL" run -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
 dump=$(ls "$T"/sink/dump/*/* 2>/dev/null | head -1)
 first=$("$ROBOTMAIL" queue -c "$T/cfg.yaml" list | awk -F'\t' '$1 == 1 {print $4}')
-if [ -n "$dump" ] && grep -qx "In-Reply-To: <$PATCH_ID>" "$dump" && grep -qx "References: <$PATCH_ID>" "$dump" &&
+if [ -n "$dump" ] && grep -qx "In-Reply-To: <$PATCH_ID>" "$dump" && ! grep -q "^References:" "$dump" &&
 	grep -qx "Message-ID: $first" "$dump" && grep -qx "Subject: Re: mm: avoid unnecessary lru drain for" "$dump" &&
 	grep -qx " wp_can_reuse_anon_folio()" "$dump"; then
-	ok "smtp-sink: In-Reply-To, References, Message-ID and the folded Re: subject, byte for byte"
+	ok "smtp-sink: In-Reply-To (no References), Message-ID and the folded Re: subject, byte for byte"
 else
 	not_ok "smtp-sink threading headers" "$(sed -n '1,25p' "$dump" 2>/dev/null)" "$(cat "$T/err")"
 fi
@@ -129,5 +129,7 @@ if grep -qx "Subject: Re: \[PATCH\] mm: avoid unnecessary lru drain for wp_can_r
 else
 	not_ok "patch mail lookup" "$(cat "$T/hd" "$T/err")" "$(grep RCPT "$T/dry")"
 fi
+grep -qE '^commit: [0-9a-f]{40} \("\[PATCH\] mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio\(\)"\)$' "$T/dry" &&
+	ok "the commit: line of a patch report quotes the raw mail subject, [PATCH] included" || not_ok "patch commit: line" "$(grep '^commit:' "$T/dry")"
 kill $HPID 2>/dev/null
 wait $HPID 2>/dev/null
