@@ -642,6 +642,8 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 
 		r->base_facts = bl->status == RM_GITWEB_FOUND ? &bl->facts : NULL;
 		r->head_facts = hl->status == RM_GITWEB_FOUND ? &hl->facts : NULL;
+		r->base_unknown = bl->status == RM_GITWEB_UNKNOWN;
+		r->head_unknown = hl->status == RM_GITWEB_UNKNOWN;
 		if (!b->patches)
 			b->patches = rm_xcalloc(b->nreports + 1, sizeof(*b->patches));
 		if (e->cfg.patch_mail_base && hl->tree && hl->tree->patches && r->head_facts &&
@@ -780,6 +782,14 @@ static int dry_run_chunk(struct env *e, char **paths, size_t npaths, const char 
 
 		r->date_sent = now;
 		rm_error_clear(&me);
+		if (r->bad_reason) {
+			printf("# robotmail dry-run: report %zu from %s: REFUSED: %s\n", no,
+			       b->archives[b->report_archive[i]].source, r->bad_reason);
+			fprintf(stderr, "robotmail: error: '%s': %s\n",
+				b->archives[b->report_archive[i]].source, r->bad_reason);
+			rc = 1;
+			continue;
+		}
 		if (r->hold_reason) {
 			printf("# robotmail dry-run: report %zu from %s: HELD: %s\n", no,
 			       b->archives[b->report_archive[i]].source, r->hold_reason);
@@ -1304,6 +1314,12 @@ static int queue_chunk(struct env *e, char **paths, size_t npaths, bool once, co
 				fprintf(stderr, "robotmail: %s: already reported\n", r->subject);
 			continue;
 		}
+		if (r->bad_reason) {
+			fprintf(stderr, "robotmail: error: '%s': %s\n", b->archives[ai].source,
+				r->bad_reason);
+			errors[ai] = 1;
+			continue;
+		}
 		if (r->hold_reason) {
 			st->deferred++;
 			deferred[ai] = 1;
@@ -1353,6 +1369,8 @@ static int queue_chunk(struct env *e, char **paths, size_t npaths, bool once, co
 			fprintf(stderr, "robotmail: queued %s%s: %s\n", r->message_id,
 				m.state == RM_MSG_HELD ? " (held)" : "", r->subject);
 	}
+	for (i = 0; i < b->narchives; i++)
+		st->bad_archives += errors[i]; /* exit 1: a report could not be made */
 	if (!once) {
 		for (i = 0; i < b->narchives; i++) {
 			struct rm_error me;

@@ -325,6 +325,25 @@ static void hold(struct rm_report *r, const char *why)
 		r->hold_reason = rm_xstrdup(why);
 }
 
+/* The first reason bad input makes the report impossible; takes `why`. */
+static void refuse(struct rm_report *r, char *why)
+{
+	if (r->bad_reason)
+		free(why);
+	else
+		r->bad_reason = why;
+}
+
+/* "commit <sha> is unknown to the git web API of tree '<tree>'" */
+static char *unknown_commit(const char *which, const char *sha, const char *tree)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "%s %s is unknown to the git web API of tree '%s'", which, sha, tree);
+	return rm_sb_detach(&sb, NULL);
+}
+
 /* ------------------------------------------------------------ build */
 
 int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char *templates_dir,
@@ -356,6 +375,26 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 		r->tree_name = rm_xstrdup(branch ? branch : "unknown");
 		r->branch = rm_xstrdup("unknown");
 		hold(r, "the job names no branch that maps to a configured tree");
+	}
+	if (r->head_unknown)
+		refuse(r, unknown_commit("commit", t0->head->commit, r->tree_name));
+	if (r->base_unknown)
+		refuse(r, unknown_commit("base commit", t0->base->commit, r->tree_name));
+	for (i = 0; i < r->ntests; i++) {
+		/* the lines "testcase:" and "config:" need them */
+		static const char *const need[] = { "testcase", "kconfig" };
+		size_t k;
+
+		for (k = 0; k < 2; k++) {
+			const char *v = rm_job_field(&r->tests[i].head->job, need[k]);
+
+			if (!v || !*v) {
+				rm_sb_init(&sb);
+				rm_sb_addf(&sb, "'%s/%d/job.yaml': no '%s' field", r->tests[i].head->path,
+					   r->tests[i].head->nruns ? r->tests[i].head->runs[0] : 0, need[k]);
+				refuse(r, rm_sb_detach(&sb, NULL));
+			}
+		}
 	}
 	if (!head_subject && cfg->defer_on_failure)
 		hold(r, "the tested commit's subject is unknown (git web API lookup failed or unknown commit)");
@@ -582,6 +621,7 @@ void rm_report_free(struct rm_report *r)
 	free(r->thread_key);
 	free(r->in_reply_to);
 	free(r->refs);
+	free(r->bad_reason);
 	free(r->message_id);
 	free(r->body);
 	free(r->hold_reason);

@@ -61,6 +61,7 @@ struct rm_report {
 	size_t ntests;
 	char *tree_name, *branch, *tree_url;
 	const struct rm_commit_facts *base_facts, *head_facts; /* borrowed, may be NULL */
+	bool base_unknown, head_unknown; /* the git web API knows no such commit */
 	const struct rm_patch_mail *patch; /* the patch's original mail, borrowed, may be NULL */
 	char *metric;       /* headline stat, or the failure id */
 	char *pct;          /* "10.5" */
@@ -78,13 +79,17 @@ struct rm_report {
 	int refs_header;    /* the chain is also sent as References: (follow-ups;
 			     * a reply to a patch mail has In-Reply-To only, as
 			     * LKP's do) */
-	char *hold_reason;  /* set: the report must not be sent */
+	char *hold_reason;  /* set: the report must not be sent yet (missing facts) */
+	char *bad_reason;   /* set: the archive can never make this report (bad
+			     * input: an unknown commit, a job without testcase
+			     * or kconfig); names the file or commit at fault */
 };
 
 /* Fill the report's words from its tests and commit facts, and render the
  * body from `templates_dir`.  `now` is used when the archive has no time.
  * Returns -1 (err set) on a template error; a report with missing data is
- * returned held (r->hold_reason) with 0. */
+ * returned held (r->hold_reason) with 0, one that bad input makes
+ * impossible with r->bad_reason set. */
 int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char *templates_dir,
 		    time_t now, struct rm_error *err);
 /* Make the report a follow-up of the first report of its thread: replies

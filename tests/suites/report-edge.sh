@@ -113,4 +113,47 @@ printf 'delivery:\n  charset: iso-8859-1\n' >"$T/badcs.yaml"
 "$ROBOTMAIL" --dry-run -c "$T/badcs.yaml" contrib/examples/mincore.tar.xz >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q "delivery.charset" "$T/err" && ok "delivery.charset other than auto or utf-8 is a configuration error (exit 2): the body is UTF-8" ||
 	not_ok "charset config" "$(cat "$T/err")"
+
+# a job.yaml without testcase or kconfig cannot make the report's
+# "testcase:" and "config:" lines: refused, naming the file and field
+for f in testcase kconfig; do
+	edit "no-$f" "
+import re
+if path.endswith('/job.yaml'):
+    data = re.sub(rb'(?m)^$f: .*\n', b'', data)
+"
+	dry "$T/no-$f.tar"
+	if [ $rc -eq 1 ] && grep -q "^# robotmail dry-run: report 1 from .*: REFUSED: '.*/$HEAD/[0-9]*/job.yaml': no '$f' field\$" "$T/out" &&
+		grep -q "no '$f' field" "$T/err" && ! grep -q '^DATA$' "$T/out"; then
+		ok "a job.yaml without $f: the report is refused naming the file and field, exit 1"
+	else
+		not_ok "no $f" "rc=$rc" "$(head -3 "$T/out")" "$(cat "$T/err")"
+	fi
+done
+
+# a commit the git web API does not know: the archive is bad for good
+# (failed/, exit 1, the commit named), not deferred run after run
+edit unknown "
+path = path.replace('$HEAD', 'f' * 40)
+data = data.replace(b'$HEAD', b'f' * 40)
+"
+mkdir -p "$T/inbox"
+cp "$T/unknown.tar" "$T/inbox/"
+cat >"$T/run.yaml" <<CFG
+paths:
+  state_db: $T/state.db
+  inbox: $T/inbox
+  done: $T/done
+  failed: $T/failed
+$(linus_tree local-git "$T/repo")
+delivery:
+  transport: maildir:$T/Maildir
+  settle: 0
+CFG
+"$ROBOTMAIL" run -c "$T/run.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && [ -e "$T/failed/unknown.tar" ] && [ -z "$(ls "$T/inbox")" ] && [ ! -d "$T/Maildir/new" -o -z "$(ls "$T/Maildir/new" 2>/dev/null)" ] &&
+	grep -q "error: '.*unknown.tar': commit ffffffffffffffffffffffffffffffffffffffff is unknown to the git web API of tree 'linus'" "$T/err" &&
+	ok "an unknown commit: exit 1, the archive goes to failed/ with an error naming the commit" ||
+	not_ok "unknown commit" "rc=$rc" "$(ls "$T/inbox" "$T/failed" 2>&1)" "$(cat "$T/err")"
 exit 0
