@@ -371,6 +371,15 @@ static void print_facts(const struct rm_gitweb_req *r)
 		       f->committer.email ? f->committer.email : "");
 	if (f->date)
 		printf("date: %s\n", f->date);
+	if (f->commit_time) {
+		char when[32];
+		struct tm tm;
+		time_t t = (time_t)f->commit_time;
+
+		gmtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		printf("committed: %s\n", when);
+	}
 	if (f->parent)
 		printf("parent: %s\n", f->parent);
 	if (f->patch_msgid)
@@ -1649,7 +1658,8 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		static const char *const vars[] = {
 			"preamble", "pct", "kind", "metric", "is_regression", "commit_sha", "commit_subject",
 			"tree_url", "tree_branch", "testcase", "kconfig", "compiler", "machine", "in_addition",
-			"reported_by", "closes_url", "archive_url", "failure", "patch_link", "patch_subject"
+			"reported_by", "closes_url", "archive_url", "failure", "patch_link", "patch_subject",
+			"patch_url"
 		};
 
 		for (k = 0; k < sizeof(vars) / sizeof(vars[0]); k++)

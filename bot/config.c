@@ -44,6 +44,7 @@ static void defaults(struct rm_config *c)
 	set_str(&c->lore_base, "https://lore.kernel.org/oe-lkp");
 	set_str(&c->archive_base, "https://download.01.org/0day-ci/archive");
 	set_str(&c->patch_link_base, "https://lore.kernel.org/all");
+	set_str(&c->patch_branches, "https://github.com/intel-lab-lkp/linux/commits");
 	set_str(&c->state_db, "var/state.db");
 	set_str(&c->metrics, NULL);
 	set_str(&c->programs, NULL);
@@ -252,6 +253,8 @@ static int links_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, 
 		return get_str(x, v, "links.archive", &c->archive_base);
 	if (!strcmp(key, "patch_link"))
 		return get_str(x, v, "links.patch_link", &c->patch_link_base);
+	if (!strcmp(key, "patch_branches"))
+		return get_str(x, v, "links.patch_branches", &c->patch_branches);
 	if (!strcmp(key, "patch_mail"))
 		return get_str(x, v, "links.patch_mail", &c->patch_mail_base);
 	return unknown(x, k, "links", key);
@@ -614,6 +617,7 @@ void rm_config_free(struct rm_config *c)
 	free(c->lore_base);
 	free(c->archive_base);
 	free(c->patch_link_base);
+	free(c->patch_branches);
 	free(c->patch_mail_base);
 	free(c->state_db);
 	free(c->metrics);

@@ -72,6 +72,7 @@ struct rm_config {
 	char *lore_base;       /* Closes: <lore_base>/<msgid> */
 	char *archive_base;    /* <archive_base>/<YYYYMMDD>/<msgid> */
 	char *patch_link_base; /* patch link: <base>/<patch msgid>/ */
+	char *patch_branches;  /* url: <base>/<Author-Name>/<subject-slug>/<YYYYMMDD-HHMMSS> */
 	char *patch_mail_base; /* <base>/<patch msgid>/raw: the patch mail (public-inbox), or NULL */
 
 	/* files */

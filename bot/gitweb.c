@@ -424,6 +424,45 @@ int rm_facts_from_cgit_patch(struct rm_commit_facts *f, const char *buf, size_t 
 	return 0;
 }
 
+/* Epoch seconds of a git date as providers print it: "2025-10-17 09:53:20
+ * +0000" (cgit), "2025-10-17T09:53:20Z" or "...T09:53:20+02:00" (git %cI,
+ * GitHub, Gitea), with optional fractions (GitLab).  0 when it is none. */
+static long long git_date(const char *s)
+{
+	struct tm tm;
+	int sign, zh, zm, n = 0;
+	long long t;
+
+	if (!s)
+		return 0;
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(s, "%4d-%2d-%2d%*1[T ]%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || !n)
+		return 0;
+	s += n;
+	if (*s == '.')
+		while (*++s >= '0' && *s <= '9')
+			;
+	while (*s == ' ')
+		s++;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	if (tm.tm_year < 70 || tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+		return 0;
+	t = (long long)timegm(&tm);
+	if (*s == 'Z' || !*s)
+		return t;
+	if (*s != '+' && *s != '-')
+		return 0;
+	sign = *s++ == '-' ? -1 : 1;
+	if (sscanf(s, "%2d:%2d", &zh, &zm) != 2 && sscanf(s, "%2d%2d", &zh, &zm) != 2)
+		return 0;
+	if (zh > 14 || zm > 59)
+		return 0;
+	return t - sign * (zh * 3600LL + zm * 60);
+}
+
 /* cgit's /commit/?id= page: committer, parent, and for a merge (whose
  * /patch/ shows another commit) the subject and message too. */
 static char *html_text(const char *s, size_t len)
@@ -530,6 +569,12 @@ static int facts_from_cgit_page(struct rm_commit_facts *f, const char *buf, size
 		f->parent = parent;
 	}
 	person_from_text(&f->committer, html_find(buf, len, "<th>committer</th><td>(.*?)</td>"));
+	{
+		char *cd = html_find(buf, len, "<th>committer</th><td>.*?</td><td class='right'>([^<]*)</td>");
+
+		f->commit_time = git_date(cd);
+		free(cd);
+	}
 	if (full) {
 		char *subject = html_find(buf, len, "<div class='commit-subject'>([^<]*)");
 		char *msg = html_find(buf, len, "<div class='commit-msg'>(.*?)</div>");
@@ -592,6 +637,7 @@ int rm_facts_from_json(struct rm_commit_facts *f, enum rm_provider p, const char
 		set_clean(&f->committer.name, jstr(j, "committer_name"));
 		set_clean(&f->committer.email, jstr(j, "committer_email"));
 		set_clean(&f->date, jstr(j, "authored_date"));
+		f->commit_time = git_date(jstr(j, "committed_date"));
 		if (json_is_array(parents) && json_is_string(json_array_get(parents, 0)))
 			set(&f->parent, json_string_value(json_array_get(parents, 0)));
 	} else {
@@ -610,6 +656,7 @@ int rm_facts_from_json(struct rm_commit_facts *f, enum rm_provider p, const char
 		set_clean(&f->date, jstr(a, "date"));
 		set_clean(&f->committer.name, jstr(m, "name"));
 		set_clean(&f->committer.email, jstr(m, "email"));
+		f->commit_time = git_date(jstr(m, "date"));
 		if (json_is_array(parents) && json_array_size(parents))
 			set(&f->parent, jstr(json_array_get(parents, 0), "sha"));
 		for (i = 0; json_is_array(files) && i < json_array_size(files); i++) {
@@ -653,6 +700,8 @@ char *rm_facts_to_json(const struct rm_commit_facts *f)
 	jset(o, "committer_name", f->committer.name);
 	jset(o, "committer_email", f->committer.email);
 	jset(o, "date", f->date);
+	if (f->commit_time)
+		json_object_set_new(o, "commit_time", json_integer((json_int_t)f->commit_time));
 	jset(o, "patch_msgid", f->patch_msgid);
 	jset(o, "parent", f->parent);
 	jset(o, "upstream_sha", f->upstream_sha);
@@ -691,6 +740,8 @@ int rm_facts_from_cache_json(struct rm_commit_facts *f, const char *json)
 	set(&f->committer.name, jstr(o, "committer_name"));
 	set(&f->committer.email, jstr(o, "committer_email"));
 	set(&f->date, jstr(o, "date"));
+	if (json_is_integer(json_object_get(o, "commit_time")))
+		f->commit_time = (long long)json_integer_value(json_object_get(o, "commit_time"));
 	set(&f->patch_msgid, jstr(o, "patch_msgid"));
 	set(&f->parent, jstr(o, "parent"));
 	set(&f->upstream_sha, jstr(o, "upstream_sha"));
@@ -812,12 +863,12 @@ static int run_git(const char *dir, char *const argv_tail[], struct rm_sb *out, 
 
 static void lookup_local(struct rm_gitweb_req *r)
 {
-	char fmt[] = "--format=%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%B";
+	char fmt[] = "--format=%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B";
 	char *show[] = { "show", "-s", fmt, "--no-color", (char *)r->sha, "--", NULL };
 	char *names[] = { "show", "--name-only", "--format=", "--no-color", (char *)r->sha,
 			  "--", NULL };
 	struct rm_sb out = RM_SB_INIT;
-	const char *field[8];
+	const char *field[9];
 	int status = 0, i;
 	char *p;
 
@@ -848,9 +899,9 @@ static void lookup_local(struct rm_gitweb_req *r)
 		return;
 	}
 	p = out.buf;
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 9; i++) {
 		field[i] = p;
-		if (i < 7) {
+		if (i < 8) {
 			char *z = memchr(p, '\0', out.len - (size_t)(p - out.buf));
 
 			if (!z) {
@@ -871,7 +922,8 @@ static void lookup_local(struct rm_gitweb_req *r)
 	set_clean(&r->facts.date, field[4]);
 	set_clean(&r->facts.committer.name, field[5]);
 	set_clean(&r->facts.committer.email, field[6]);
-	rm_facts_set_message(&r->facts, field[7]);
+	r->facts.commit_time = git_date(field[7]);
+	rm_facts_set_message(&r->facts, field[8]);
 	rm_sb_reset(&out);
 	if (!run_git(r->tree->api, names, &out, &status) && WIFEXITED(status) &&
 	    !WEXITSTATUS(status)) {

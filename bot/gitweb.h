@@ -41,6 +41,8 @@ struct rm_commit_facts {
 	char *body;          /* the rest of the message */
 	struct rm_person author, committer;
 	char *date;          /* author date, RFC 3339 or RFC 2822 as the provider gives it */
+	long long commit_time; /* committer date, epoch seconds; 0 when not given (for a
+				* patch the robot applied: when it made the branch) */
 	struct rm_trailer *trailers;
 	size_t ntrailers;
 	char *patch_msgid;   /* Message-ID of the original patch mail (no <>), from Link: */

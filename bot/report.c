@@ -344,6 +344,60 @@ static char *unknown_commit(const char *which, const char *sha, const char *tree
 	return rm_sb_detach(&sb, NULL);
 }
 
+/* The branch-name form of a text, as the robot names its patch branches:
+ * every run of characters other than letters, digits and "_" becomes one
+ * "-", none at the ends ("crash_dump/dm-crypt: Don't print" ->
+ * "crash_dump-dm-crypt-Don-t-print").  Appends to sb. */
+static void add_slug(struct rm_sb *sb, const char *s)
+{
+	bool dash = false, any = false;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '_') {
+			if (dash && any)
+				rm_sb_addc(sb, '-');
+			rm_sb_addc(sb, (char)c);
+			dash = false;
+			any = true;
+		} else {
+			dash = true;
+		}
+	}
+}
+
+/* "url: <base>/<Author-Name>/<subject-slug>/<YYYYMMDD-HHMMSS>": the branch
+ * the robot pushed the tested patch to.  Its time is the commit's committer
+ * date (the robot applied the patch) in the robot's zone; the slug is of
+ * the patch subject without its "[PATCH ...]" tags.  NULL when a fact is
+ * missing.  The caller frees it. */
+static char *patch_branch_url(const struct rm_config *cfg, const struct rm_commit_facts *f,
+			      const char *subject)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	time_t t;
+	struct tm tm;
+	char when[32];
+
+	if (!cfg->patch_branches || !*cfg->patch_branches || !f || !f->commit_time ||
+	    !f->author.name || !*f->author.name || !subject)
+		return NULL;
+	while (*subject == '[' && strchr(subject, ']'))
+		subject = strchr(subject, ']') + 1 + (strchr(subject, ']')[1] == ' ');
+	t = (time_t)(f->commit_time + rm_zone_seconds(cfg->timezone));
+	if (!gmtime_r(&t, &tm) || !strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm))
+		return NULL;
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "%s/", cfg->patch_branches);
+	add_slug(&sb, f->author.name);
+	rm_sb_addc(&sb, '/');
+	add_slug(&sb, subject);
+	rm_sb_addf(&sb, "/%s", when);
+	return rm_sb_detach(&sb, NULL);
+}
+
 /* ------------------------------------------------------------ build */
 
 int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char *templates_dir,
@@ -482,10 +536,17 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 			rm_tdata_set(d, "patch_subject", ps);
 			/* the commit: line names the patch by its raw mail subject */
 			rm_tdata_set(d, "commit_subject", ps ? ps : "");
+			{
+				char *url = patch_branch_url(cfg, r->head_facts, ps);
+
+				rm_tdata_set(d, "patch_url", url);
+				free(url);
+			}
 		}
 	} else {
 		rm_tdata_set(d, "patch_link", "");
 		rm_tdata_set(d, "patch_subject", "");
+		rm_tdata_set(d, "patch_url", "");
 	}
 
 	/* template variables */

@@ -18,6 +18,7 @@ trap cleanup EXIT
 tests/peers/make-test-repo.sh "$T/repo" >"$T/manifest" || { not_ok "test repository"; exit 0; }
 sha() { grep -F " $1" "$T/manifest" | head -1 | cut -c1-40; }
 LINK=$(sha "mm: avoid unnecessary lru drain")
+LINKT=$(date -u -d "@$(git -C "$T/repo" show -s --format=%ct "$LINK")" +%Y-%m-%dT%H:%M:%SZ) # its committer date
 IOMMU=$(sha "iommu: fix the thing")
 MSGIDLINK=$(sha "mm/vmscan: simplify")
 MERGE=$(sha "Merge branch 'side'")
@@ -77,7 +78,7 @@ has "cgit: every fact of a commit with trailers, from an abbreviated sha" \
 	"trailer: Signed-off-by: Ann Author <ann@example.org>" \
 	"trailer: Reviewed-by: Rev Iewer <rev@example.org>" \
 	"trailer: Cc: list@vger.example.org" \
-	"file: mm/memory.c" "source: network (2 requests)"
+	"file: mm/memory.c" "committed: $LINKT" "source: network (2 requests)"
 grep -q '^date: 2025-' "$T/out" && ok "cgit: author date" || not_ok "cgit: author date" "$(cat "$T/out")"
 commit linus "$IOMMU"
 has "cgit: raw UTF-8 author name decoded" "author: Jörg Rödel <joro@example.org>" "subject: iommu: fix the thing"
@@ -102,7 +103,8 @@ else
 	not_ok "cache: a found commit is not fetched again" "before=$before after=$after" "$(cat "$T/out")"
 fi
 commit linus "$LINK"
-grep -qx "source: cache (0 requests)" "$T/out" && ok "cache: the full sha shares the abbreviated lookup's entry" || not_ok "cache: full sha entry" "$(cat "$T/out")"
+grep -qx "source: cache (0 requests)" "$T/out" && grep -qx "committed: $LINKT" "$T/out" &&
+	ok "cache: the full sha shares the abbreviated lookup's entry (committer date kept)" || not_ok "cache: full sha entry" "$(cat "$T/out")"
 before=$(tests/peers/cgit.sh count "$T/cg")
 commit linus deadbeef
 after=$(tests/peers/cgit.sh count "$T/cg")
@@ -115,11 +117,11 @@ commit gh "$LINK"
 has "github: facts from a recorded REST response" "sha: $LINK" \
 	"subject: mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio()" \
 	"committer: Mm Maintainer <maint@example.org>" "parent: $PAGEALLOC" \
-	"patch-message-id: <20251014093512.12345-1-author@example.org>" "file: mm/memory.c"
+	"patch-message-id: <20251014093512.12345-1-author@example.org>" "file: mm/memory.c" "committed: $LINKT"
 commit gt "$IOMMU"
 has "gitea: facts with a non-ASCII author" "author: Jörg Rödel <joro@example.org>" "subject: iommu: fix the thing" "file: drivers/iommu/x.c"
 commit gl "$LINK"
-has "gitlab: facts from a recorded response" "sha: $LINK" "author: Ann Author <ann@example.org>" "parent: $PAGEALLOC"
+has "gitlab: facts from a recorded response" "sha: $LINK" "author: Ann Author <ann@example.org>" "parent: $PAGEALLOC" "committed: $LINKT"
 commit gh 404aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 [ $rc -eq 1 ] && ok "github: 404 is an unknown commit" || not_ok "github: 404 is an unknown commit" "rc=$rc" "$(cat "$T/err")"
 commit gh 422aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa

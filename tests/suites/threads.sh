@@ -131,5 +131,15 @@ else
 fi
 grep -qE '^commit: [0-9a-f]{40} \("\[PATCH\] mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio\(\)"\)$' "$T/dry" &&
 	ok "the commit: line of a patch report quotes the raw mail subject, [PATCH] included" || not_ok "patch commit: line" "$(grep '^commit:' "$T/dry")"
+# url: the robot's branch of the patch: author, subject slug, the commit
+# (applied) time in the robot's zone (+0800)
+when=$(TZ=Asia/Shanghai date -d "@$(git -C "$T/repo" show -s --format=%ct "$(awk '/^commit: / {print $2; exit}' "$T/dry")")" +%Y%m%d-%H%M%S)
+sed -n '/^commit: /{n;p;n;p;q}' "$T/dry" >"$T/lines"
+if [ "$(head -1 "$T/lines")" = "url: https://github.com/intel-lab-lkp/linux/commits/Ann-Author/mm-avoid-unnecessary-lru-drain-for-wp_can_reuse_anon_folio/$when" ] &&
+	grep -q '^base: ' "$T/lines"; then
+	ok "the url: line follows commit: (the robot's branch: Author-Name/subject-slug/applied time), then base:"
+else
+	not_ok "url: line" "expected time $when" "$(cat "$T/lines")"
+fi
 kill $HPID 2>/dev/null
 wait $HPID 2>/dev/null
