@@ -685,7 +685,8 @@ static int matrix_from_json(struct rm_matrix *m, json_t *j, const char *file, st
 {
 	const char *key;
 	json_t *val;
-	size_t cap = 0;
+	size_t first = 0, last = 0;
+	bool any = false;
 	json_t *src = json_object_get(j, "stats_source");
 
 	memset(m, 0, sizeof(*m));
@@ -712,11 +713,15 @@ static int matrix_from_json(struct rm_matrix *m, json_t *j, const char *file, st
 		s->name = rm_xstrdup(key);
 		for (i = 0; i < json_array_size(val); i++)
 			series_add_json(s, &alloc, json_array_get(val, i));
-		if (s->n > cap)
-			cap = s->n;
+		if (!any)
+			first = s->n;
+		any = true;
+		last = s->n;
 	}
-	/* matrix_cols: the stats_source count; without it, the longest array */
-	m->cols = src ? json_array_size(src) : cap;
+	/* matrix_cols (archive-format.md 2.4): the stats_source count; without
+	 * it, the longer of the first and the last array in the file's key
+	 * order (jansson keeps that order) */
+	m->cols = src ? json_array_size(src) : first > last ? first : last;
 	matrix_fill_zeros(m);
 	matrix_sort(m);
 	return 0;

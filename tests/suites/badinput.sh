@@ -316,6 +316,26 @@ if grep -q 'NaN' "$CB/matrix.json" && expect_ok "matrix.json with NaN/Infinity t
 	fi
 fi
 
+# ------------------------------------------------------------ matrix rules (archive-format.md 2.4)
+copy nosource
+"$PY" - "$CB/matrix.json" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+del m["stats_source"]
+# after the first stat, one array longer than the others: without
+# stats_source the run count is max(len(first), len(last)) = 3, not 5
+out = {}
+for i, k in enumerate(m):
+    out[k] = m[k]
+    if i == 0:
+        out["interrupts.CPU0.LOC"] = [1, 2, 3, 4, 5]
+json.dump(out, open(sys.argv[1], "w"), indent=2)
+EOF
+if expect_ok "matrix.json without stats_source: exit 0" compare "$C"; then
+	same_file "matrix.json without stats_source: runs = max(len(first array), len(last array)), not the longest" \
+		"$T/valid.out" "$OUT"
+fi
+
 # ------------------------------------------------------------ directory trees
 mkdir "$T/empty"
 expect_error "empty directory: no result roots, names the directory" 1 \
