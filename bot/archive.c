@@ -796,6 +796,52 @@ static int unite_add(struct unite *u, json_t *stats, const char *file, struct rm
 	return 0;
 }
 
+/* Is `name` a per-CPU sched_debug value, ^sched_debug.*\.[0-9]+$ ? */
+static bool is_sched_debug_cpu(const char *name)
+{
+	size_t n = strlen(name), d = n;
+
+	if (strncmp(name, "sched_debug", 11))
+		return false;
+	while (d > 11 && isdigit((unsigned char)name[d - 1]))
+		d--;
+	return d < n && d > 11 && name[d - 1] == '.';
+}
+
+/* Every value is an Integer 0 (a string or a non-number is not). */
+static bool series_all_int_zero(const struct rm_series *s)
+{
+	size_t i;
+
+	if (s->is_string || s->is_bad)
+		return false;
+	for (i = 0; i < s->n; i++)
+		if (!s->is_int[i] || s->v[i] != 0)
+			return false;
+	return true;
+}
+
+/* The clean-up lkp-tests' unite_to does before saving a matrix.json
+ * (archive-format.md 2.4): per-CPU sched_debug keys, and keys whose array
+ * is empty or entirely Integer 0, are dropped.  In place. */
+static void matrix_cleanup(struct rm_matrix *m)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < m->n; i++) {
+		struct rm_series *s = &m->s[i];
+
+		if (is_sched_debug_cpu(s->name) || series_all_int_zero(s)) {
+			free(s->name);
+			free(s->v);
+			free(s->is_int);
+			continue;
+		}
+		m->s[j++] = *s;
+	}
+	m->n = j;
+}
+
 /* Remove the columns of incomplete runs (last_state.is_incomplete_run == 1)
  * and the key itself: lkp-tests' complete_matrix. */
 static void matrix_complete(struct rm_matrix *dst, const struct rm_matrix *src)
@@ -911,6 +957,8 @@ static int load_matrix(struct rm_archive *a, struct rm_result_root *r, struct rm
 		r->all = u.m;
 		if (rc)
 			return -1;
+		/* a matrix built here gets the clean-up a saved matrix.json had */
+		matrix_cleanup(&r->all);
 		matrix_fill_zeros(&r->all);
 		matrix_sort(&r->all);
 		if (r->all.cols == 0)

@@ -336,6 +336,38 @@ if expect_ok "matrix.json without stats_source: exit 0" compare "$C"; then
 		"$T/valid.out" "$OUT"
 fi
 
+copy unitecleanup
+rm "$CA/matrix.json" "$CB/matrix.json"
+"$PY" - "$CA" "$CB" <<'EOF'
+import json, sys
+# stats.json only: the united matrix gets unite_to's clean-up, so the base
+# loses its all-Integer-0 stat and the per-CPU sched_debug key; a Float 0.0
+# stat is not Integer 0 and stays
+for side, d in enumerate(sys.argv[1:3]):
+    for r in range(3):
+        p = "%s/%d/stats.json" % (d, r)
+        s = json.load(open(p))
+        s["stress-ng.mlockmany.zero"] = 50000 if side else 0
+        s["stress-ng.mlockmany.fzero"] = 50000 if side else 0.0
+        s["sched_debug.cpu.nr_running.3"] = 5.0 + r / 10 if side else 1.0 + r / 10
+        json.dump(s, open(p, "w"), indent=2)
+EOF
+if expect_ok "stats.json only, with zero and per-CPU keys: exit 0" compare "$C"; then
+	if grep -q 'stress-ng\.mlockmany\.zero$\|sched_debug\.cpu\.nr_running\.3$' "$OUT"; then
+		not_ok "stats.json only: keys all Integer 0 and ^sched_debug.*\\.[0-9]+\$ keys are dropped" "$(cat "$OUT")"
+	else
+		ok "stats.json only: keys all Integer 0 and ^sched_debug.*\\.[0-9]+\$ keys are dropped"
+	fi
+	if grep -q '^      0\.00  .*50000        stress-ng\.mlockmany\.fzero$' "$OUT"; then
+		ok "stats.json only: a stat of Float 0.0 values is kept"
+	else
+		not_ok "stats.json only: a stat of Float 0.0 values is kept" "$(cat "$OUT")"
+	fi
+	grep -v 'stress-ng\.mlockmany\.fzero$' "$OUT" >"$OUT.rest"
+	same_file "stats.json only, with zero and per-CPU keys: the other rows as in the valid tree" \
+		"$T/valid.out" "$OUT.rest"
+fi
+
 # ------------------------------------------------------------ directory trees
 mkdir "$T/empty"
 expect_error "empty directory: no result roots, names the directory" 1 \
