@@ -748,7 +748,8 @@ static struct rm_series *unite_find(struct unite *u, const char *key, size_t **a
 	return NULL;
 }
 
-static int unite_add(struct unite *u, json_t *stats, const char *file, struct rm_error *err)
+static int unite_add(struct rm_archive *a, struct unite *u, json_t *stats, const char *file,
+		     struct rm_error *err)
 {
 	const char *key;
 	json_t *val;
@@ -783,14 +784,13 @@ static int unite_add(struct unite *u, json_t *stats, const char *file, struct rm
 		}
 		while (s->n < columns)
 			series_push(s, alloc, 0, true);
-		if (json_is_array(val)) {
-			size_t k;
-
-			for (k = 0; k < json_array_size(val); k++)
-				series_add_json(s, alloc, json_array_get(val, k));
-		} else {
-			series_add_json(s, alloc, val);
-		}
+		/* one value per stat and run (archive-format.md 2.2, 2.4): an
+		 * array or object is one non-number in this run's column, so the
+		 * stat is left out and the other runs keep their columns */
+		if (json_is_array(val) || json_is_object(val))
+			add_warning(a, "'%s': stat '%.200s': expected one number, found %s; stat left out",
+				    file, key, json_is_array(val) ? "an array" : "an object");
+		series_add_json(s, alloc, val);
 	}
 	u->m.cols++;
 	return 0;
@@ -940,7 +940,7 @@ static int load_matrix(struct rm_archive *a, struct rm_result_root *r, struct rm
 			if (j) {
 				char *display = rm_path_join(a->source, which);
 
-				rc = unite_add(&u, j, display, err);
+				rc = unite_add(a, &u, j, display, err);
 				free(display);
 				json_decref(j);
 			} else if (err->kind != RM_OK) {

@@ -43,7 +43,7 @@ struct rm_series {
 	unsigned char *is_int;
 	size_t n;
 	bool is_string; /* some value was a string: lkp-tests skips the stat */
-	bool is_bad;    /* NaN/Infinity/null/object: the stat is left out */
+	bool is_bad;    /* NaN/Infinity/null/boolean/array/object: the stat is left out */
 };
 
 /* A commit's matrix: series sorted by name, `cols` = number of runs. */

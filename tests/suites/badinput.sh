@@ -368,6 +368,26 @@ if expect_ok "stats.json only, with zero and per-CPU keys: exit 0" compare "$C";
 		"$T/valid.out" "$OUT.rest"
 fi
 
+copy statsarray
+rm "$CB/matrix.json"
+"$PY" - "$CB/0/stats.json" <<'EOF'
+import json, sys
+# one run's stat holds an array instead of one number
+s = json.load(open(sys.argv[1]))
+s["stress-ng.mlockmany.ops"] = [1126061] * 5
+json.dump(s, open(sys.argv[1], "w"), indent=2)
+EOF
+if expect_ok "stats.json with an array value: exit 0" compare -v "$C"; then
+	grep -v 'stress-ng\.mlockmany\.ops$' "$T/valid.out" >"$T/statsarray.expected"
+	same_file "stats.json with an array value: that stat is left out, the other runs keep their columns" \
+		"$T/statsarray.expected" "$OUT"
+	if grep -q "^robotmail: warning: '.*$B/0/stats\\.json': stat 'stress-ng\\.mlockmany\\.ops': expected one number, found an array" "$ERR"; then
+		ok "stats.json with an array value: a warning names the file and the stat"
+	else
+		not_ok "stats.json with an array value: a warning names the file and the stat" "$(cat "$ERR")"
+	fi
+fi
+
 # ------------------------------------------------------------ directory trees
 mkdir "$T/empty"
 expect_error "empty directory: no result roots, names the directory" 1 \
