@@ -16,6 +16,7 @@
 #include "fileutil.h"
 #include "jsonload.h"
 #include "strbuf.h"
+#include "text.h"
 
 #define MAX_DIR_DEPTH 32
 
@@ -680,6 +681,24 @@ static void matrix_sort(struct rm_matrix *m)
 	rm_sort(m->s, m->n, sizeof(*m->s), cmp_series);
 }
 
+/* archive-format.md 2.6: stat names never contain white space (dump-stat
+ * refuses such keys), and a control character would reach the table and
+ * the report.  Sets err naming the file and the (escaped) stat. */
+static int check_stat_name(const char *file, const char *key, struct rm_error *err)
+{
+	unsigned cp = 0;
+	char *shown;
+
+	if (!rm_text_bad_char(key, RM_TEXT_NAME, &cp))
+		return 0;
+	shown = rm_text_escaped(key, 200);
+	rm_error_set(err, RM_ERR_INPUT,
+		     "'%s': stat '%s': expected a stat name without white space or control characters (found U+%04X)",
+		     file, shown, cp);
+	free(shown);
+	return -1;
+}
+
 /* A _result_root/matrix.json object into m. */
 static int matrix_from_json(struct rm_matrix *m, json_t *j, const char *file, struct rm_error *err)
 {
@@ -703,6 +722,10 @@ static int matrix_from_json(struct rm_matrix *m, json_t *j, const char *file, st
 
 		if (!strcmp(key, "stats_source"))
 			continue;
+		if (check_stat_name(file, key, err)) {
+			matrix_free(m);
+			return -1;
+		}
 		if (!json_is_array(val)) {
 			matrix_free(m);
 			return rm_error_set(err, RM_ERR_INPUT,
@@ -766,6 +789,8 @@ static int unite_add(struct rm_archive *a, struct unite *u, json_t *stats, const
 
 		if (!strcmp(key, "stats_source"))
 			continue;
+		if (check_stat_name(file, key, err))
+			return -1;
 		s = unite_find(u, key, &alloc);
 		if (!s) {
 			if (u->m.n + 1 > u->cap) {

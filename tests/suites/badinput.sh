@@ -388,6 +388,76 @@ if expect_ok "stats.json with an array value: exit 0" compare -v "$C"; then
 	fi
 fi
 
+# ------------------------------------------------------------ control characters and white space
+copy ctrlstat
+"$PY" - "$CA/matrix.json" "$CB/matrix.json" <<'EOF'
+import json, sys
+for p in sys.argv[1:]:
+    m = json.load(open(p))
+    m["stress-ng.x\ny\u001b[31m.ops"] = m["stress-ng.mlockmany.ops"]
+    json.dump(m, open(p, "w"), indent=2)
+EOF
+expect_error "matrix.json stat name with LF and ESC: refused, names file and stat (escaped)" 1 \
+	"$A/matrix\\.json': stat 'stress-ng\\.x\\\\ny\\\\x1b\\[31m\\.ops': expected a stat name without white space or control characters" \
+	compare "$C"
+if ! grep -q $'\x1b' "$ERR" && [ "$(wc -l <"$ERR")" -eq 1 ]; then
+	ok "the error about a stat name carries no control character itself"
+else
+	not_ok "the error about a stat name carries no control character itself" "$(cat -A "$ERR")"
+fi
+
+copy tabstat
+rm "$CA/matrix.json"
+"$PY" - "$CA/1/stats.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["vmstat.a\tb"] = 1
+json.dump(s, open(sys.argv[1], "w"), indent=2)
+EOF
+expect_error "stats.json stat name with a TAB (no matrix.json): refused, names the run's file" 1 \
+	"$A/1/stats\\.json': stat 'vmstat\\.a\\\\tb': expected a stat name without white space" compare "$C"
+
+copy spacestat
+"$PY" - "$CB/matrix.json" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["stress-ng.mlockmany.ops per sec"] = [1, 2, 3]
+json.dump(m, open(sys.argv[1], "w"), indent=2)
+EOF
+expect_error "matrix.json stat name with a space: refused (stat names never contain white space)" 1 \
+	"$B/matrix\\.json': stat 'stress-ng\\.mlockmany\\.ops per sec': expected a stat name without white space.*U\\+0020" \
+	compare "$C"
+
+copy ctrlparam
+sed -i 's/^  test: mlockmany$/  test: "mlock\\nmany\\a"/' "$CB"/*/job.yaml
+expect_error "job.yaml parameter value with LF and BEL: refused, names file, line and key" 1 \
+	"$B/0/job\\.yaml' line [0-9]+: control character U\\+000A in the value of 'test'" compare "$C"
+
+copy ctrlfield
+sed -i 's/^kconfig: x86_64-rhel-9.4$/kconfig: "x86_64\\e[2Jrhel"/' "$CA"/*/job.yaml
+expect_error "job.yaml top-level value with ESC: refused, names file, line and key" 1 \
+	"$A/0/job\\.yaml' line [0-9]+: control character U\\+001B in the value of 'kconfig'" compare "$C"
+
+copy ctrlkey
+printf '"cpu\\tfreq": x\n' >>"$CB/0/job.yaml"
+expect_error "job.yaml key with a TAB: refused, names the key escaped" 1 \
+	"$B/0/job\\.yaml' line [0-9]+: control character U\\+0009 in the key 'cpu\\\\tfreq'" compare "$C"
+
+copy c1param
+sed -i 's/^  test: mlockmany$/  test: "mlock\\u0085many"/' "$CA"/*/job.yaml "$CB"/*/job.yaml
+expect_error "job.yaml value with a C1 control (U+0085): refused" 1 \
+	"$A/0/job\\.yaml' line [0-9]+: control character U\\+0085 in the value of 'test'" compare "$C"
+
+copy utf8param
+sed -i 's/^  test: mlockmany$/  test: "mlöck—many µ"/' "$CA"/*/job.yaml "$CB"/*/job.yaml
+if expect_ok "job.yaml with UTF-8 text in a value: exit 0" compare "$C"; then
+	if grep -qx '  gcc-14/performance/x86_64-rhel-9\.4/100%/debian-13-x86_64-20250902\.cgz/lkp-emr-2sp1/mlöck—many µ/stress-ng/60s' "$OUT"; then
+		ok "job.yaml with UTF-8 text in a value: the value reaches the table header unchanged"
+	else
+		not_ok "job.yaml with UTF-8 text in a value: the value reaches the table header unchanged" "$(head -5 "$OUT")"
+	fi
+fi
+
 # ------------------------------------------------------------ directory trees
 mkdir "$T/empty"
 expect_error "empty directory: no result roots, names the directory" 1 \
