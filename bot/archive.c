@@ -906,14 +906,42 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static bool valid_commit(const char *s)
+/* Is `s` a commit a result tree can hold?  archive-format.md 1.2 step 4: a
+ * commit is exactly 40 lowercase hex characters; a local run may name a tag
+ * instead ([A-Za-z0-9._+-], not all hex).  A value of hex digits only is a
+ * SHA, so it must be those 40 lowercase digits: "8807B682..." or a short
+ * "8807b68269" is refused, never lower-cased or guessed.  Returns NULL when
+ * fine, otherwise what is wrong. */
+static const char *commit_problem(const char *s, char *why, size_t len)
 {
 	size_t n = 0;
+	bool hex = true, upper = false;
 
-	for (; *s; s++, n++)
-		if (!isalnum((unsigned char)*s) && !strchr("._+-", *s))
-			return false;
-	return n > 0 && n <= 128;
+	for (; s[n]; n++) {
+		unsigned char c = (unsigned char)s[n];
+
+		if (!isalnum(c) && !strchr("._+-", c)) {
+			snprintf(why, len, "expected 40 lowercase hex digits, or a tag of [A-Za-z0-9._+-]");
+			return why;
+		}
+		if (!isxdigit(c))
+			hex = false;
+		else if (isupper(c))
+			upper = true;
+	}
+	if (n == 0 || n > 128) {
+		snprintf(why, len, "expected 40 lowercase hex digits, or a tag of [A-Za-z0-9._+-]");
+		return why;
+	}
+	if (hex && upper) {
+		snprintf(why, len, "uppercase hex digits; expected 40 lowercase hex digits");
+		return why;
+	}
+	if (hex && n != 40) {
+		snprintf(why, len, "%zu hex digits; expected 40 lowercase hex digits", n);
+		return why;
+	}
+	return NULL;
 }
 
 static void root_free(struct rm_result_root *r)
@@ -1018,12 +1046,18 @@ static int load_root(struct rm_archive *a, struct rm_result_root *r, const struc
 	commit = rm_job_field(&r->job, "commit");
 	if (!commit)
 		commit = base_name(r->path);
-	if (!valid_commit(commit)) {
-		rm_error_set(err, RM_ERR_INPUT,
-			     "'%s': commit '%.60s' is not a commit id (expected hex or a tag of [A-Za-z0-9._+-])",
-			     display, commit);
-		free(display);
-		return -1;
+	{
+		char why[128];
+
+		if (commit_problem(commit, why, sizeof(why))) {
+			char *shown = rm_text_escaped(commit, 60);
+
+			rm_error_set(err, RM_ERR_INPUT, "'%s': commit '%s' is not a commit id: %s",
+				     display, shown, why);
+			free(shown);
+			free(display);
+			return -1;
+		}
 	}
 	free(display);
 	r->commit = rm_xstrdup(commit);

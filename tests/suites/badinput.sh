@@ -219,6 +219,37 @@ sed -i 's|^commit: .*|commit: ../../etc/passwd|' "$CB/0/job.yaml"
 expect_error "job.yaml with a commit that is a path: refused as not a commit id" 1 \
 	"$B/0/job\\.yaml': commit '\\.\\./\\.\\./etc/passwd' is not a commit id" compare "$C"
 
+copy uppercommit
+UB=$(tr a-f A-F <<<"$B")
+mv "$CB" "$C/$RR/$UB"
+sed -i "s/$B/$UB/" "$C/$RR/$UB"/*/job.yaml "$CA"/*/job.yaml
+expect_error "uppercase commit SHA: refused, names the file and the commit (40 lowercase hex expected)" 1 \
+	"$UB/0/job\\.yaml': commit '$UB' is not a commit id: uppercase hex digits; expected 40 lowercase hex digits" \
+	compare "$C"
+
+copy uppercommitdir
+UB=$(tr a-f A-F <<<"$B")
+mv "$CB" "$C/$RR/$UB"
+sed -i "/^commit:/d" "$C/$RR/$UB"/*/job.yaml
+expect_error "uppercase commit directory (job.yaml without commit): refused" 1 \
+	"commit '$UB' is not a commit id: uppercase hex digits" compare "$C"
+
+copy shortcommit
+sed -i "s/^commit: .*/commit: ${B:0:12}/" "$CB"/*/job.yaml
+expect_error "12-digit commit: refused (a commit is exactly 40 lowercase hex digits)" 1 \
+	"$B/0/job\\.yaml': commit '${B:0:12}' is not a commit id: 12 hex digits; expected 40" compare "$C"
+
+copy tagcommit
+sed -i "s/^commit: .*/commit: v6.17-rc1/" "$CB"/*/job.yaml
+sed -i "s/^head_commit: .*/head_commit: v6.17-rc1/" "$CA"/*/job.yaml "$CB"/*/job.yaml
+if expect_ok "a tag as the commit (a local run) is still accepted" compare "$C"; then
+	if grep -qx '  v6.17-rc1' "$OUT"; then
+		ok "a tag as the commit: shown in the commit: lines"
+	else
+		not_ok "a tag as the commit: shown in the commit: lines" "$(head -10 "$OUT")"
+	fi
+fi
+
 copy aliasbomb
 "$PY" - "$CB/0/job.yaml" <<'EOF'
 import sys
