@@ -1168,6 +1168,83 @@ static struct rm_result_root *pick(struct rm_result_root **m, size_t n, const ch
 	return NULL;
 }
 
+/* "'<archive>': " for messages, or nothing for `compare BASE_DIR HEAD_DIR`. */
+static void source_prefix(struct rm_sb *sb, const struct rm_archive *a)
+{
+	if (*a->source)
+		rm_sb_addf(sb, "'%s': ", a->source);
+}
+
+/* ", "-separated short commits of the group, for messages. */
+static void group_commits(struct rm_sb *sb, const struct rm_group *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nmembers && i < 8; i++)
+		rm_sb_addf(sb, "%s%.12s", i ? ", " : "", g->members[i]->commit);
+	if (g->nmembers > 8)
+		rm_sb_adds(sb, ", ...");
+}
+
+/* The directory holding the group's commit directories. */
+static void group_dir(struct rm_sb *sb, const struct rm_group *g)
+{
+	const char *p = g->members[0]->path, *slash = strrchr(p, '/');
+
+	rm_sb_add(sb, p, slash ? (size_t)(slash - p) : strlen(p));
+}
+
+/* The member a --base/--head value names: its commit, or a prefix that only
+ * one member's commit starts with.  Otherwise err names the option, the
+ * value and the group's commits (README: an unknown commit exits 1). */
+static int forced_member(const struct rm_archive *a, const struct rm_group *g, const char *opt,
+			 const char *want, struct rm_result_root **out, struct rm_error *err)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	size_t i, hits = 0;
+
+	*out = NULL;
+	for (i = 0; i < g->nmembers; i++)
+		if (commit_is(g->members[i]->commit, want)) {
+			if (!*out)
+				*out = g->members[i];
+			hits++;
+		}
+	if (hits == 1)
+		return 0;
+	*out = NULL;
+	rm_sb_init(&sb);
+	source_prefix(&sb, a);
+	rm_sb_addf(&sb, "%s '%.60s' %s in '", opt, want,
+		   hits ? "is ambiguous: it starts more than one commit compared"
+			: "names no commit compared");
+	group_dir(&sb, g);
+	rm_sb_adds(&sb, "' (");
+	group_commits(&sb, g);
+	rm_sb_addf(&sb, "); expected %s", hits ? "more digits of one of them" : "one of them");
+	rm_error_set(err, RM_ERR_INPUT, "%s", sb.buf);
+	rm_sb_release(&sb);
+	return -1;
+}
+
+/* --base naming the head: refused, whether the head was forced or chosen. */
+static int base_is_head(const struct rm_archive *a, const struct rm_group *g,
+			const struct rm_archive_opts *opts, const struct rm_result_root *head,
+			struct rm_error *err)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	rm_sb_init(&sb);
+	source_prefix(&sb, a);
+	rm_sb_addf(&sb, "--base '%.60s' names the head commit %s of '", opts->base, head->commit);
+	group_dir(&sb, g);
+	rm_sb_addf(&sb, "'%s; expected a different commit as the base",
+		   opts->head ? " (the one --head names)" : " (from job.yaml; --head chooses another)");
+	rm_error_set(err, RM_ERR_INPUT, "%s", sb.buf);
+	rm_sb_release(&sb);
+	return -1;
+}
+
 /* Choose base and head among a group's members. */
 static int pair_group(struct rm_archive *a, struct rm_group *g, const struct rm_archive_opts *opts,
 		      struct rm_error *err)
@@ -1175,8 +1252,8 @@ static int pair_group(struct rm_archive *a, struct rm_group *g, const struct rm_
 	struct rm_result_root *base = NULL, *head = NULL;
 	size_t i;
 
-	if (opts && opts->head)
-		head = pick(g->members, g->nmembers, opts->head, NULL);
+	if (opts && opts->head && forced_member(a, g, "--head", opts->head, &head, err))
+		return -1;
 	if (!head) {
 		/* the head_commit most members name (ties: path order) */
 		size_t best = 0, k;
@@ -1198,8 +1275,12 @@ static int pair_group(struct rm_archive *a, struct rm_group *g, const struct rm_
 			}
 		}
 	}
-	if (opts && opts->base)
-		base = pick(g->members, g->nmembers, opts->base, head);
+	if (opts && opts->base) {
+		if (forced_member(a, g, "--base", opts->base, &base, err))
+			return -1;
+		if (base == head)
+			return base_is_head(a, g, opts, head, err);
+	}
 	for (i = 0; !base && i < g->nmembers; i++)
 		base = pick(g->members, g->nmembers, rm_job_field(&g->members[i]->job, "base_commit"),
 			    head);
@@ -1220,6 +1301,30 @@ static int pair_group(struct rm_archive *a, struct rm_group *g, const struct rm_
 	g->members[0] = base;
 	g->members[1] = head;
 	g->nmembers = 2;
+	return 0;
+}
+
+/* `compare BASE_DIR HEAD_DIR`: the directories give base and head; --head
+ * and --base override them the same way (members are base, head). */
+static int pair_dirs(struct rm_archive *a, struct rm_group *g, const struct rm_archive_opts *opts,
+		     struct rm_error *err)
+{
+	struct rm_result_root *head = g->members[1], *base = NULL;
+
+	if (!opts)
+		return 0;
+	if (opts->head && forced_member(a, g, "--head", opts->head, &head, err))
+		return -1;
+	if (opts->base) {
+		if (forced_member(a, g, "--base", opts->base, &base, err))
+			return -1;
+		if (base == head)
+			return base_is_head(a, g, opts, head, err);
+	}
+	if (!base)
+		base = g->members[0] == head ? g->members[1] : g->members[0];
+	g->members[0] = base;
+	g->members[1] = head;
 	return 0;
 }
 
@@ -1361,7 +1466,8 @@ void rm_archive_free(struct rm_archive *a)
 }
 
 int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char *head_dir,
-			 const struct rm_rules *rules, struct rm_error *err)
+			 const struct rm_rules *rules, const struct rm_archive_opts *opts,
+			 struct rm_error *err)
 {
 	const char *dirs[2] = { base_dir, head_dir };
 	struct filelist fl;
@@ -1423,5 +1529,9 @@ int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char 
 	a->groups[0].members[1] = &a->roots[1];
 	a->groups[0].nmembers = 2;
 	a->ngroups = 1;
+	if (pair_dirs(a, &a->groups[0], opts, err)) {
+		rm_archive_free(a);
+		return -1;
+	}
 	return 0;
 }

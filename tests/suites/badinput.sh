@@ -193,6 +193,38 @@ expect_error "nonexistent path: exit 1, names the path" 1 "'$T/no/such/archive.t
 expect_error "missing --metrics file: exit 2, names the file" 2 "$T/no-metrics.yaml" \
 	compare --metrics "$T/no-metrics.yaml" "$T/valid"
 
+# --base/--head (README: they override the pairing; an unknown commit exits 1)
+expect_error "--head naming no commit of the archive: exit 1, names the value and the commits" 1 \
+	"'$T/valid': --head 'zzzz' names no commit compared in '$RR' \\(819bfbd47e49, 8d596d8b81ef\\)" \
+	compare --head zzzz "$T/valid"
+expect_error "--base naming no commit of the archive: exit 1, names the value" 1 \
+	"'$T/valid': --base '0123abc' names no commit compared in '$RR'" compare --base 0123abc "$T/valid"
+expect_error "--base naming the head from job.yaml: exit 1, names the head commit" 1 \
+	"'$T/valid': --base '${B:0:8}' names the head commit $B of '$RR'" compare --base "${B:0:8}" "$T/valid"
+expect_error "--base and --head naming the same commit: exit 1" 1 \
+	"--base '${A:0:8}' names the head commit $A .*--head" compare --base "${A:0:8}" --head "$A" "$T/valid"
+if expect_ok "--base/--head naming the default pairing: exit 0" compare --base "${A:0:12}" --head "$B" "$T/valid"; then
+	same_file "--base/--head naming the default pairing: the same table" "$T/valid.out" "$OUT"
+fi
+expect_error "--head naming no commit of BASE_DIR HEAD_DIR: exit 1, names the value" 1 \
+	"^robotmail: error: --head 'zzzz' names no commit compared" compare --head zzzz "$VA" "$VB"
+expect_error "--base naming HEAD_DIR's commit: exit 1" 1 \
+	"--base '${B:0:12}' names the head commit $B" compare --base "${B:0:12}" "$VA" "$VB"
+if expect_ok "--head naming BASE_DIR's commit: exit 0" compare --head "${A:0:12}" "$VA" "$VB"; then
+	if [ "$(sed -n '6,7p' "$OUT" | tr -d ' ' | tr '\n' ' ')" = "$B $A " ]; then
+		ok "--head naming BASE_DIR's commit: BASE_DIR becomes the head column"
+	else
+		not_ok "--head naming BASE_DIR's commit: BASE_DIR becomes the head column" "$(head -8 "$OUT")"
+	fi
+fi
+copy ambiguous
+C3=$C/$RR/8d596d8b00000000000000000000000000000000
+cp -a "$CA" "$C3"
+sed -i "s/^commit: .*/commit: 8d596d8b00000000000000000000000000000000/" "$C3"/*/job.yaml
+expect_error "--head prefix that starts two commits: exit 1, says ambiguous" 1 \
+	"--head '8d596d8b' is ambiguous: it starts more than one commit compared in '$RR'" \
+	compare --head 8d596d8b "$C"
+
 # ------------------------------------------------------------ job.yaml
 copy badyaml
 printf 'testcase: [stress-ng\ncommit: {a: b\n' >"$CB/0/job.yaml"
