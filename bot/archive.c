@@ -16,6 +16,7 @@
 #include "fileutil.h"
 #include "jsonload.h"
 #include "strbuf.h"
+#include "text.h"
 
 #define MAX_DIR_DEPTH 32
 
@@ -680,12 +681,31 @@ static void matrix_sort(struct rm_matrix *m)
 	rm_sort(m->s, m->n, sizeof(*m->s), cmp_series);
 }
 
+/* archive-format.md 2.6: stat names never contain white space (dump-stat
+ * refuses such keys), and a control character would reach the table and
+ * the report.  Sets err naming the file and the (escaped) stat. */
+static int check_stat_name(const char *file, const char *key, struct rm_error *err)
+{
+	unsigned cp = 0;
+	char *shown;
+
+	if (!rm_text_bad_char(key, RM_TEXT_NAME, &cp))
+		return 0;
+	shown = rm_text_escaped(key, 200);
+	rm_error_set(err, RM_ERR_INPUT,
+		     "'%s': stat '%s': expected a stat name without white space or control characters (found U+%04X)",
+		     file, shown, cp);
+	free(shown);
+	return -1;
+}
+
 /* A _result_root/matrix.json object into m. */
 static int matrix_from_json(struct rm_matrix *m, json_t *j, const char *file, struct rm_error *err)
 {
 	const char *key;
 	json_t *val;
-	size_t cap = 0;
+	size_t first = 0, last = 0;
+	bool any = false;
 	json_t *src = json_object_get(j, "stats_source");
 
 	memset(m, 0, sizeof(*m));
@@ -702,6 +722,10 @@ static int matrix_from_json(struct rm_matrix *m, json_t *j, const char *file, st
 
 		if (!strcmp(key, "stats_source"))
 			continue;
+		if (check_stat_name(file, key, err)) {
+			matrix_free(m);
+			return -1;
+		}
 		if (!json_is_array(val)) {
 			matrix_free(m);
 			return rm_error_set(err, RM_ERR_INPUT,
@@ -712,11 +736,15 @@ static int matrix_from_json(struct rm_matrix *m, json_t *j, const char *file, st
 		s->name = rm_xstrdup(key);
 		for (i = 0; i < json_array_size(val); i++)
 			series_add_json(s, &alloc, json_array_get(val, i));
-		if (s->n > cap)
-			cap = s->n;
+		if (!any)
+			first = s->n;
+		any = true;
+		last = s->n;
 	}
-	/* matrix_cols: the stats_source count; without it, the longest array */
-	m->cols = src ? json_array_size(src) : cap;
+	/* matrix_cols (archive-format.md 2.4): the stats_source count; without
+	 * it, the longer of the first and the last array in the file's key
+	 * order (jansson keeps that order) */
+	m->cols = src ? json_array_size(src) : first > last ? first : last;
 	matrix_fill_zeros(m);
 	matrix_sort(m);
 	return 0;
@@ -743,7 +771,8 @@ static struct rm_series *unite_find(struct unite *u, const char *key, size_t **a
 	return NULL;
 }
 
-static int unite_add(struct unite *u, json_t *stats, const char *file, struct rm_error *err)
+static int unite_add(struct rm_archive *a, struct unite *u, json_t *stats, const char *file,
+		     struct rm_error *err)
 {
 	const char *key;
 	json_t *val;
@@ -760,6 +789,8 @@ static int unite_add(struct unite *u, json_t *stats, const char *file, struct rm
 
 		if (!strcmp(key, "stats_source"))
 			continue;
+		if (check_stat_name(file, key, err))
+			return -1;
 		s = unite_find(u, key, &alloc);
 		if (!s) {
 			if (u->m.n + 1 > u->cap) {
@@ -778,17 +809,62 @@ static int unite_add(struct unite *u, json_t *stats, const char *file, struct rm
 		}
 		while (s->n < columns)
 			series_push(s, alloc, 0, true);
-		if (json_is_array(val)) {
-			size_t k;
-
-			for (k = 0; k < json_array_size(val); k++)
-				series_add_json(s, alloc, json_array_get(val, k));
-		} else {
-			series_add_json(s, alloc, val);
-		}
+		/* one value per stat and run (archive-format.md 2.2, 2.4): an
+		 * array or object is one non-number in this run's column, so the
+		 * stat is left out and the other runs keep their columns */
+		if (json_is_array(val) || json_is_object(val))
+			add_warning(a, "'%s': stat '%.200s': expected one number, found %s; stat left out",
+				    file, key, json_is_array(val) ? "an array" : "an object");
+		series_add_json(s, alloc, val);
 	}
 	u->m.cols++;
 	return 0;
+}
+
+/* Is `name` a per-CPU sched_debug value, ^sched_debug.*\.[0-9]+$ ? */
+static bool is_sched_debug_cpu(const char *name)
+{
+	size_t n = strlen(name), d = n;
+
+	if (strncmp(name, "sched_debug", 11))
+		return false;
+	while (d > 11 && isdigit((unsigned char)name[d - 1]))
+		d--;
+	return d < n && d > 11 && name[d - 1] == '.';
+}
+
+/* Every value is an Integer 0 (a string or a non-number is not). */
+static bool series_all_int_zero(const struct rm_series *s)
+{
+	size_t i;
+
+	if (s->is_string || s->is_bad)
+		return false;
+	for (i = 0; i < s->n; i++)
+		if (!s->is_int[i] || s->v[i] != 0)
+			return false;
+	return true;
+}
+
+/* The clean-up lkp-tests' unite_to does before saving a matrix.json
+ * (archive-format.md 2.4): per-CPU sched_debug keys, and keys whose array
+ * is empty or entirely Integer 0, are dropped.  In place. */
+static void matrix_cleanup(struct rm_matrix *m)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < m->n; i++) {
+		struct rm_series *s = &m->s[i];
+
+		if (is_sched_debug_cpu(s->name) || series_all_int_zero(s)) {
+			free(s->name);
+			free(s->v);
+			free(s->is_int);
+			continue;
+		}
+		m->s[j++] = *s;
+	}
+	m->n = j;
 }
 
 /* Remove the columns of incomplete runs (last_state.is_incomplete_run == 1)
@@ -830,14 +906,42 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static bool valid_commit(const char *s)
+/* Is `s` a commit a result tree can hold?  archive-format.md 1.2 step 4: a
+ * commit is exactly 40 lowercase hex characters; a local run may name a tag
+ * instead ([A-Za-z0-9._+-], not all hex).  A value of hex digits only is a
+ * SHA, so it must be those 40 lowercase digits: "8807B682..." or a short
+ * "8807b68269" is refused, never lower-cased or guessed.  Returns NULL when
+ * fine, otherwise what is wrong. */
+static const char *commit_problem(const char *s, char *why, size_t len)
 {
 	size_t n = 0;
+	bool hex = true, upper = false;
 
-	for (; *s; s++, n++)
-		if (!isalnum((unsigned char)*s) && !strchr("._+-", *s))
-			return false;
-	return n > 0 && n <= 128;
+	for (; s[n]; n++) {
+		unsigned char c = (unsigned char)s[n];
+
+		if (!isalnum(c) && !strchr("._+-", c)) {
+			snprintf(why, len, "expected 40 lowercase hex digits, or a tag of [A-Za-z0-9._+-]");
+			return why;
+		}
+		if (!isxdigit(c))
+			hex = false;
+		else if (isupper(c))
+			upper = true;
+	}
+	if (n == 0 || n > 128) {
+		snprintf(why, len, "expected 40 lowercase hex digits, or a tag of [A-Za-z0-9._+-]");
+		return why;
+	}
+	if (hex && upper) {
+		snprintf(why, len, "uppercase hex digits; expected 40 lowercase hex digits");
+		return why;
+	}
+	if (hex && n != 40) {
+		snprintf(why, len, "%zu hex digits; expected 40 lowercase hex digits", n);
+		return why;
+	}
+	return NULL;
 }
 
 static void root_free(struct rm_result_root *r)
@@ -889,7 +993,7 @@ static int load_matrix(struct rm_archive *a, struct rm_result_root *r, struct rm
 			if (j) {
 				char *display = rm_path_join(a->source, which);
 
-				rc = unite_add(&u, j, display, err);
+				rc = unite_add(a, &u, j, display, err);
 				free(display);
 				json_decref(j);
 			} else if (err->kind != RM_OK) {
@@ -906,6 +1010,8 @@ static int load_matrix(struct rm_archive *a, struct rm_result_root *r, struct rm
 		r->all = u.m;
 		if (rc)
 			return -1;
+		/* a matrix built here gets the clean-up a saved matrix.json had */
+		matrix_cleanup(&r->all);
 		matrix_fill_zeros(&r->all);
 		matrix_sort(&r->all);
 		if (r->all.cols == 0)
@@ -940,12 +1046,18 @@ static int load_root(struct rm_archive *a, struct rm_result_root *r, const struc
 	commit = rm_job_field(&r->job, "commit");
 	if (!commit)
 		commit = base_name(r->path);
-	if (!valid_commit(commit)) {
-		rm_error_set(err, RM_ERR_INPUT,
-			     "'%s': commit '%.60s' is not a commit id (expected hex or a tag of [A-Za-z0-9._+-])",
-			     display, commit);
-		free(display);
-		return -1;
+	{
+		char why[128];
+
+		if (commit_problem(commit, why, sizeof(why))) {
+			char *shown = rm_text_escaped(commit, 60);
+
+			rm_error_set(err, RM_ERR_INPUT, "'%s': commit '%s' is not a commit id: %s",
+				     display, shown, why);
+			free(shown);
+			free(display);
+			return -1;
+		}
 	}
 	free(display);
 	r->commit = rm_xstrdup(commit);
@@ -1056,6 +1168,83 @@ static struct rm_result_root *pick(struct rm_result_root **m, size_t n, const ch
 	return NULL;
 }
 
+/* "'<archive>': " for messages, or nothing for `compare BASE_DIR HEAD_DIR`. */
+static void source_prefix(struct rm_sb *sb, const struct rm_archive *a)
+{
+	if (*a->source)
+		rm_sb_addf(sb, "'%s': ", a->source);
+}
+
+/* ", "-separated short commits of the group, for messages. */
+static void group_commits(struct rm_sb *sb, const struct rm_group *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nmembers && i < 8; i++)
+		rm_sb_addf(sb, "%s%.12s", i ? ", " : "", g->members[i]->commit);
+	if (g->nmembers > 8)
+		rm_sb_adds(sb, ", ...");
+}
+
+/* The directory holding the group's commit directories. */
+static void group_dir(struct rm_sb *sb, const struct rm_group *g)
+{
+	const char *p = g->members[0]->path, *slash = strrchr(p, '/');
+
+	rm_sb_add(sb, p, slash ? (size_t)(slash - p) : strlen(p));
+}
+
+/* The member a --base/--head value names: its commit, or a prefix that only
+ * one member's commit starts with.  Otherwise err names the option, the
+ * value and the group's commits (README: an unknown commit exits 1). */
+static int forced_member(const struct rm_archive *a, const struct rm_group *g, const char *opt,
+			 const char *want, struct rm_result_root **out, struct rm_error *err)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	size_t i, hits = 0;
+
+	*out = NULL;
+	for (i = 0; i < g->nmembers; i++)
+		if (commit_is(g->members[i]->commit, want)) {
+			if (!*out)
+				*out = g->members[i];
+			hits++;
+		}
+	if (hits == 1)
+		return 0;
+	*out = NULL;
+	rm_sb_init(&sb);
+	source_prefix(&sb, a);
+	rm_sb_addf(&sb, "%s '%.60s' %s in '", opt, want,
+		   hits ? "is ambiguous: it starts more than one commit compared"
+			: "names no commit compared");
+	group_dir(&sb, g);
+	rm_sb_adds(&sb, "' (");
+	group_commits(&sb, g);
+	rm_sb_addf(&sb, "); expected %s", hits ? "more digits of one of them" : "one of them");
+	rm_error_set(err, RM_ERR_INPUT, "%s", sb.buf);
+	rm_sb_release(&sb);
+	return -1;
+}
+
+/* --base naming the head: refused, whether the head was forced or chosen. */
+static int base_is_head(const struct rm_archive *a, const struct rm_group *g,
+			const struct rm_archive_opts *opts, const struct rm_result_root *head,
+			struct rm_error *err)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	rm_sb_init(&sb);
+	source_prefix(&sb, a);
+	rm_sb_addf(&sb, "--base '%.60s' names the head commit %s of '", opts->base, head->commit);
+	group_dir(&sb, g);
+	rm_sb_addf(&sb, "'%s; expected a different commit as the base",
+		   opts->head ? " (the one --head names)" : " (from job.yaml; --head chooses another)");
+	rm_error_set(err, RM_ERR_INPUT, "%s", sb.buf);
+	rm_sb_release(&sb);
+	return -1;
+}
+
 /* Choose base and head among a group's members. */
 static int pair_group(struct rm_archive *a, struct rm_group *g, const struct rm_archive_opts *opts,
 		      struct rm_error *err)
@@ -1063,8 +1252,8 @@ static int pair_group(struct rm_archive *a, struct rm_group *g, const struct rm_
 	struct rm_result_root *base = NULL, *head = NULL;
 	size_t i;
 
-	if (opts && opts->head)
-		head = pick(g->members, g->nmembers, opts->head, NULL);
+	if (opts && opts->head && forced_member(a, g, "--head", opts->head, &head, err))
+		return -1;
 	if (!head) {
 		/* the head_commit most members name (ties: path order) */
 		size_t best = 0, k;
@@ -1086,8 +1275,12 @@ static int pair_group(struct rm_archive *a, struct rm_group *g, const struct rm_
 			}
 		}
 	}
-	if (opts && opts->base)
-		base = pick(g->members, g->nmembers, opts->base, head);
+	if (opts && opts->base) {
+		if (forced_member(a, g, "--base", opts->base, &base, err))
+			return -1;
+		if (base == head)
+			return base_is_head(a, g, opts, head, err);
+	}
 	for (i = 0; !base && i < g->nmembers; i++)
 		base = pick(g->members, g->nmembers, rm_job_field(&g->members[i]->job, "base_commit"),
 			    head);
@@ -1108,6 +1301,30 @@ static int pair_group(struct rm_archive *a, struct rm_group *g, const struct rm_
 	g->members[0] = base;
 	g->members[1] = head;
 	g->nmembers = 2;
+	return 0;
+}
+
+/* `compare BASE_DIR HEAD_DIR`: the directories give base and head; --head
+ * and --base override them the same way (members are base, head). */
+static int pair_dirs(struct rm_archive *a, struct rm_group *g, const struct rm_archive_opts *opts,
+		     struct rm_error *err)
+{
+	struct rm_result_root *head = g->members[1], *base = NULL;
+
+	if (!opts)
+		return 0;
+	if (opts->head && forced_member(a, g, "--head", opts->head, &head, err))
+		return -1;
+	if (opts->base) {
+		if (forced_member(a, g, "--base", opts->base, &base, err))
+			return -1;
+		if (base == head)
+			return base_is_head(a, g, opts, head, err);
+	}
+	if (!base)
+		base = g->members[0] == head ? g->members[1] : g->members[0];
+	g->members[0] = base;
+	g->members[1] = head;
 	return 0;
 }
 
@@ -1249,7 +1466,8 @@ void rm_archive_free(struct rm_archive *a)
 }
 
 int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char *head_dir,
-			 const struct rm_rules *rules, struct rm_error *err)
+			 const struct rm_rules *rules, const struct rm_archive_opts *opts,
+			 struct rm_error *err)
 {
 	const char *dirs[2] = { base_dir, head_dir };
 	struct filelist fl;
@@ -1311,5 +1529,9 @@ int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char 
 	a->groups[0].members[1] = &a->roots[1];
 	a->groups[0].nmembers = 2;
 	a->ngroups = 1;
+	if (pair_dirs(a, &a->groups[0], opts, err)) {
+		rm_archive_free(a);
+		return -1;
+	}
 	return 0;
 }

@@ -43,7 +43,7 @@ struct rm_series {
 	unsigned char *is_int;
 	size_t n;
 	bool is_string; /* some value was a string: lkp-tests skips the stat */
-	bool is_bad;    /* NaN/Infinity/null/object: the stat is left out */
+	bool is_bad;    /* NaN/Infinity/null/boolean/array/object: the stat is left out */
 };
 
 /* A commit's matrix: series sorted by name, `cols` = number of runs. */
@@ -89,6 +89,9 @@ struct rm_archive {
 	size_t nwarnings;
 };
 
+/* Forced pairing (`compare --base/--head`).  A value must name exactly one
+ * commit of every group (the whole commit or a prefix of it), and --base
+ * must not name the head: otherwise rm_archive_open fails (RM_ERR_INPUT). */
 struct rm_archive_opts {
 	const char *base;  /* commit (prefix) forced as base, or NULL */
 	const char *head;  /* commit (prefix) forced as head, or NULL */
@@ -101,9 +104,11 @@ int rm_archive_open(struct rm_archive *a, const char *path, const struct rm_rule
 		    const struct rm_archive_opts *opts, struct rm_error *err);
 
 /* Compare two _result_root directories directly (`compare BASE_DIR HEAD_DIR`):
- * one group of two members. */
+ * one group of two members, base first unless opts (may be NULL) say
+ * otherwise.  Ownership as for rm_archive_open(). */
 int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char *head_dir,
-			 const struct rm_rules *rules, struct rm_error *err);
+			 const struct rm_rules *rules, const struct rm_archive_opts *opts,
+			 struct rm_error *err);
 
 void rm_archive_free(struct rm_archive *a);
 

@@ -322,7 +322,7 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 	if (argc - optind == 2 && is_commit_dir(argv[optind]) && is_commit_dir(argv[optind + 1])) {
 		struct rm_archive a;
 
-		if (rm_archive_open_pair(&a, argv[optind], argv[optind + 1], &e.rules, err)) {
+		if (rm_archive_open_pair(&a, argv[optind], argv[optind + 1], &e.rules, &opts, err)) {
 			rc = rm_error_exit_code(err->kind);
 		} else {
 			if (compare_archive(&a, &e.rules, cfg, cache, verbose, err))

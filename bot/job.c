@@ -1,10 +1,12 @@
 /* job.c - see job.h. */
 #include "job.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "strbuf.h"
+#include "text.h"
 #include "yamldoc.h"
 
 /* Bounds against hostile documents (alias loops, deep nesting). */
@@ -112,6 +114,27 @@ static char *value_string(struct rm_yaml *y, yaml_node_t *n, int depth)
 	return rm_xstrdup("{...}");
 }
 
+/* A job key or value robotmail copies into tables, reports and headers
+ * must be one line of text: a control character (CR, LF, TAB, ESC, BEL,
+ * C1, U+2028 ...) would break the table header, the parameters block or a
+ * header line.  Sets err naming the file, line and (escaped) key. */
+static int check_text(const char *file, int line, const char *key, const char *value,
+		      struct rm_error *err)
+{
+	unsigned cp = 0;
+	bool in_key = rm_text_bad_char(key, RM_TEXT_LINE, &cp) != NULL;
+	char *shown;
+
+	if (!in_key && !rm_text_bad_char(value, RM_TEXT_LINE, &cp))
+		return 0;
+	shown = rm_text_escaped(key, 100);
+	rm_error_set(err, RM_ERR_INPUT,
+		     "'%s' line %d: control character U+%04X in %s '%s'; expected one line of text without control characters",
+		     file, line, cp, in_key ? "the key" : "the value of", shown);
+	free(shown);
+	return -1;
+}
+
 /* ------------------------------------------------------------ parameters */
 
 struct walk {
@@ -203,6 +226,10 @@ static int walk_params(struct walk *w, yaml_node_t *map, const char *parent, int
 			char *s = value_string(w->y, v, 0);
 			size_t i;
 
+			if (check_text(w->y->file, rm_yaml_line(k), key, s, w->err)) {
+				free(s);
+				return -1;
+			}
 			kv_set(&w->params, key, s);
 			for (i = 0; i < w->params.n; i++)
 				if (!strcmp(w->params.v[i].key, key))
@@ -270,7 +297,15 @@ int rm_job_parse(struct rm_job *job, const struct rm_rules *rules, const char *f
 				     rm_yaml_line(k), key);
 			goto fail_fields;
 		}
-		kv_set(&fields, key, value_string(&y, v, 0));
+		{
+			char *s = value_string(&y, v, 0);
+
+			if (check_text(file, rm_yaml_line(k), key, s, err)) {
+				free(s);
+				goto fail_fields;
+			}
+			kv_set(&fields, key, s);
+		}
 	}
 
 	memset(&w, 0, sizeof(w));

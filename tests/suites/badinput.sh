@@ -193,6 +193,38 @@ expect_error "nonexistent path: exit 1, names the path" 1 "'$T/no/such/archive.t
 expect_error "missing --metrics file: exit 2, names the file" 2 "$T/no-metrics.yaml" \
 	compare --metrics "$T/no-metrics.yaml" "$T/valid"
 
+# --base/--head (README: they override the pairing; an unknown commit exits 1)
+expect_error "--head naming no commit of the archive: exit 1, names the value and the commits" 1 \
+	"'$T/valid': --head 'zzzz' names no commit compared in '$RR' \\(819bfbd47e49, 8d596d8b81ef\\)" \
+	compare --head zzzz "$T/valid"
+expect_error "--base naming no commit of the archive: exit 1, names the value" 1 \
+	"'$T/valid': --base '0123abc' names no commit compared in '$RR'" compare --base 0123abc "$T/valid"
+expect_error "--base naming the head from job.yaml: exit 1, names the head commit" 1 \
+	"'$T/valid': --base '${B:0:8}' names the head commit $B of '$RR'" compare --base "${B:0:8}" "$T/valid"
+expect_error "--base and --head naming the same commit: exit 1" 1 \
+	"--base '${A:0:8}' names the head commit $A .*--head" compare --base "${A:0:8}" --head "$A" "$T/valid"
+if expect_ok "--base/--head naming the default pairing: exit 0" compare --base "${A:0:12}" --head "$B" "$T/valid"; then
+	same_file "--base/--head naming the default pairing: the same table" "$T/valid.out" "$OUT"
+fi
+expect_error "--head naming no commit of BASE_DIR HEAD_DIR: exit 1, names the value" 1 \
+	"^robotmail: error: --head 'zzzz' names no commit compared" compare --head zzzz "$VA" "$VB"
+expect_error "--base naming HEAD_DIR's commit: exit 1" 1 \
+	"--base '${B:0:12}' names the head commit $B" compare --base "${B:0:12}" "$VA" "$VB"
+if expect_ok "--head naming BASE_DIR's commit: exit 0" compare --head "${A:0:12}" "$VA" "$VB"; then
+	if [ "$(sed -n '6,7p' "$OUT" | tr -d ' ' | tr '\n' ' ')" = "$B $A " ]; then
+		ok "--head naming BASE_DIR's commit: BASE_DIR becomes the head column"
+	else
+		not_ok "--head naming BASE_DIR's commit: BASE_DIR becomes the head column" "$(head -8 "$OUT")"
+	fi
+fi
+copy ambiguous
+C3=$C/$RR/8d596d8b00000000000000000000000000000000
+cp -a "$CA" "$C3"
+sed -i "s/^commit: .*/commit: 8d596d8b00000000000000000000000000000000/" "$C3"/*/job.yaml
+expect_error "--head prefix that starts two commits: exit 1, says ambiguous" 1 \
+	"--head '8d596d8b' is ambiguous: it starts more than one commit compared in '$RR'" \
+	compare --head 8d596d8b "$C"
+
 # ------------------------------------------------------------ job.yaml
 copy badyaml
 printf 'testcase: [stress-ng\ncommit: {a: b\n' >"$CB/0/job.yaml"
@@ -218,6 +250,37 @@ copy badcommit
 sed -i 's|^commit: .*|commit: ../../etc/passwd|' "$CB/0/job.yaml"
 expect_error "job.yaml with a commit that is a path: refused as not a commit id" 1 \
 	"$B/0/job\\.yaml': commit '\\.\\./\\.\\./etc/passwd' is not a commit id" compare "$C"
+
+copy uppercommit
+UB=$(tr a-f A-F <<<"$B")
+mv "$CB" "$C/$RR/$UB"
+sed -i "s/$B/$UB/" "$C/$RR/$UB"/*/job.yaml "$CA"/*/job.yaml
+expect_error "uppercase commit SHA: refused, names the file and the commit (40 lowercase hex expected)" 1 \
+	"$UB/0/job\\.yaml': commit '$UB' is not a commit id: uppercase hex digits; expected 40 lowercase hex digits" \
+	compare "$C"
+
+copy uppercommitdir
+UB=$(tr a-f A-F <<<"$B")
+mv "$CB" "$C/$RR/$UB"
+sed -i "/^commit:/d" "$C/$RR/$UB"/*/job.yaml
+expect_error "uppercase commit directory (job.yaml without commit): refused" 1 \
+	"commit '$UB' is not a commit id: uppercase hex digits" compare "$C"
+
+copy shortcommit
+sed -i "s/^commit: .*/commit: ${B:0:12}/" "$CB"/*/job.yaml
+expect_error "12-digit commit: refused (a commit is exactly 40 lowercase hex digits)" 1 \
+	"$B/0/job\\.yaml': commit '${B:0:12}' is not a commit id: 12 hex digits; expected 40" compare "$C"
+
+copy tagcommit
+sed -i "s/^commit: .*/commit: v6.17-rc1/" "$CB"/*/job.yaml
+sed -i "s/^head_commit: .*/head_commit: v6.17-rc1/" "$CA"/*/job.yaml "$CB"/*/job.yaml
+if expect_ok "a tag as the commit (a local run) is still accepted" compare "$C"; then
+	if grep -qx '  v6.17-rc1' "$OUT"; then
+		ok "a tag as the commit: shown in the commit: lines"
+	else
+		not_ok "a tag as the commit: shown in the commit: lines" "$(head -10 "$OUT")"
+	fi
+fi
 
 copy aliasbomb
 "$PY" - "$CB/0/job.yaml" <<'EOF'
@@ -313,6 +376,148 @@ if grep -q 'NaN' "$CB/matrix.json" && expect_ok "matrix.json with NaN/Infinity t
 		ok "NaN/Infinity left out: a warning on stderr"
 	else
 		not_ok "NaN/Infinity left out: a warning on stderr" "$(cat "$ERR")"
+	fi
+fi
+
+# ------------------------------------------------------------ matrix rules (archive-format.md 2.4)
+copy nosource
+"$PY" - "$CB/matrix.json" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+del m["stats_source"]
+# after the first stat, one array longer than the others: without
+# stats_source the run count is max(len(first), len(last)) = 3, not 5
+out = {}
+for i, k in enumerate(m):
+    out[k] = m[k]
+    if i == 0:
+        out["interrupts.CPU0.LOC"] = [1, 2, 3, 4, 5]
+json.dump(out, open(sys.argv[1], "w"), indent=2)
+EOF
+if expect_ok "matrix.json without stats_source: exit 0" compare "$C"; then
+	same_file "matrix.json without stats_source: runs = max(len(first array), len(last array)), not the longest" \
+		"$T/valid.out" "$OUT"
+fi
+
+copy unitecleanup
+rm "$CA/matrix.json" "$CB/matrix.json"
+"$PY" - "$CA" "$CB" <<'EOF'
+import json, sys
+# stats.json only: the united matrix gets unite_to's clean-up, so the base
+# loses its all-Integer-0 stat and the per-CPU sched_debug key; a Float 0.0
+# stat is not Integer 0 and stays
+for side, d in enumerate(sys.argv[1:3]):
+    for r in range(3):
+        p = "%s/%d/stats.json" % (d, r)
+        s = json.load(open(p))
+        s["stress-ng.mlockmany.zero"] = 50000 if side else 0
+        s["stress-ng.mlockmany.fzero"] = 50000 if side else 0.0
+        s["sched_debug.cpu.nr_running.3"] = 5.0 + r / 10 if side else 1.0 + r / 10
+        json.dump(s, open(p, "w"), indent=2)
+EOF
+if expect_ok "stats.json only, with zero and per-CPU keys: exit 0" compare "$C"; then
+	if grep -q 'stress-ng\.mlockmany\.zero$\|sched_debug\.cpu\.nr_running\.3$' "$OUT"; then
+		not_ok "stats.json only: keys all Integer 0 and ^sched_debug.*\\.[0-9]+\$ keys are dropped" "$(cat "$OUT")"
+	else
+		ok "stats.json only: keys all Integer 0 and ^sched_debug.*\\.[0-9]+\$ keys are dropped"
+	fi
+	if grep -q '^      0\.00  .*50000        stress-ng\.mlockmany\.fzero$' "$OUT"; then
+		ok "stats.json only: a stat of Float 0.0 values is kept"
+	else
+		not_ok "stats.json only: a stat of Float 0.0 values is kept" "$(cat "$OUT")"
+	fi
+	grep -v 'stress-ng\.mlockmany\.fzero$' "$OUT" >"$OUT.rest"
+	same_file "stats.json only, with zero and per-CPU keys: the other rows as in the valid tree" \
+		"$T/valid.out" "$OUT.rest"
+fi
+
+copy statsarray
+rm "$CB/matrix.json"
+"$PY" - "$CB/0/stats.json" <<'EOF'
+import json, sys
+# one run's stat holds an array instead of one number
+s = json.load(open(sys.argv[1]))
+s["stress-ng.mlockmany.ops"] = [1126061] * 5
+json.dump(s, open(sys.argv[1], "w"), indent=2)
+EOF
+if expect_ok "stats.json with an array value: exit 0" compare -v "$C"; then
+	grep -v 'stress-ng\.mlockmany\.ops$' "$T/valid.out" >"$T/statsarray.expected"
+	same_file "stats.json with an array value: that stat is left out, the other runs keep their columns" \
+		"$T/statsarray.expected" "$OUT"
+	if grep -q "^robotmail: warning: '.*$B/0/stats\\.json': stat 'stress-ng\\.mlockmany\\.ops': expected one number, found an array" "$ERR"; then
+		ok "stats.json with an array value: a warning names the file and the stat"
+	else
+		not_ok "stats.json with an array value: a warning names the file and the stat" "$(cat "$ERR")"
+	fi
+fi
+
+# ------------------------------------------------------------ control characters and white space
+copy ctrlstat
+"$PY" - "$CA/matrix.json" "$CB/matrix.json" <<'EOF'
+import json, sys
+for p in sys.argv[1:]:
+    m = json.load(open(p))
+    m["stress-ng.x\ny\u001b[31m.ops"] = m["stress-ng.mlockmany.ops"]
+    json.dump(m, open(p, "w"), indent=2)
+EOF
+expect_error "matrix.json stat name with LF and ESC: refused, names file and stat (escaped)" 1 \
+	"$A/matrix\\.json': stat 'stress-ng\\.x\\\\ny\\\\x1b\\[31m\\.ops': expected a stat name without white space or control characters" \
+	compare "$C"
+if ! grep -q $'\x1b' "$ERR" && [ "$(wc -l <"$ERR")" -eq 1 ]; then
+	ok "the error about a stat name carries no control character itself"
+else
+	not_ok "the error about a stat name carries no control character itself" "$(cat -A "$ERR")"
+fi
+
+copy tabstat
+rm "$CA/matrix.json"
+"$PY" - "$CA/1/stats.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["vmstat.a\tb"] = 1
+json.dump(s, open(sys.argv[1], "w"), indent=2)
+EOF
+expect_error "stats.json stat name with a TAB (no matrix.json): refused, names the run's file" 1 \
+	"$A/1/stats\\.json': stat 'vmstat\\.a\\\\tb': expected a stat name without white space" compare "$C"
+
+copy spacestat
+"$PY" - "$CB/matrix.json" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["stress-ng.mlockmany.ops per sec"] = [1, 2, 3]
+json.dump(m, open(sys.argv[1], "w"), indent=2)
+EOF
+expect_error "matrix.json stat name with a space: refused (stat names never contain white space)" 1 \
+	"$B/matrix\\.json': stat 'stress-ng\\.mlockmany\\.ops per sec': expected a stat name without white space.*U\\+0020" \
+	compare "$C"
+
+copy ctrlparam
+sed -i 's/^  test: mlockmany$/  test: "mlock\\nmany\\a"/' "$CB"/*/job.yaml
+expect_error "job.yaml parameter value with LF and BEL: refused, names file, line and key" 1 \
+	"$B/0/job\\.yaml' line [0-9]+: control character U\\+000A in the value of 'test'" compare "$C"
+
+copy ctrlfield
+sed -i 's/^kconfig: x86_64-rhel-9.4$/kconfig: "x86_64\\e[2Jrhel"/' "$CA"/*/job.yaml
+expect_error "job.yaml top-level value with ESC: refused, names file, line and key" 1 \
+	"$A/0/job\\.yaml' line [0-9]+: control character U\\+001B in the value of 'kconfig'" compare "$C"
+
+copy ctrlkey
+printf '"cpu\\tfreq": x\n' >>"$CB/0/job.yaml"
+expect_error "job.yaml key with a TAB: refused, names the key escaped" 1 \
+	"$B/0/job\\.yaml' line [0-9]+: control character U\\+0009 in the key 'cpu\\\\tfreq'" compare "$C"
+
+copy c1param
+sed -i 's/^  test: mlockmany$/  test: "mlock\\u0085many"/' "$CA"/*/job.yaml "$CB"/*/job.yaml
+expect_error "job.yaml value with a C1 control (U+0085): refused" 1 \
+	"$A/0/job\\.yaml' line [0-9]+: control character U\\+0085 in the value of 'test'" compare "$C"
+
+copy utf8param
+sed -i 's/^  test: mlockmany$/  test: "mlöck—many µ"/' "$CA"/*/job.yaml "$CB"/*/job.yaml
+if expect_ok "job.yaml with UTF-8 text in a value: exit 0" compare "$C"; then
+	if grep -qx '  gcc-14/performance/x86_64-rhel-9\.4/100%/debian-13-x86_64-20250902\.cgz/lkp-emr-2sp1/mlöck—many µ/stress-ng/60s' "$OUT"; then
+		ok "job.yaml with UTF-8 text in a value: the value reaches the table header unchanged"
+	else
+		not_ok "job.yaml with UTF-8 text in a value: the value reaches the table header unchanged" "$(head -5 "$OUT")"
 	fi
 fi
 

@@ -8,6 +8,7 @@
 #include "job.h"
 #include "jsonload.h"
 #include "rules.h"
+#include "text.h"
 #include "yamldoc.h"
 
 static void expect_float(double d, const char *want)
@@ -168,6 +169,66 @@ static void test_job_must_be_a_mapping(void **state)
 	assert_non_null(strstr(err.msg, "'r/0/job.yaml' line 1: expected a mapping"));
 }
 
+static void test_text_control_and_space(void **state)
+{
+	unsigned cp = 0;
+	char *e;
+
+	(void)state;
+	/* UTF-8 text passes; in a name only without white space */
+	assert_null(rm_text_bad_char("mlöck—many µ 100%", RM_TEXT_LINE, &cp));
+	assert_null(rm_text_bad_char("stress-ng.rawsock.MB_recv'd_per_sec", RM_TEXT_NAME, &cp));
+	assert_null(rm_text_bad_char("sched_debug.cfs_rq:/.load_avg.avg", RM_TEXT_NAME, &cp));
+	assert_non_null(rm_text_bad_char("a b", RM_TEXT_NAME, &cp));
+	assert_int_equal(cp, 0x20);
+	assert_non_null(rm_text_bad_char("a\xc2\xa0" "b", RM_TEXT_NAME, &cp)); /* U+00A0 */
+	assert_int_equal(cp, 0xa0);
+	assert_null(rm_text_bad_char("a\xc2\xa0" "b", RM_TEXT_LINE, &cp));
+	/* controls: C0, DEL, C1, line separator; not a stray invalid byte */
+	assert_string_equal(rm_text_bad_char("ab\tc", RM_TEXT_LINE, &cp), "\tc");
+	assert_int_equal(cp, 9);
+	assert_non_null(rm_text_bad_char("x\x7f", RM_TEXT_LINE, &cp));
+	assert_non_null(rm_text_bad_char("x\xc2\x85", RM_TEXT_LINE, &cp));
+	assert_int_equal(cp, 0x85);
+	assert_non_null(rm_text_bad_char("x\xe2\x80\xa8", RM_TEXT_LINE, &cp));
+	assert_int_equal(cp, 0x2028);
+	assert_null(rm_text_bad_char("x\x85", RM_TEXT_LINE, &cp));
+	assert_null(rm_text_bad_char(NULL, RM_TEXT_LINE, &cp));
+	/* shown escaped, cut to the given bytes of input */
+	e = rm_text_escaped("a\nb\tc\x1b[31m\xc2\x85\xffµ d", 100);
+	assert_string_equal(e, "a\\nb\\tc\\x1b[31m\\u0085\\xffµ d");
+	free(e);
+	e = rm_text_escaped("abcdef", 3);
+	assert_string_equal(e, "abc");
+	free(e);
+}
+
+static void test_job_refuses_control_characters(void **state)
+{
+	static const char *const bad[] = {
+		"testcase: \"stress\\nng\"\n",
+		"stress-ng:\n  test: \"mlock\\tmany\"\n",
+		"\"cpu\\efreq\": performance\n",
+	};
+	struct rm_job job;
+	struct rm_error err;
+	const char *good = "testcase: stress-ng\nbrand: \"Intel(R) Xeon(R) — µ\"\n";
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(rm_job_parse(&job, unit_rules(), "r/0/job.yaml", bad[i],
+					      strlen(bad[i]), &err),
+				 -1);
+		assert_non_null(strstr(err.msg, "'r/0/job.yaml' line "));
+		assert_non_null(strstr(err.msg, "control character U+00"));
+	}
+	assert_int_equal(rm_job_parse(&job, unit_rules(), "r/0/job.yaml", good, strlen(good), &err),
+			 0);
+	assert_string_equal(rm_job_field(&job, "brand"), "Intel(R) Xeon(R) — µ");
+	rm_job_free(&job);
+}
+
 static void test_rules_classes(void **state)
 {
 	const struct rm_rules *r = unit_rules();
@@ -231,6 +292,8 @@ const struct CMUnitTest unit_parse_tests[] = {
 	cmocka_unit_test(test_json_truncated_is_an_error),
 	cmocka_unit_test(test_job_params_and_axes),
 	cmocka_unit_test(test_job_must_be_a_mapping),
+	cmocka_unit_test(test_text_control_and_space),
+	cmocka_unit_test(test_job_refuses_control_characters),
 	cmocka_unit_test(test_rules_classes),
 	cmocka_unit_test(test_rules_thresholds),
 	cmocka_unit_test(test_rules_file_errors_name_the_field),

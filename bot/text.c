@@ -1,0 +1,110 @@
+/* text.c - see text.h. */
+#include "text.h"
+
+#include <stdbool.h>
+
+#include "strbuf.h"
+
+/* Decode one well-formed UTF-8 sequence at p: its length, or 0 when p does
+ * not start one (then *cp is the byte). */
+static size_t utf8_decode(const unsigned char *p, unsigned *cp)
+{
+	size_t n, i;
+	unsigned c;
+
+	if (*p < 0x80) {
+		*cp = *p;
+		return 1;
+	}
+	if ((*p >> 5) == 6) {
+		n = 2;
+		c = *p & 0x1f;
+	} else if ((*p >> 4) == 14) {
+		n = 3;
+		c = *p & 0x0f;
+	} else if ((*p >> 3) == 30) {
+		n = 4;
+		c = *p & 0x07;
+	} else {
+		*cp = *p;
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80) {
+			*cp = *p;
+			return 0;
+		}
+		c = (c << 6) | (p[i] & 0x3f);
+	}
+	if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff)) {
+		*cp = *p;
+		return 0;
+	}
+	*cp = c;
+	return n;
+}
+
+static bool is_control(unsigned c)
+{
+	return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029;
+}
+
+static bool is_space(unsigned c)
+{
+	return c == 0x20 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+	       c == 0x202f || c == 0x205f || c == 0x3000;
+}
+
+const char *rm_text_bad_char(const char *s, enum rm_text_class cls, unsigned *cp)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (p && *p) {
+		unsigned c;
+		size_t n = utf8_decode(p, &c);
+
+		if (n && (is_control(c) || (cls == RM_TEXT_NAME && is_space(c)))) {
+			if (cp)
+				*cp = c;
+			return (const char *)p;
+		}
+		p += n ? n : 1;
+	}
+	return NULL;
+}
+
+char *rm_text_escaped(const char *s, size_t max)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	const unsigned char *end = p;
+
+	while (*end && (size_t)(end - p) < max)
+		end++;
+	rm_sb_init(&sb);
+	while (p < end) {
+		unsigned c;
+		size_t n = utf8_decode(p, &c);
+
+		if (!n || p + n > end) {
+			rm_sb_addf(&sb, "\\x%02x", *p);
+			p++;
+			continue;
+		}
+		if (c == '\n')
+			rm_sb_adds(&sb, "\\n");
+		else if (c == '\t')
+			rm_sb_adds(&sb, "\\t");
+		else if (c == '\r')
+			rm_sb_adds(&sb, "\\r");
+		else if (c < 0x20 || c == 0x7f)
+			rm_sb_addf(&sb, "\\x%02x", c);
+		else if (is_control(c) || (c != ' ' && is_space(c)))
+			rm_sb_addf(&sb, "\\u%04x", c);
+		else
+			rm_sb_add(&sb, p, n);
+		p += n;
+	}
+	return rm_sb_detach(&sb, NULL);
+}
