@@ -321,7 +321,7 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	struct rm_tdata *d = rm_tdata_new();
 	struct rm_sb sb = RM_SB_INIT, body = RM_SB_INIT;
 	char pct[64], *subsys, *hs10;
-	size_t i;
+	size_t i, nbrackets = 0;
 	int rc;
 
 	r->kind = t0->kind;
@@ -466,6 +466,8 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 					    (row->change < 0) == (t0->headline->change < 0)) {
 					struct rm_tdata *bl = rm_tdata_add(d, "brackets");
 
+					nbrackets++;
+
 					rm_tdata_setf(bl, "line", "[still %s on %-*s %s]",
 						      kind_word(r->kind), (int)w, b,
 						      t0->also[i]->commit);
@@ -473,6 +475,9 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 			}
 		}
 	}
+	/* functional reports print the blank before the bracket lines only
+	 * when there are some (report-format.md section 4 item 4) */
+	rm_tdata_set(d, "has_brackets", nbrackets ? "yes" : "");
 	rm_tdata_set(d, "testcase", rm_job_field(job, "testcase"));
 	rm_tdata_set(d, "kconfig", rm_job_field(job, "kconfig"));
 	rm_tdata_set(d, "compiler", rm_job_axis(job, "compiler"));

@@ -96,6 +96,8 @@ subj = re.sub(r'\n ', ' ', subj.group(1)) if subj else ''
 out(subj == '[linus:master] [mm] 8807b68269: BUG:kernel_NULL_pointer_dereference,address', 'functional: the subject names the failure without "dmesg."', subj)
 out('\n\n\nHello,\n\nkernel test robot noticed "BUG:kernel_NULL_pointer_dereference,address" on:\n\ncommit: 8807b68269657a8e419152e36c54046ec75247d3 ("mm: mincore: replace __get_free_page() with kmalloc()")\n' in t,
     'functional: the headline quotes the failure and the commit follows after one blank line')
+out('\nhttps://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git master\n\nin testcase: stress-ng\n' in t,
+    'functional: without bracket lines one blank line between the tree URL and "in testcase:"', t[t.find('\nhttps://'):t.find('in testcase:') + 30])
 out('| Reported-by: kernel test robot <oliver.sang@intel.com>\n| Closes: https://lore.kernel.org/oe-lkp/' in t, 'functional: the tags block is always there')
 out('       fail:runs  %reproduction    fail:runs\n' in t and
     re.search(r'\n {11}:4 +125% +5:5 +dmesg\.BUG:kernel_NULL_pointer_dereference,address\n', t) is not None,
