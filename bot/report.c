@@ -479,6 +479,11 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	 * when there are some (report-format.md section 4 item 4) */
 	rm_tdata_set(d, "has_brackets", nbrackets ? "yes" : "");
 	rm_tdata_set(d, "testcase", rm_job_field(job, "testcase"));
+	/* "version: <testsuite-version>" of functional reports, empty when
+	 * unknown (report-format.md section 4 item 5): the job's `version`
+	 * field, the only version a job.yaml carries (archive-format.md 1.6,
+	 * appended after the run by lkp-tests' bin/run-lkp) */
+	rm_tdata_set(d, "version", rm_job_field(job, "version"));
 	rm_tdata_set(d, "kconfig", rm_job_field(job, "kconfig"));
 	rm_tdata_set(d, "compiler", rm_job_axis(job, "compiler"));
 	{

@@ -56,6 +56,9 @@ for name, data in load('mincore'):
         data = json.dumps(mats[name], indent=2).encode()
     fail.append((name, data))
 write(T + '/fail.tar', fail)
+# the same failure with the job's version field (bin/run-lkp appends it)
+write(T + '/failver.tar', [(n, d + b"version: lkp-x86_64-0123abcd-1_20251001\n" if n.endswith('/job.yaml') else d)
+                           for n, d in fail])
 PYEOF
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/multi.tar" >"$T/multi.out" 2>"$T/multi.err"
 [ "$(grep -c '^DATA$' "$T/multi.out")" = 1 ] && ok "two tests changed by one commit make one report" || not_ok "one report" "$(grep -c '^DATA$' "$T/multi.out")" "$(cat "$T/multi.err")"
@@ -98,9 +101,18 @@ out('\n\n\nHello,\n\nkernel test robot noticed "BUG:kernel_NULL_pointer_derefere
     'functional: the headline quotes the failure and the commit follows after one blank line')
 out('\nhttps://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git master\n\nin testcase: stress-ng\n' in t,
     'functional: without bracket lines one blank line between the tree URL and "in testcase:"', t[t.find('\nhttps://'):t.find('in testcase:') + 30])
+out('\nin testcase: stress-ng\nversion: \nwith following parameters:\n\n\tnr_threads: 100%\n' in t,
+    'functional: "version: " (empty, trailing blank) between "in testcase:" and the parameters when the job names none',
+    t[t.find('in testcase:'):t.find('config:')])
 out('| Reported-by: kernel test robot <oliver.sang@intel.com>\n| Closes: https://lore.kernel.org/oe-lkp/' in t, 'functional: the tags block is always there')
 out('       fail:runs  %reproduction    fail:runs\n' in t and
     re.search(r'\n {11}:4 +125% +5:5 +dmesg\.BUG:kernel_NULL_pointer_dereference,address\n', t) is not None,
     'functional: the fail:runs table, 0:4 -> 5:5, %reproduction 125 (lkp divides by the base runs)')
 out('Disclaimer:' not in t and t.rstrip('.\n').endswith('https://github.com/intel/lkp-tests/wiki'), 'functional: no Disclaimer, the signature last')
 PYEOF
+
+"$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/failver.tar" >"$T/failver.out" 2>"$T/failver.err"
+grep -qxF 'version: lkp-x86_64-0123abcd-1_20251001' "$T/failver.out" &&
+	[ "$(grep -B1 -A1 '^version: ' "$T/failver.out" | tr '\n' '|')" = 'in testcase: stress-ng|version: lkp-x86_64-0123abcd-1_20251001|with following parameters:|' ] &&
+	ok "functional: the version line names the job's version field" ||
+	not_ok "functional: version line" "$(sed -n '/^in testcase:/,/^config:/p' "$T/failver.out")" "$(cat "$T/failver.err")"
