@@ -1631,7 +1631,7 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 			"preamble", "pct", "kind", "metric", "is_regression", "commit_sha", "commit_subject",
 			"tree_url", "tree_branch", "testcase", "kconfig", "compiler", "machine", "in_addition",
 			"reported_by", "closes_url", "archive_url", "failure", "patch_link", "patch_subject",
-			"has_brackets", "version"
+			"has_brackets", "version", "param_block"
 		};
 
 		for (k = 0; k < sizeof(vars) / sizeof(vars[0]); k++)

@@ -479,6 +479,13 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	 * when there are some (report-format.md section 4 item 4) */
 	rm_tdata_set(d, "has_brackets", nbrackets ? "yes" : "");
 	rm_tdata_set(d, "testcase", rm_job_field(job, "testcase"));
+	/* functional reports on a boot test have no version and parameters
+	 * block (report-format.md section 4 item 5) */
+	{
+		const char *tc = rm_job_field(job, "testcase");
+
+		rm_tdata_set(d, "param_block", tc && !strcmp(tc, "boot") ? "" : "yes");
+	}
 	/* "version: <testsuite-version>" of functional reports, empty when
 	 * unknown (report-format.md section 4 item 5): the job's `version`
 	 * field, the only version a job.yaml carries (archive-format.md 1.6,

@@ -59,6 +59,37 @@ write(T + '/fail.tar', fail)
 # the same failure with the job's version field (bin/run-lkp appends it)
 write(T + '/failver.tar', [(n, d + b"version: lkp-x86_64-0123abcd-1_20251001\n" if n.endswith('/job.yaml') else d)
                            for n, d in fail])
+# a boot failure on a VM: every head boot hits the BUG, no base boot does
+base_sha, boot = 'b5ac70b750f93ba32446145be56472cf6e5c1e8c', []
+for c in (base_sha, head):
+    root = 'result/boot/10m/vm-snb/debian-13-x86_64-20250902.cgz/x86_64-rhel-9.4/gcc-14/' + c
+    runs = 3
+    for i in range(runs):
+        boot.append(('%s/%d/job.yaml' % (root, i), ('''suite: boot
+testcase: boot
+category: functional
+timeout: 10m
+job_origin: boot.yaml
+tbox_group: vm-snb
+testbox: vm-snb-12
+model: qemu-system-x86_64 -enable-kvm -cpu SandyBridge
+nr_cpu: 2
+memory: 16G
+kconfig: x86_64-rhel-9.4
+compiler: gcc-14
+rootfs: debian-13-x86_64-20250902.cgz
+branch: linus/master
+commit: %s
+head_commit: %s
+base_commit: %s
+end_time: '1760490962'
+''' % (c, head, base_sha)).encode()))
+    m = {'dmesg.boot_failures': [0 if c == base_sha else 1] * runs,
+         'stats_source': ['/%s/%d/stats.json' % (root, i) for i in range(runs)]}
+    if c == head:
+        m['dmesg.BUG:kernel_NULL_pointer_dereference,address'] = [1] * runs
+    boot.append((root + '/matrix.json', json.dumps(m).encode()))
+write(T + '/boot.tar', boot)
 PYEOF
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/multi.tar" >"$T/multi.out" 2>"$T/multi.err"
 [ "$(grep -c '^DATA$' "$T/multi.out")" = 1 ] && ok "two tests changed by one commit make one report" || not_ok "one report" "$(grep -c '^DATA$' "$T/multi.out")" "$(cat "$T/multi.err")"
@@ -111,6 +142,19 @@ out('       fail:runs  %reproduction    fail:runs\n' in t and
 out('Disclaimer:' not in t and t.rstrip('.\n').endswith('https://github.com/intel/lkp-tests/wiki'), 'functional: no Disclaimer, the signature last')
 PYEOF
 
+"$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/boot.tar" >"$T/boot.out" 2>"$T/boot.err"
+"$PY" - "$T/boot.out" "$T/boot.err" <<'PYEOF'
+import sys
+t = open(sys.argv[1]).read()
+def out(ok, name, d=''):
+    print(('ok - ' if ok else 'not ok - ') + name + (('\n    ' + d.replace('\n', '\n    ')) if d and not ok else ''))
+want = ('\nhttps://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git master\n\nin testcase: boot\n\n'
+        'config: x86_64-rhel-9.4\ncompiler: gcc-14\ntest machine: qemu-system-x86_64 -enable-kvm -cpu SandyBridge -smp 2 -m 16G\n\n'
+        '(please refer to attached dmesg/kmsg for entire log/backtrace)\n')
+out(want in t and 'with following parameters' not in t and '\nversion:' not in t,
+    'functional boot report: no version or parameters block, one blank between "in testcase: boot" and config:',
+    t[t.find('\nhttps://'):t.find('(please')] + open(sys.argv[2]).read())
+PYEOF
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/failver.tar" >"$T/failver.out" 2>"$T/failver.err"
 grep -qxF 'version: lkp-x86_64-0123abcd-1_20251001' "$T/failver.out" &&
 	[ "$(grep -B1 -A1 '^version: ' "$T/failver.out" | tr '\n' '|')" = 'in testcase: stress-ng|version: lkp-x86_64-0123abcd-1_20251001|with following parameters:|' ] &&
