@@ -59,6 +59,26 @@ write(T + '/fail.tar', fail)
 # the same failure with the job's version field (bin/run-lkp appends it)
 write(T + '/failver.tar', [(n, d + b"version: lkp-x86_64-0123abcd-1_20251001\n" if n.endswith('/job.yaml') else d)
                            for n, d in fail])
+# the failure re-tested on other trees' heads: it shows on two of them (their
+# names differ in length), not on the third (whose longer name must not pad)
+others = [('d742a4c3fa217dd53796cd1b8d219297e41de3c9', 'linux-next/master', True),
+          ('0123456789abcdef0123456789abcdef01234567', 'tip/sched/core', True),
+          ('89abcdef0123456789abcdef0123456789abcdef', 'kvm/queue-with-a-long-name', False)]
+nxt = list(fail)
+for sha, br, fails in others:
+    for name, data in fail:
+        if head not in name:
+            continue
+        if name.endswith('/matrix.json') and not fails:
+            m = json.loads(data)
+            for k in [k for k in m if k.startswith('dmesg.')]:
+                del m[k]
+            data = json.dumps(m, indent=2).encode()
+        data = data.replace(head.encode(), sha.encode())
+        if name.endswith('/job.yaml'):
+            data = data.replace(b'branch: linus/master', b'branch: ' + br.encode())
+        nxt.append((name.replace(head, sha), data))
+write(T + '/failnext.tar', nxt)
 # a boot failure on a VM: every head boot hits the BUG, no base boot does
 base_sha, boot = 'b5ac70b750f93ba32446145be56472cf6e5c1e8c', []
 for c in (base_sha, head):
@@ -154,6 +174,20 @@ want = ('\nhttps://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git maste
 out(want in t and 'with following parameters' not in t and '\nversion:' not in t,
     'functional boot report: no version or parameters block, one blank between "in testcase: boot" and config:',
     t[t.find('\nhttps://'):t.find('(please')] + open(sys.argv[2]).read())
+PYEOF
+"$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/failnext.tar" >"$T/failnext.out" 2>"$T/failnext.err"
+"$PY" - "$T/failnext.out" "$T/failnext.err" <<'PYEOF'
+import re, sys
+t = open(sys.argv[1]).read()
+def out(ok, name, d=''):
+    print(('ok - ' if ok else 'not ok - ') + name + (('\n    ' + d.replace('\n', '\n    ')) if d and not ok else ''))
+m = re.search(r'\nhttps://git\.kernel\.org/cgit/linux/kernel/git/torvalds/linux\.git master\n\n((?:\[.*\]\n)+)\nin testcase: stress-ng\n', t)
+got = sorted(m.group(1).rstrip('\n').split('\n')) if m else []
+want = ['[test failed on linux-next/master d742a4c3fa217dd53796cd1b8d219297e41de3c9]',
+        '[test failed on tip/sched/core    0123456789abcdef0123456789abcdef01234567]']
+out(got == want, 'functional: "[test failed on <tree>/<branch> <sha40>]" per other head with the failure, names padded so the shas line up',
+    t[t.find('\nhttps://'):t.find('in testcase:')] + open(sys.argv[2]).read())
+out(m is not None, 'functional: tree URL, blank, the bracket lines, blank, "in testcase:"')
 PYEOF
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/failver.tar" >"$T/failver.out" 2>"$T/failver.err"
 grep -qxF 'version: lkp-x86_64-0123abcd-1_20251001' "$T/failver.out" &&
