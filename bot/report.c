@@ -552,7 +552,9 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 		struct rm_sb tb = RM_SB_INIT;
 
 		rm_sb_init(&tb);
-		rm_table_render(&tb, &t->head->job, &bc, &hc, &t->cmp);
+		rm_table_render_style(&tb, &t->head->job, &bc, &hc, &t->cmp,
+				      r->kind == RM_REPORT_FUNCTIONAL ? RM_TABLE_FUNCTIONAL :
+									RM_TABLE_NCOMPARE);
 		rm_tdata_set(det, "table", tb.buf);
 		rm_sb_release(&tb);
 		rm_tdata_set(det, "additional", i ? "yes" : "");

@@ -159,6 +159,9 @@ out('| Reported-by: kernel test robot <oliver.sang@intel.com>\n| Closes: https:/
 out('       fail:runs  %reproduction    fail:runs\n' in t and
     re.search(r'\n {11}:4 +125% +5:5 +dmesg\.BUG:kernel_NULL_pointer_dereference,address\n', t) is not None,
     'functional: the fail:runs table, 0:4 -> 5:5, %reproduction 125 (lkp divides by the base runs)')
+m = re.search(r'\n(b5ac70b750f93ba3 8807b68269657a8e419152e36c5 *\n-+ -+ *\n +fail:runs  %reproduction    fail:runs *\n[ |]+\n)', t)
+out(m is not None and ' \n' not in m.group(1),
+    'functional: the fail:runs table header lines end without blanks (report-format.md 6.4)', m.group(1).replace(' \n', '<trailing blank>\n') if m else t)
 out('Disclaimer:' not in t and t.rstrip('.\n').endswith('https://github.com/intel/lkp-tests/wiki'), 'functional: no Disclaimer, the signature last')
 PYEOF
 
