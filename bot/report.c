@@ -88,6 +88,17 @@ void rm_report_test_free(struct rm_report_test *t)
 	memset(t, 0, sizeof(*t));
 }
 
+bool rm_report_same_report(const struct rm_report_test *a, const struct rm_report_test *b)
+{
+	const char *ba = rm_job_field(&a->head->job, "branch");
+	const char *bb = rm_job_field(&b->head->job, "branch");
+
+	return !strcmp(a->head->commit, b->head->commit) &&
+	       !strcmp(a->base->commit, b->base->commit) &&
+	       !strcmp(ba ? ba : "", bb ? bb : "") &&
+	       (a->kind == RM_REPORT_FUNCTIONAL) == (b->kind == RM_REPORT_FUNCTIONAL);
+}
+
 /* ------------------------------------------------------------ ids and times */
 
 long rm_zone_seconds(const char *z)

@@ -79,6 +79,10 @@ for sha, br, fails in others:
             data = data.replace(b'branch: linus/master', b'branch: ' + br.encode())
         nxt.append((name.replace(head, sha), data))
 write(T + '/failnext.tar', nxt)
+# one commit, two tests: the functional failure above on lkp-emr-2sp1, the
+# mincore improvement (the seed report's) on a second machine
+write(T + '/mixed.tar', fail + [(n.replace('lkp-emr-2sp1', 'lkp-icl-2sp9'), d.replace(b'lkp-emr-2sp1', b'lkp-icl-2sp9'))
+                               for n, d in load('mincore')])
 # a boot failure on a VM: every head boot hits the BUG, no base boot does
 base_sha, boot = 'b5ac70b750f93ba32446145be56472cf6e5c1e8c', []
 for c in (base_sha, head):
@@ -191,6 +195,19 @@ want = ['[test failed on linux-next/master d742a4c3fa217dd53796cd1b8d219297e41de
 out(got == want, 'functional: "[test failed on <tree>/<branch> <sha40>]" per other head with the failure, names padded so the shas line up',
     t[t.find('\nhttps://'):t.find('in testcase:')] + open(sys.argv[2]).read())
 out(m is not None, 'functional: tree URL, blank, the bracket lines, blank, "in testcase:"')
+PYEOF
+"$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/mixed.tar" >"$T/mixed.out" 2>"$T/mixed.err"
+"$PY" - "$T/mixed.out" "$T/mixed.err" <<'PYEOF'
+import re, sys
+t = open(sys.argv[1]).read()
+def out(ok, name, d=''):
+    print(('ok - ' if ok else 'not ok - ') + name + (('\n    ' + d.replace('\n', '\n    ')) if d and not ok else ''))
+subjects = sorted(re.sub(r'\n ', ' ', s) for s in re.findall(r'^Subject: (.*(?:\n .*)*)', t, re.M))
+want = ['[linus:master] [mm] 8807b68269: BUG:kernel_NULL_pointer_dereference,address',
+        '[linus:master] [mm] 8807b68269: stress-ng.mincore.ops_per_sec 28.1% improvement']
+out(subjects == want and t.count('\n' + '*' * 99 + '\n') == 0,
+    'a functional failure and a performance change of one commit make two reports (no functional report carries a perf test)',
+    '\n'.join(subjects) + '\n' + open(sys.argv[2]).read())
 PYEOF
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/failver.tar" >"$T/failver.out" 2>"$T/failver.err"
 grep -qxF 'version: lkp-x86_64-0123abcd-1_20251001' "$T/failver.out" &&
