@@ -159,6 +159,15 @@ out('\nhttps://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git master\n\
 out('\nin testcase: stress-ng\nversion: \nwith following parameters:\n\n\tnr_threads: 100%\n' in t,
     'functional: "version: " (empty, trailing blank) between "in testcase:" and the parameters when the job names none',
     t[t.find('in testcase:'):t.find('config:')])
+out('\tcpufreq_governor: performance\n\n\n\nconfig: x86_64-rhel-9.4\ncompiler: gcc-14\n'
+    'test machine: 256 threads 4 sockets INTEL(R) XEON(R) PLATINUM 8592+ (Emerald Rapids) with 256G memory\n\n'
+    '(please refer to attached dmesg/kmsg for entire log/backtrace)\n' in t,
+    'functional: three blanks after the parameters, config:/compiler:/test machine:, blank, the "(please refer ...)" line',
+    t[t.find('with following'):t.find('If you fix')])
+mid = re.search(r'^Message-ID: <([^>]+)>', t, re.M)
+mat = t.find('\nThe kernel config and materials to reproduce are available at:\nhttps://download.01.org/0day-ci/archive/%s/%s\n' % (mid.group(1)[:8], mid.group(1))) if mid else -1
+out(mat > t.find('fail:runs') > t.find('| Closes:') > 0 and t.find('\n-- \n0-DAY CI Kernel Test Service\n') > mat,
+    'functional: tags, then the evidence, then the materials link (dated by the Message-ID), then the signature')
 out('| Reported-by: kernel test robot <oliver.sang@intel.com>\n| Closes: https://lore.kernel.org/oe-lkp/' in t, 'functional: the tags block is always there')
 out('       fail:runs  %reproduction    fail:runs\n' in t and
     re.search(r'\n {11}:4 +125% +5:5 +dmesg\.BUG:kernel_NULL_pointer_dereference,address\n', t) is not None,
