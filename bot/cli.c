@@ -602,15 +602,9 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 				}
 			}
 			/* one report per tested commit (and branch) of an archive */
-			for (i = first; i < b->nreports; i++) {
-				const struct rm_report_test *t0 = &b->reports[i].tests[0];
-				const char *b0 = rm_job_field(&t0->head->job, "branch");
-
-				if (!strcmp(t0->head->commit, t.head->commit) &&
-				    !strcmp(t0->base->commit, t.base->commit) &&
-				    !strcmp(b0 ? b0 : "", branch ? branch : ""))
+			for (i = first; i < b->nreports; i++)
+				if (rm_report_same_report(&b->reports[i].tests[0], &t))
 					r = &b->reports[i];
-			}
 			if (!r) {
 				b->reports = rm_xrealloc(b->reports, (b->nreports + 1) * sizeof(*b->reports));
 				b->report_archive = rm_xrealloc(b->report_archive,
@@ -1659,7 +1653,7 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 			"preamble", "pct", "kind", "metric", "is_regression", "commit_sha", "commit_subject",
 			"tree_url", "tree_branch", "testcase", "kconfig", "compiler", "machine", "in_addition",
 			"reported_by", "closes_url", "archive_url", "failure", "patch_link", "patch_subject",
-			"patch_url"
+			"patch_url", "has_brackets", "version", "param_block"
 		};
 
 		for (k = 0; k < sizeof(vars) / sizeof(vars[0]); k++)

@@ -3,8 +3,8 @@
  *
  * Owns: turning a job.yaml (YAML made of `#! <source>` blocks) into
  *   - the top-level fields robotmail uses (commit, head_commit, branch,
- *     kconfig, compiler, rootfs, testcase, tbox_group, the hosts fields ...),
- *     as the strings Ruby would print for them;
+ *     kconfig, compiler, rootfs, testcase, tbox_group, version, the hosts
+ *     fields ...), as the strings Ruby would print for them;
  *   - the test parameters in job order (lkp-tests Job#each_param: options
  *     declared by the programs the job uses, setup programs, wrapper options,
  *     `cluster`; never keys nested under a monitor), used for the report's

@@ -89,6 +89,17 @@ void rm_report_test_free(struct rm_report_test *t)
 	memset(t, 0, sizeof(*t));
 }
 
+bool rm_report_same_report(const struct rm_report_test *a, const struct rm_report_test *b)
+{
+	const char *ba = rm_job_field(&a->head->job, "branch");
+	const char *bb = rm_job_field(&b->head->job, "branch");
+
+	return !strcmp(a->head->commit, b->head->commit) &&
+	       !strcmp(a->base->commit, b->base->commit) &&
+	       !strcmp(ba ? ba : "", bb ? bb : "") &&
+	       (a->kind == RM_REPORT_FUNCTIONAL) == (b->kind == RM_REPORT_FUNCTIONAL);
+}
+
 /* ------------------------------------------------------------ ids and times */
 
 long rm_zone_seconds(const char *z)
@@ -319,6 +330,64 @@ static char *subject_of(const struct rm_commit_facts *f)
 	return s;
 }
 
+/* The bracket status lines (report-format.md section 3 item 5, section 4
+ * item 4), one per other tree's head on which the finding shows too: the
+ * headline stat moved the same way ("[still regression on linux-next/master
+ * <sha40>]", "[still improvement on ...]") or, for a functional report, the
+ * failure occurred ("[test failed on linux-next/master <sha40>]").  The
+ * tree is named `<tree>/<branch>` as configured, else by the job's branch,
+ * padded to the longest name printed so that the shas line up.  Appends
+ * the lines to the list "brackets" of d (made here); returns their count. */
+static size_t add_brackets(struct rm_tdata *d, const struct rm_config *cfg,
+			   const struct rm_report_test *t0, enum rm_report_kind kind)
+{
+	char **names = rm_xcalloc(t0->nalso + 1, sizeof(char *));
+	size_t i, n = 0, w = 0;
+
+	rm_tdata_list(d, "brackets");
+	for (i = 0; i < t0->nalso; i++) {
+		const struct rm_comparison *c = &t0->also_cmp[i];
+		const char *b = rm_job_field(&t0->also[i]->job, "branch");
+		const struct rm_tree_cfg *tree = b ? rm_config_tree_for_branch(cfg, b) : NULL;
+		size_t j;
+
+		if (!b)
+			continue;
+		for (j = 0; j < c->n && !names[i]; j++) {
+			const struct rm_row *row = &c->rows[j];
+			struct rm_sb sb = RM_SB_INIT;
+
+			if (strcmp(row->name, t0->headline->name))
+				continue;
+			if (kind == RM_REPORT_FUNCTIONAL ? !(row->reproduction > 0) :
+			    (row->change < 0) != (t0->headline->change < 0))
+				continue;
+			rm_sb_init(&sb);
+			if (tree)
+				rm_sb_addf(&sb, "%s/%s", tree->name, tree->branch);
+			else
+				rm_sb_adds(&sb, b);
+			names[i] = rm_sb_detach(&sb, NULL);
+			if (strlen(names[i]) > w)
+				w = strlen(names[i]);
+		}
+	}
+	for (i = 0; i < t0->nalso; i++) {
+		if (!names[i])
+			continue;
+		if (kind == RM_REPORT_FUNCTIONAL)
+			rm_tdata_setf(rm_tdata_add(d, "brackets"), "line", "[test failed on %-*s %s]",
+				      (int)w, names[i], t0->also[i]->commit);
+		else
+			rm_tdata_setf(rm_tdata_add(d, "brackets"), "line", "[still %s on %-*s %s]",
+				      kind_word(kind), (int)w, names[i], t0->also[i]->commit);
+		free(names[i]);
+		n++;
+	}
+	free(names);
+	return n;
+}
+
 static void hold(struct rm_report *r, const char *why)
 {
 	if (!r->hold_reason)
@@ -412,7 +481,7 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	struct rm_tdata *d = rm_tdata_new();
 	struct rm_sb sb = RM_SB_INIT, body = RM_SB_INIT;
 	char *subsys, *hs10;
-	size_t i;
+	size_t i, nbrackets = 0;
 	int rc;
 
 	r->kind = t0->kind;
@@ -560,43 +629,23 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 		rm_tdata_set(d, "commit_subject", head_subject ? head_subject : "");
 	rm_tdata_set(d, "tree_url", r->tree_url ? r->tree_url : "");
 	rm_tdata_set(d, "tree_branch", r->branch);
-	rm_tdata_list(d, "brackets");
-	{
-		/* "[still regression on linux-next/master <sha>]": the headline
-		 * stat moved the same way on another tree's head */
-		size_t w = 0;
-
-		for (i = 0; i < t0->nalso; i++) {
-			const char *b = rm_job_field(&t0->also[i]->job, "branch");
-
-			if (b && strlen(b) > w)
-				w = strlen(b);
-		}
-		for (i = 0; i < t0->nalso; i++) {
-			const struct rm_comparison *c = &t0->also_cmp[i];
-			const char *b = rm_job_field(&t0->also[i]->job, "branch");
-			size_t j;
-
-			if (!b)
-				continue;
-			for (j = 0; j < c->n; j++) {
-				const struct rm_row *row = &c->rows[j];
-
-				if (strcmp(row->name, t0->headline->name))
-					continue;
-				if (r->kind == RM_REPORT_FUNCTIONAL ?
-					    row->reproduction > 0 :
-					    (row->change < 0) == (t0->headline->change < 0)) {
-					struct rm_tdata *bl = rm_tdata_add(d, "brackets");
-
-					rm_tdata_setf(bl, "line", "[still %s on %-*s %s]",
-						      kind_word(r->kind), (int)w, b,
-						      t0->also[i]->commit);
-				}
-			}
-		}
-	}
+	nbrackets = add_brackets(d, cfg, t0, r->kind);
+	/* functional reports print the blank before the bracket lines only
+	 * when there are some (report-format.md section 4 item 4) */
+	rm_tdata_set(d, "has_brackets", nbrackets ? "yes" : "");
 	rm_tdata_set(d, "testcase", rm_job_field(job, "testcase"));
+	/* functional reports on a boot test have no version and parameters
+	 * block (report-format.md section 4 item 5) */
+	{
+		const char *tc = rm_job_field(job, "testcase");
+
+		rm_tdata_set(d, "param_block", tc && !strcmp(tc, "boot") ? "" : "yes");
+	}
+	/* "version: <testsuite-version>" of functional reports, empty when
+	 * unknown (report-format.md section 4 item 5): the job's `version`
+	 * field, the only version a job.yaml carries (archive-format.md 1.6,
+	 * appended after the run by lkp-tests' bin/run-lkp) */
+	rm_tdata_set(d, "version", rm_job_field(job, "version"));
 	rm_tdata_set(d, "kconfig", rm_job_field(job, "kconfig"));
 	rm_tdata_set(d, "compiler", rm_job_axis(job, "compiler"));
 	{
@@ -637,7 +686,9 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 		struct rm_sb tb = RM_SB_INIT;
 
 		rm_sb_init(&tb);
-		rm_table_render(&tb, &t->head->job, &bc, &hc, &t->cmp);
+		rm_table_render_style(&tb, &t->head->job, &bc, &hc, &t->cmp,
+				      r->kind == RM_REPORT_FUNCTIONAL ? RM_TABLE_FUNCTIONAL :
+									RM_TABLE_NCOMPARE);
 		rm_tdata_set(det, "table", tb.buf);
 		rm_sb_release(&tb);
 		rm_tdata_set(det, "additional", i ? "yes" : "");

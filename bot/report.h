@@ -54,6 +54,11 @@ bool rm_report_pick(const struct rm_rules *rules, const struct rm_result_root *b
 		    const struct rm_result_root *head, struct rm_comparison *cmp,
 		    struct rm_report_test *out);
 void rm_report_test_free(struct rm_report_test *t);
+/* Whether two picked tests go into one report: the same tested and base
+ * commit on the same branch, and both performance findings or both
+ * functional ones (a functional report has no "In addition to that" table,
+ * whose rows are performance changes: report-format.md 4 and 6.3). */
+bool rm_report_same_report(const struct rm_report_test *a, const struct rm_report_test *b);
 
 struct rm_report {
 	enum rm_report_kind kind;

@@ -91,9 +91,26 @@ static void add_cut(struct rm_sb *out, const char *s, int width)
 	rm_sb_addf(out, "%*.*s ", width, width, s);
 }
 
+/* End a header line: ncompare keeps its trailing blanks, the functional
+ * style drops them. */
+static void end_header_line(struct rm_sb *out, enum rm_table_style style)
+{
+	if (style == RM_TABLE_FUNCTIONAL)
+		while (out->len && out->buf[out->len - 1] == ' ')
+			out->buf[--out->len] = '\0';
+	rm_sb_addc(out, '\n');
+}
+
 void rm_table_render(struct rm_sb *out, const struct rm_job *job,
 		     const struct rm_table_commit *base, const struct rm_table_commit *head,
 		     const struct rm_comparison *cmp)
+{
+	rm_table_render_style(out, job, base, head, cmp, RM_TABLE_NCOMPARE);
+}
+
+void rm_table_render_style(struct rm_sb *out, const struct rm_job *job,
+			   const struct rm_table_commit *base, const struct rm_table_commit *head,
+			   const struct rm_comparison *cmp, enum rm_table_style style)
 {
 	struct axis *ax;
 	size_t i, n = 0;
@@ -137,15 +154,17 @@ void rm_table_render(struct rm_sb *out, const struct rm_job *job,
 	rm_sb_addc(out, '\n');
 	add_cut(out, base->id, ABS_WIDTH + ERR_WIDTH);
 	add_cut(out, head->id, ABS_WIDTH + ERR_WIDTH + REL_WIDTH + 1);
-	rm_sb_addc(out, '\n');
+	end_header_line(out, style);
 	rm_sb_addn(out, '-', ABS_WIDTH + ERR_WIDTH);
 	rm_sb_addc(out, ' ');
 	rm_sb_addn(out, '-', ABS_WIDTH + ERR_WIDTH + REL_WIDTH + 1);
-	rm_sb_adds(out, " \n");
+	rm_sb_addc(out, ' ');
+	end_header_line(out, style);
 
 	if (cmp->nfailure) {
 		rm_sb_adds(out, "       fail:runs  %reproduction    fail:runs\n");
-		rm_sb_adds(out, "           |             |             |    \n");
+		rm_sb_adds(out, "           |             |             |    ");
+		end_header_line(out, style);
 		for (i = 0; i < cmp->nfailure; i++) {
 			const struct rm_row *r = &cmp->rows[i];
 

@@ -4,8 +4,9 @@
  * Owns: rendering one group as lkp-tests' ncompare prints it
  * (archive-format.md 3.5, report-format.md 6.1): the 89 '=' line, the axis
  * keys in `key=value` sort order and their values, the `commit: ` block,
- * the 16/27-character commit header with its trailing blanks, the fail:runs
- * block, the %stddev block, and every column (%10.2f / truncated %10d /
+ * the 16/27-character commit header with its trailing blanks (none in the
+ * functional style, report-format.md 6.4), the fail:runs block, the %stddev
+ * block, and every column (%10.2f / truncated %10d /
  * %10.4g values, ` ±NNN%` only above 2%, %+10.1f or %+10.2g changes).
  * `±` is written as UTF-8 (message.c re-encodes when a charset needs it).
  *
@@ -23,12 +24,25 @@ struct rm_table_commit {
 	const char *subject; /* upstream subject, or NULL when unknown */
 };
 
+/* How the header lines are laid out: as ncompare prints them (the commit
+ * header and the fail:runs bar line end in blanks), or as hand-assembled
+ * functional reports show them, with no trailing blanks
+ * (report-format.md 6.4).  Rows are the same in both. */
+enum rm_table_style {
+	RM_TABLE_NCOMPARE,
+	RM_TABLE_FUNCTIONAL,
+};
+
 /* Append the group header and rows to out.  `job` supplies the axes (the
  * head's job.yaml).  A comparison with no rows appends nothing.  Commit
  * lines read `  <id>` or, with a subject, `  <id[0:10]> ("<subject>")`. */
 void rm_table_render(struct rm_sb *out, const struct rm_job *job,
 		     const struct rm_table_commit *base, const struct rm_table_commit *head,
 		     const struct rm_comparison *cmp);
+/* The same in a given style (rm_table_render is RM_TABLE_NCOMPARE). */
+void rm_table_render_style(struct rm_sb *out, const struct rm_job *job,
+			   const struct rm_table_commit *base, const struct rm_table_commit *head,
+			   const struct rm_comparison *cmp, enum rm_table_style style);
 
 /* Single cells, exposed for unit tests: each appends exactly what
  * lkp-tests prints. */

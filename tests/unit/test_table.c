@@ -219,6 +219,37 @@ static void test_render_failure_block(void **state)
 	rm_sb_release(&sb);
 }
 
+static void test_render_functional_style_no_trailing_blanks(void **state)
+{
+	struct rm_kv axes[] = { { "testcase", "boot", 0 } };
+	struct rm_job job = make_job(axes, 1);
+	struct rm_row rows[1];
+	struct rm_comparison cmp = { rows, 1, 1, 0 };
+	struct rm_table_commit base = { "c8a85394cfdb46960123456789abcdef01234567", NULL };
+	struct rm_table_commit head = { "5f6bd380c7bdbe10f7b4e8ddcceed60ce0714c6d", NULL };
+	struct rm_sb sb = RM_SB_INIT;
+
+	(void)state;
+	memset(rows, 0, sizeof(rows));
+	rows[0].name = "kernel-selftests.kvm.rseq_test.fail";
+	rows[0].failure = true;
+	rows[0].fails[1] = 57;
+	rows[0].runs[0] = 200;
+	rows[0].runs[1] = 200;
+	rows[0].reproduction = 28.5;
+	rm_sb_init(&sb);
+	rm_table_render_style(&sb, &job, &base, &head, &cmp, RM_TABLE_FUNCTIONAL);
+	/* report-format.md 6.4: the header lines of hand-assembled functional
+	 * reports end without blanks; the rows and the group header do not change */
+	assert_non_null(strstr(sb.buf, "\ncommit: \n"));
+	assert_non_null(strstr(sb.buf, "\nc8a85394cfdb4696 5f6bd380c7bdbe10f7b4e8ddcce\n"
+					"---------------- ---------------------------\n"
+					"       fail:runs  %reproduction    fail:runs\n"
+					"           |             |             |\n"
+					"           :200         28%          57:200   kernel-selftests.kvm.rseq_test.fail\n"));
+	rm_sb_release(&sb);
+}
+
 static void test_render_nothing_without_rows(void **state)
 {
 	struct rm_job job = make_job(NULL, 0);
@@ -242,6 +273,7 @@ const struct CMUnitTest unit_table_tests[] = {
 	cmocka_unit_test(test_change_formats),
 	cmocka_unit_test(test_render_group),
 	cmocka_unit_test(test_render_failure_block),
+	cmocka_unit_test(test_render_functional_style_no_trailing_blanks),
 	cmocka_unit_test(test_render_nothing_without_rows),
 };
 const size_t unit_table_ntests = sizeof(unit_table_tests) / sizeof(unit_table_tests[0]);
