@@ -762,9 +762,10 @@ static void print_envelope(FILE *f, const struct env *e, const struct rm_recipie
 
 /* One chunk of a dry run (at most RUN_CHUNK archives): every report of
  * paths[0..npaths) as it would be sent, on stdout (or as DIR/<msgid>.eml
- * with an outdir).  *nth numbers the reports across chunks.  Returns 0, 1
- * when an archive or a report failed (said on stderr), or -1 with *err set
- * (configuration, template or commit-lookup trouble).  Borrows everything. */
+ * with an outdir).  *nth numbers the reports across chunks.  Returns a mask:
+ * 1 when an archive or a report failed (said on stderr), 2 when a report is
+ * held (`run` would defer it); or -1 with *err set (configuration, template
+ * or commit-lookup trouble).  Borrows everything. */
 static int dry_run_chunk(struct env *e, char **paths, size_t npaths, const char *outdir,
 			 const char *to, time_t now, int verbose, size_t *nth, struct rm_error *err)
 {
@@ -796,6 +797,7 @@ static int dry_run_chunk(struct env *e, char **paths, size_t npaths, const char 
 		if (r->hold_reason) {
 			printf("# robotmail dry-run: report %zu from %s: HELD: %s\n", no,
 			       b->archives[b->report_archive[i]].source, r->hold_reason);
+			rc |= 2;
 			continue;
 		}
 		if (report_message(e, r, to, &rcp, &msg, &len, &me)) {
@@ -922,7 +924,8 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 	if (!nth && verbose)
 		fprintf(stderr, "robotmail: nothing to report\n");
 	env_close(&e);
-	return rc;
+	/* as `run` would exit: 1 for bad input, else 75 for a deferral */
+	return rc & 1 ? 1 : rc & 2 ? 75 : 0;
 }
 
 /* ================================================================ run */
