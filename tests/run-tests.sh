@@ -21,6 +21,11 @@ count_tap() {
 	local p f
 	p=$(grep -c '^ok - ' "$2")
 	f=$(grep -c '^not ok - ' "$2")
+	# a checking script that crashed took its checks with it: one failure
+	if grep -q '^Traceback (most recent call last):' "$2"; then
+		f=$((f + 1))
+		grep -A12 '^Traceback (most recent call last):' "$2" | head -14 | sed "s/^/[$1] crashed: /"
+	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
 	grep '^not ok - ' -A20 "$2" | grep -v '^ok - ' | sed "s/^/[$1] /"

@@ -119,7 +119,7 @@ PYEOF
 [ "$(grep -c '^DATA$' "$T/multi.out")" = 1 ] && ok "two tests changed by one commit make one report" || not_ok "one report" "$(grep -c '^DATA$' "$T/multi.out")" "$(cat "$T/multi.err")"
 "$PY" - "$T/multi.out" <<'PYEOF'
 import re, sys
-t = open(sys.argv[1]).read()
+sys.path.insert(0, 'tests'); import dryrun; t = dryrun.text(sys.argv[1])
 def out(ok, name, d=''):
     print(('ok - ' if ok else 'not ok - ') + name + (('\n    ' + d.replace('\n', '\n    ')) if d and not ok else ''))
 m = re.search(r'\n\tcpufreq_governor: performance\n\n\nIn addition to that, the commit also has significant impact on the following tests:\n\n((?:[+|].*\n)+)\nDetails are as below:\n', t)
@@ -146,7 +146,7 @@ PYEOF
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/fail.tar" >"$T/fail.out" 2>"$T/fail.err"
 "$PY" - "$T/fail.out" <<'PYEOF'
 import re, sys
-t = open(sys.argv[1]).read()
+sys.path.insert(0, 'tests'); import dryrun; t = dryrun.text(sys.argv[1])
 def out(ok, name, d=''):
     print(('ok - ' if ok else 'not ok - ') + name + (('\n    ' + d.replace('\n', '\n    ')) if d and not ok else ''))
 subj = re.search(r'^Subject: (.*(?:\n .*)*)', t, re.M)
@@ -181,7 +181,7 @@ PYEOF
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/boot.tar" >"$T/boot.out" 2>"$T/boot.err"
 "$PY" - "$T/boot.out" "$T/boot.err" <<'PYEOF'
 import sys
-t = open(sys.argv[1]).read()
+sys.path.insert(0, 'tests'); import dryrun; t = dryrun.text(sys.argv[1])
 def out(ok, name, d=''):
     print(('ok - ' if ok else 'not ok - ') + name + (('\n    ' + d.replace('\n', '\n    ')) if d and not ok else ''))
 want = ('\nhttps://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git master\n\nin testcase: boot\n\n'
@@ -194,7 +194,7 @@ PYEOF
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/failnext.tar" >"$T/failnext.out" 2>"$T/failnext.err"
 "$PY" - "$T/failnext.out" "$T/failnext.err" <<'PYEOF'
 import re, sys
-t = open(sys.argv[1]).read()
+sys.path.insert(0, 'tests'); import dryrun; t = dryrun.text(sys.argv[1])
 def out(ok, name, d=''):
     print(('ok - ' if ok else 'not ok - ') + name + (('\n    ' + d.replace('\n', '\n    ')) if d and not ok else ''))
 m = re.search(r'\nhttps://git\.kernel\.org/cgit/linux/kernel/git/torvalds/linux\.git master\n\n((?:\[.*\]\n)+)\nin testcase: stress-ng\n', t)
@@ -208,7 +208,7 @@ PYEOF
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/mixed.tar" >"$T/mixed.out" 2>"$T/mixed.err"
 "$PY" - "$T/mixed.out" "$T/mixed.err" <<'PYEOF'
 import re, sys
-t = open(sys.argv[1]).read()
+sys.path.insert(0, 'tests'); import dryrun; t = dryrun.text(sys.argv[1])
 def out(ok, name, d=''):
     print(('ok - ' if ok else 'not ok - ') + name + (('\n    ' + d.replace('\n', '\n    ')) if d and not ok else ''))
 subjects = sorted(re.sub(r'\n ', ' ', s) for s in re.findall(r'^Subject: (.*(?:\n .*)*)', t, re.M))
