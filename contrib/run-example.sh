@@ -21,5 +21,6 @@ n=$(ls "$ex/Maildir/new" | wc -l)
 echo
 echo "robotmail: $n message(s) delivered into $PWD/$ex/Maildir/new/; archives moved to $ex/done/"
 first=$(ls "$ex/Maildir/new"/* | head -1)
-echo "==> $first"
-cat "$first"
+echo "==> $first (shown decoded from the charset it declares)"
+cs=$(sed -n 's/^Content-Type: text\/plain; charset="\{0,1\}\([A-Za-z0-9_-]*\).*/\1/p' "$first" | head -1)
+iconv -f "${cs:-utf-8}" -t utf-8 "$first" 2>/dev/null || cat "$first"
