@@ -791,7 +791,7 @@ static int dry_run_chunk(struct env *e, char **paths, size_t npaths, const char 
 			       b->archives[b->report_archive[i]].source, r->bad_reason);
 			fprintf(stderr, "robotmail: error: '%s': %s\n",
 				b->archives[b->report_archive[i]].source, r->bad_reason);
-			rc = 1;
+			rc |= 1;
 			continue;
 		}
 		if (r->hold_reason) {
@@ -803,21 +803,19 @@ static int dry_run_chunk(struct env *e, char **paths, size_t npaths, const char 
 		if (report_message(e, r, to, &rcp, &msg, &len, &me)) {
 			fprintf(stderr, "robotmail: error: report %s: %s\n", r->message_id, me.msg);
 			rm_recipients_free(&rcp);
-			rc = 1;
+			rc |= 1;
 			continue;
 		}
 		len = rm_crlf_to_lf(msg, len);
 		if (outdir) {
 			char *name = rm_xmalloc(strlen(r->message_id) + 5);
 			char *path;
-			FILE *f;
 
 			sprintf(name, "%s.eml", r->message_id);
 			path = rm_path_join(outdir, name);
-			f = fopen(path, "w");
-			if (!f || fwrite(msg, 1, len, f) != len || fclose(f)) {
+			if (rm_write_file(path, msg, len)) {
 				fprintf(stderr, "robotmail: error: cannot write '%s'\n", path);
-				rc = 1;
+				rc |= 1;
 			} else if (verbose) {
 				fprintf(stderr, "robotmail: wrote %s\n", path);
 			}
@@ -837,7 +835,7 @@ static int dry_run_chunk(struct env *e, char **paths, size_t npaths, const char 
 		free(msg);
 	}
 	if (b->failed)
-		rc = 1;
+		rc |= 1;
 	batch_free(b);
 	return rc;
 }
@@ -1052,9 +1050,8 @@ static void write_materials(const char *dir, const struct rm_archive *a, const s
 
 		if (data) {
 			char *dst = rm_path_join(d2, files[i][1]);
-			FILE *f = fopen(dst, "w");
 
-			if (!f || fwrite(data, 1, len, f) != len || fclose(f))
+			if (rm_write_file(dst, data, len))
 				fprintf(stderr, "robotmail: warning: cannot write '%s'\n", dst);
 			else if (verbose)
 				fprintf(stderr, "robotmail: wrote %s\n", dst);
@@ -1079,9 +1076,8 @@ static void write_materials(const char *dir, const struct rm_archive *a, const s
 			data = rm_archive_file(a, p, &len);
 			{
 				char *dst = rm_path_join(d2, p + rl + 1);
-				FILE *f = fopen(dst, "w");
 
-				if (!f || fwrite(data, 1, len, f) != len || fclose(f))
+				if (rm_write_file(dst, data, len))
 					fprintf(stderr, "robotmail: warning: cannot write '%s'\n", dst);
 				free(dst);
 			}

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -70,4 +71,16 @@ char *rm_path_join(const char *a, const char *b)
 		rm_sb_addc(&sb, '/');
 	rm_sb_adds(&sb, b);
 	return rm_sb_detach(&sb, NULL);
+}
+
+int rm_write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	int bad;
+
+	if (!f)
+		return -1;
+	bad = fwrite(data, 1, len, f) != len;
+	bad |= fclose(f) != 0;
+	return bad ? -1 : 0;
 }

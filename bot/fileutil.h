@@ -1,7 +1,8 @@
 /*
  * fileutil.h - reading whole files, safely bounded.
  *
- * Owns: open/read/close of one regular file into memory with a size cap.
+ * Owns: open/read/close of one regular file into memory with a size cap,
+ * and writing one whole file.
  * Must not: interpret contents.
  */
 #ifndef RM_FILEUTIL_H
@@ -16,6 +17,11 @@
  * frees.  Files larger than `max` bytes are refused with an error naming the
  * file and the limit. */
 int rm_read_file(const char *path, size_t max, char **buf, size_t *len, struct rm_error *err);
+
+/* Write len bytes of data to `path` (created or truncated, mode 0666 less
+ * the umask).  The file is closed whatever happens.  0, or -1 with errno
+ * set when opening, writing or closing failed. */
+int rm_write_file(const char *path, const char *data, size_t len);
 
 /* Join two path pieces with one '/'; caller frees. */
 char *rm_path_join(const char *a, const char *b);
