@@ -135,6 +135,7 @@ static void add_warning(struct rm_archive *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	rm_error_scrub(buf); /* one warning, one line */
 	a->warnings = rm_xrealloc(a->warnings, (a->nwarnings + 1) * sizeof(char *));
 	a->warnings[a->nwarnings++] = rm_xstrdup(buf);
 }

@@ -5,6 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
+void rm_error_scrub(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 int rm_error_set(struct rm_error *err, enum rm_error_kind kind, const char *fmt, ...)
 {
 	va_list ap;
@@ -15,6 +22,7 @@ int rm_error_set(struct rm_error *err, enum rm_error_kind kind, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
+	rm_error_scrub(err->msg);
 	return -1;
 }
 
@@ -43,6 +51,7 @@ void rm_error_prefix(struct rm_error *err, const char *fmt, ...)
 			ol = sizeof(err->msg) - 1 - pl;
 		memcpy(err->msg + pl, old, ol);
 		err->msg[pl + ol] = '\0';
+		rm_error_scrub(err->msg);
 	}
 }
 

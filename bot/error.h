@@ -37,13 +37,19 @@ struct rm_error {
 	char msg[RM_ERROR_MSG_MAX];
 };
 
-/* Record an error; always returns -1 so callers can `return rm_error_set(...)`. */
+/* Record an error; always returns -1 so callers can `return rm_error_set(...)`.
+ * Control characters in the message (a member path or a name from a hostile
+ * archive) become '?', so one error stays one log line. */
 int rm_error_set(struct rm_error *err, enum rm_error_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Prefix the existing message with "<prefix>: " (for adding context on the way up). */
 void rm_error_prefix(struct rm_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Turn every control character (C0 and DEL) of s into '?', in place; what
+ * errors and warnings do to text they quote. */
+void rm_error_scrub(char *s);
 
 /* The process exit code for an error kind. */
 int rm_error_exit_code(enum rm_error_kind kind);

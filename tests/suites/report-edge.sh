@@ -156,4 +156,19 @@ rc=$?
 	grep -q "error: '.*unknown.tar': commit ffffffffffffffffffffffffffffffffffffffff is unknown to the git web API of tree 'linus'" "$T/err" &&
 	ok "an unknown commit: exit 1, the archive goes to failed/ with an error naming the commit" ||
 	not_ok "unknown commit" "rc=$rc" "$(ls "$T/inbox" "$T/failed" 2>&1)" "$(cat "$T/err")"
+
+# a member path with a newline in a refused archive: the error is one line
+# (control characters become '?'), nothing can forge a log line
+"$PY" - "$T/evil.tar" <<'PYEOF'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], 'w') as t:
+    data = b'x'
+    info = tarfile.TarInfo('result/a\nrobotmail: sent <forged@example.org>\n/../../etc/passwd')
+    info.size = len(data)
+    t.addfile(info, io.BytesIO(data))
+PYEOF
+"$ROBOTMAIL" compare "$T/evil.tar" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "a?robotmail: sent <forged@example.org>?/" "$T/err" && ! grep -q '^robotmail: sent' "$T/err" &&
+	ok "a member path with newlines: one error line, control characters shown as '?'" || not_ok "newline in member path" "rc=$rc" "$(cat -A "$T/err")"
 exit 0
