@@ -188,41 +188,55 @@ void *rm_bsearch(const void *key, const void *base, size_t n, size_t size,
 	return n ? bsearch(key, base, n, size, cmp) : NULL;
 }
 
+size_t rm_utf8_decode(const unsigned char *p, unsigned *cp)
+{
+	size_t n, i;
+	unsigned c;
+
+	if (*p < 0x80) {
+		*cp = *p;
+		return 1;
+	}
+	if ((*p >> 5) == 6) {
+		n = 2;
+		c = *p & 0x1f;
+	} else if ((*p >> 4) == 14) {
+		n = 3;
+		c = *p & 0x0f;
+	} else if ((*p >> 3) == 30) {
+		n = 4;
+		c = *p & 0x07;
+	} else {
+		*cp = *p;
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80) {
+			*cp = *p;
+			return 0;
+		}
+		c = (c << 6) | (p[i] & 0x3f);
+	}
+	if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff)) {
+		*cp = *p;
+		return 0;
+	}
+	*cp = c;
+	return n;
+}
+
 void rm_utf8_repair(char *s)
 {
 	unsigned char *p = (unsigned char *)s;
 
 	while (p && *p) {
-		size_t n, i;
 		unsigned cp;
+		size_t n = rm_utf8_decode(p, &cp);
 
-		if (*p < 0x80) {
-			p++;
-			continue;
-		}
-		if ((*p >> 5) == 6) {
-			n = 2;
-			cp = *p & 0x1f;
-		} else if ((*p >> 4) == 14) {
-			n = 3;
-			cp = *p & 0x0f;
-		} else if ((*p >> 3) == 30) {
-			n = 4;
-			cp = *p & 0x07;
-		} else {
+		if (n)
+			p += n;
+		else
 			*p++ = '?';
-			continue;
-		}
-		for (i = 1; i < n; i++) {
-			if ((p[i] & 0xc0) != 0x80)
-				break;
-			cp = (cp << 6) | (p[i] & 0x3f);
-		}
-		if (i < n || (n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
-		    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) {
-			*p++ = '?';
-			continue;
-		}
-		p += n;
 	}
 }

@@ -44,6 +44,11 @@ char *rm_xstrndup(const char *s, size_t n);
 /* Grow an array so it can hold at least `need` elements of `size` bytes. */
 void *rm_xgrow(void *p, size_t *alloc, size_t need, size_t size);
 
+/* The UTF-8 sequence at p: its length (1-4) with *cp its code point, or 0
+ * when p does not start a valid sequence (overlong forms, surrogates, code
+ * points above U+10FFFF, a stray continuation byte), *cp then the byte. */
+size_t rm_utf8_decode(const unsigned char *p, unsigned *cp);
+
 /* Replace every byte that is not part of a valid UTF-8 sequence (overlong
  * forms, surrogates and code points above U+10FFFF included) by '?', in
  * place.  Text with it can be declared UTF-8 in mail and JSON. */

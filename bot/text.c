@@ -7,44 +7,6 @@
 
 /* Decode one well-formed UTF-8 sequence at p: its length, or 0 when p does
  * not start one (then *cp is the byte). */
-static size_t utf8_decode(const unsigned char *p, unsigned *cp)
-{
-	size_t n, i;
-	unsigned c;
-
-	if (*p < 0x80) {
-		*cp = *p;
-		return 1;
-	}
-	if ((*p >> 5) == 6) {
-		n = 2;
-		c = *p & 0x1f;
-	} else if ((*p >> 4) == 14) {
-		n = 3;
-		c = *p & 0x0f;
-	} else if ((*p >> 3) == 30) {
-		n = 4;
-		c = *p & 0x07;
-	} else {
-		*cp = *p;
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80) {
-			*cp = *p;
-			return 0;
-		}
-		c = (c << 6) | (p[i] & 0x3f);
-	}
-	if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff)) {
-		*cp = *p;
-		return 0;
-	}
-	*cp = c;
-	return n;
-}
-
 static bool is_control(unsigned c)
 {
 	return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029;
@@ -62,7 +24,7 @@ const char *rm_text_bad_char(const char *s, enum rm_text_class cls, unsigned *cp
 
 	while (p && *p) {
 		unsigned c;
-		size_t n = utf8_decode(p, &c);
+		size_t n = rm_utf8_decode(p, &c);
 
 		if (n && (is_control(c) || (cls == RM_TEXT_NAME && is_space(c)))) {
 			if (cp)
@@ -85,7 +47,7 @@ char *rm_text_escaped(const char *s, size_t max)
 	rm_sb_init(&sb);
 	while (p < end) {
 		unsigned c;
-		size_t n = utf8_decode(p, &c);
+		size_t n = rm_utf8_decode(p, &c);
 
 		if (!n || p + n > end) {
 			rm_sb_addf(&sb, "\\x%02x", *p);
