@@ -240,7 +240,8 @@ static char **sorted_params(const struct rm_job *job, size_t *n)
 	return v;
 }
 
-/* The "In addition to that" table (report-format.md 6.3). */
+/* The "In addition to that" table (report-format.md 6.3) of a performance
+ * report: one block per further test. */
 static char *addition_table(const struct rm_report *r)
 {
 	struct rm_sb sb = RM_SB_INIT;
@@ -258,17 +259,13 @@ static char *addition_table(const struct rm_report *r)
 		struct rm_sb c = RM_SB_INIT;
 
 		rows[i] = rm_xcalloc(np + 3, sizeof(char *));
-		rm_sb_init(&c);
-		if (t->kind == RM_REPORT_FUNCTIONAL) {
-			rm_sb_addf(&c, "%s: %s", tc ? tc : "", failure_id(t->headline->name));
-		} else {
-			char *pct = fmt_pct(t->pct);
+		char *pct = fmt_pct(t->pct);
 
-			/* a negative change keeps a blank where its minus sign was */
-			rm_sb_addf(&c, "%s: %s %s%s%% %s", tc ? tc : "", t->headline->name,
-				   t->headline->change < 0 ? " " : "", pct, kind_word(t->kind));
-			free(pct);
-		}
+		rm_sb_init(&c);
+		/* a negative change keeps a blank where its minus sign was */
+		rm_sb_addf(&c, "%s: %s %s%s%% %s", tc ? tc : "", t->headline->name,
+			   t->headline->change < 0 ? " " : "", pct, kind_word(t->kind));
+		free(pct);
 		rows[i][0] = rm_sb_detach(&c, NULL);
 		rows[i][1] = rm_machine_line(job);
 		for (k = 0; k < np; k++)
@@ -664,7 +661,9 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 		rm_tdata_set(p, "key", job->params[i].key);
 		rm_tdata_set(p, "value", job->params[i].value);
 	}
-	if (r->ntests > 1) {
+	/* only performance reports have the table (a report's tests are all
+	 * functional or all performance: rm_report_same_report) */
+	if (r->ntests > 1 && r->kind != RM_REPORT_FUNCTIONAL) {
 		char *tbl = addition_table(r);
 
 		rm_tdata_set(d, "in_addition", tbl);
