@@ -19,11 +19,12 @@
 #include "fileutil.h"
 #include "gitweb.h"
 #include "message.h"
-#include "outbox.h"
 #include "recipients.h"
 #include "report.h"
 #include "rules.h"
+#include "schedule.h"
 #include "stats.h"
+#include "store.h"
 #include "strbuf.h"
 #include "table.h"
 #include "template.h"
@@ -95,29 +96,6 @@ static int is_commit_dir(const char *path)
 		free(probe);
 	}
 	return found;
-}
-
-/* ---- the commit cache over the state database */
-
-struct cache_ctx {
-	struct rm_outbox *ob;
-	long miss_ttl;
-};
-
-static int cache_get(void *ctx, const char *tree, const char *sha, char **json, bool *found)
-{
-	struct cache_ctx *c = ctx;
-	struct rm_error e;
-
-	return rm_outbox_cache_get(c->ob, tree, sha, time(NULL), json, found, &e);
-}
-
-static int cache_put(void *ctx, const char *tree, const char *sha, bool found, const char *json)
-{
-	struct cache_ctx *c = ctx;
-	struct rm_error e;
-
-	return rm_outbox_cache_put(c->ob, tree, sha, found, json, time(NULL), c->miss_ttl, &e);
 }
 
 /* Commit facts for the commit lines of compare: best effort, never fatal. */
@@ -207,8 +185,7 @@ struct env {
 	bool have_cfg;
 	struct rm_rules rules;
 	bool have_rules;
-	struct rm_outbox *ob;
-	struct cache_ctx cctx;
+	struct rm_store *ob;
 	struct rm_commit_cache cache;
 };
 
@@ -221,14 +198,10 @@ static const char *config_path(const char *opt)
 	return env && *env ? env : NULL;
 }
 
-/* The commit cache over the open state database; read-only for --dry-run. */
-static void env_wire_cache(struct env *e, bool writable)
+/* The commit cache over the open store (read-only for --dry-run: no put). */
+static void env_wire_cache(struct env *e)
 {
-	e->cctx.ob = e->ob;
-	e->cctx.miss_ttl = e->cfg.miss_ttl;
-	e->cache.ctx = &e->cctx;
-	e->cache.get = cache_get;
-	e->cache.put = writable ? cache_put : NULL;
+	rm_store_commit_cache(e->ob, e->cfg.miss_ttl, &e->cache);
 }
 
 static int env_open(struct env *e, const char *config, const char *metrics, const char *programs,
@@ -245,9 +218,9 @@ static int env_open(struct env *e, const char *config, const char *metrics, cons
 		e->have_rules = true;
 	}
 	if (use_cache && e->cfg.file) {
-		if (rm_outbox_open(&e->ob, e->cfg.state_db, RM_OUTBOX_READWRITE, err))
+		if (rm_store_open(&e->ob, e->cfg.state_db, RM_STORE_READWRITE, err))
 			return -1;
-		env_wire_cache(e, true);
+		env_wire_cache(e);
 	}
 	return 0;
 }
@@ -258,7 +231,7 @@ static void env_close(struct env *e)
 		rm_rules_free(&e->rules);
 	if (e->have_cfg)
 		rm_config_free(&e->cfg);
-	rm_outbox_close(e->ob);
+	rm_store_close(e->ob);
 }
 
 int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
@@ -667,7 +640,7 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 		if (e->ob && !r->hold_reason) {
 			/* a follow-up on a finding already reported replies to it */
 			char *fid, *fsubj, *frefs;
-			int found = rm_outbox_thread_first(e->ob, r->thread_key, &fid, &fsubj, &frefs, err);
+			int found = rm_store_thread_first(e->ob, r->thread_key, &fid, &fsubj, &frefs, err);
 
 			if (found < 0)
 				goto fail;
@@ -902,12 +875,12 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 		env_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
-	if (rm_outbox_open(&e.ob, e.cfg.state_db, RM_OUTBOX_READONLY, err)) {
+	if (rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READONLY, err)) {
 		env_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
 	if (e.ob)
-		env_wire_cache(&e, false);
+		env_wire_cache(&e);
 	for (i = 0; i < (size_t)(argc - optind); i += RUN_CHUNK) {
 		size_t n = (size_t)(argc - optind) - i;
 		int got = dry_run_chunk(&e, argv + optind + i, n < RUN_CHUNK ? n : RUN_CHUNK, outdir, to,
@@ -1005,23 +978,6 @@ static char **scan_inbox(const struct rm_config *cfg, time_t now, size_t *n, int
 	return v;
 }
 
-static char *read_secret(const struct rm_config *cfg)
-{
-	if (cfg->password_env && getenv(cfg->password_env))
-		return rm_xstrdup(getenv(cfg->password_env));
-	if (cfg->password_file) {
-		char *buf;
-		size_t len;
-		struct rm_error e;
-
-		if (!rm_read_file(cfg->password_file, 4096, &buf, &len, &e)) {
-			buf[strcspn(buf, "\r\n")] = '\0';
-			return buf;
-		}
-	}
-	return NULL;
-}
-
 /* Write the reproduction materials of a report (job.yaml, job-script,
  * reproduce) into <dir>/<YYYYMMDD>/<msgid>/, ready to publish. */
 static void write_materials(const char *dir, const struct rm_archive *a, const struct rm_report *r,
@@ -1088,189 +1044,15 @@ static void write_materials(const char *dir, const struct rm_archive *a, const s
 	free(d2);
 }
 
-/* Held when the tree or any recipient is on the hold list. */
-static bool report_held(const struct rm_config *cfg, const char *tree, char *const *rcpts,
-			size_t n)
+/* Schedule's log lines on stderr: errors and warnings always, the rest
+ * with -v. */
+static void schedule_log(void *ctx, enum rm_schedule_level level, const char *text)
 {
-	size_t i, k;
+	const int *verbose = ctx;
 
-	for (i = 0; i < cfg->hold.n; i++) {
-		if (tree && !strcmp(cfg->hold.v[i], tree))
-			return true;
-		for (k = 0; k < n; k++)
-			if (!strcasecmp(cfg->hold.v[i], rcpts[k]))
-				return true;
-	}
-	return false;
-}
-
-/* The first capped list among the recipients whose daily cap is reached. */
-static const char *capped_list(struct env *e, const struct rm_outbox_msg *m, time_t now,
-			       struct rm_error *err)
-{
-	size_t i, k;
-
-	for (i = 0; i < e->cfg.cap_lists.n; i++)
-		for (k = 0; k < m->nrcpts; k++) {
-			long n;
-
-			if (strcasecmp(e->cfg.cap_lists.v[i], m->rcpts[k]))
-				continue;
-			if (!rm_outbox_rcpt_count_since(e->ob, m->rcpts[k], now - 86400, &n, err) &&
-			    n >= e->cfg.cap_values[i])
-				return e->cfg.cap_lists.v[i];
-		}
-	return NULL;
-}
-
-/* Deliver what is due.  Returns 0, or 75 when some delivery must be retried. */
-/* Why a message waits, for the log: the server's first 4xx reply to a
- * RCPT (its text starts with that code), else the session's error (a
- * refused connection, a 4xx at the greeting or after DATA). */
-static void defer_reason(char *buf, size_t n, const char *error, const struct rm_rcpt_result *res,
-			 size_t nrcpts)
-{
-	size_t k;
-
-	for (k = 0; k < nrcpts; k++) {
-		char code[8];
-
-		snprintf(code, sizeof(code), "%d", res[k].code);
-		if (res[k].code >= 400 && res[k].code < 500 && res[k].text &&
-		    !strncmp(res[k].text, code, 3)) {
-			snprintf(buf, n, "<%s>: %s", res[k].rcpt, res[k].text);
-			return;
-		}
-	}
-	snprintf(buf, n, "%s", error[0] ? error : "no reply from the server");
-}
-
-static int deliver_due(struct env *e, time_t now, int verbose, struct run_stats *st,
-		       struct rm_error *err)
-{
-	struct rm_smtp_cfg sc;
-	struct rm_transport *t = NULL;
-	struct rm_outbox_msg *msgs = NULL;
-	size_t n = 0, i, limit = (size_t)e->cfg.batch;
-	char *password, why_first[1100] = "";
-	int rc = 0, retried = 0;
-	time_t retry_first = 0;
-
-	if (e->cfg.emergency_stop && !access(e->cfg.emergency_stop, F_OK)) {
-		fprintf(stderr, "robotmail: emergency stop '%s' is present: nothing is delivered\n",
-			e->cfg.emergency_stop);
-		return 0;
-	}
-	if (e->cfg.hourly_cap) {
-		long sent;
-
-		if (rm_outbox_sent_since(e->ob, now - 3600, &sent, err))
-			return -1;
-		if (sent >= e->cfg.hourly_cap) {
-			if (verbose)
-				fprintf(stderr, "robotmail: hourly cap of %ld reached; the rest waits\n",
-					e->cfg.hourly_cap);
-			return 0;
-		}
-		if ((size_t)(e->cfg.hourly_cap - sent) < limit)
-			limit = (size_t)(e->cfg.hourly_cap - sent);
-	}
-	if (rm_outbox_claim_due(e->ob, now, limit, &msgs, &n, err))
-		return -1;
-	rm_outbox_fast_records(e->ob);
-	if (!n)
-		return 0;
-	password = read_secret(&e->cfg);
-	memset(&sc, 0, sizeof(sc));
-	sc.starttls = e->cfg.starttls;
-	sc.verify = e->cfg.tls_verify;
-	sc.ca_file = e->cfg.ca_file;
-	sc.user = e->cfg.smtp_user;
-	sc.password = password;
-	sc.helo = e->cfg.helo;
-	sc.connect_timeout = e->cfg.smtp_connect_timeout;
-	sc.timeout = e->cfg.smtp_timeout;
-	sc.pi_config = e->cfg.pi_config;
-	sc.pi_address = e->cfg.pi_address;
-	if (rm_transport_open(&t, e->cfg.transport, &sc, err)) {
-		/* nothing was attempted: put the claimed messages back */
-		rm_outbox_recover(e->ob, err);
-		rm_outbox_msgs_free(msgs, n);
-		free(password);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		struct rm_outbox_msg *m = &msgs[i];
-		struct rm_rcpt_result *res = rm_xcalloc(m->nrcpts + 1, sizeof(*res));
-		char error[1024];
-		long long shift = m->attempts < 16 ? m->attempts : 16;
-		time_t retry = now + (time_t)((long long)e->cfg.backoff << shift);
-		bool give_up = now - m->created_at >= e->cfg.max_age;
-		size_t k, pending = 0;
-
-		if (retry - now > 86400)
-			retry = now + 86400;
-		{
-			const char *list = capped_list(e, m, now, err);
-
-			if (list) {
-				char why[300];
-
-				snprintf(why, sizeof(why), "daily cap of %s reached; waiting", list);
-				if (verbose)
-					fprintf(stderr, "robotmail: %s: %s\n", m->message_id, why);
-				rm_outbox_defer(e->ob, m->id, now + 3600, why, err);
-				free(res);
-				continue;
-			}
-		}
-		rm_transport_send(t, m->mail_from, m->rcpts, m->nrcpts, m->bytes, m->len, res, error,
-				  sizeof(error));
-		for (k = 0; k < m->nrcpts; k++) {
-			if (res[k].code >= 500 && verbose)
-				fprintf(stderr, "robotmail: %s: <%s> refused: %s\n", m->message_id,
-					res[k].rcpt, res[k].text ? res[k].text : "");
-			pending += res[k].code < 200 || (res[k].code >= 400 && res[k].code < 500);
-		}
-		if (pending && !retried)
-			defer_reason(why_first, sizeof(why_first), error, res, m->nrcpts);
-		if (rm_outbox_record(e->ob, m->id, res, m->nrcpts, error[0] ? error : NULL, now, retry,
-				     give_up, err)) {
-			free(res);
-			rc = -1;
-			break;
-		}
-		free(res);
-		if (!pending) {
-			st->sent++;
-			if (verbose)
-				fprintf(stderr, "robotmail: sent %s via %s\n", m->message_id,
-					rm_transport_spec(t));
-		} else if (give_up) {
-			st->failed_msgs++;
-			fprintf(stderr, "robotmail: %s: failed after %d attempts: %s\n", m->message_id,
-				m->attempts + 1, error[0] ? error : "recipients kept deferring");
-		} else {
-			st->retried++;
-			rc = rc ? rc : 75;
-			if (!retried++)
-				retry_first = retry; /* the first stands for the run's log line */
-			if (verbose)
-				fprintf(stderr, "robotmail: %s: %zu recipient(s) deferred: %s\n",
-					m->message_id, pending, error[0] ? error : "4xx reply");
-		}
-	}
-	if (retried)
-		fprintf(stderr,
-			"robotmail: delivery via %s: %d message(s) deferred, next attempt in %lld s: %s\n",
-			rm_transport_spec(t), retried, (long long)(retry_first - now), why_first);
-	rm_transport_free(t);
-	rm_outbox_msgs_free(msgs, n);
-	if (password) {
-		memset(password, 0, strlen(password));
-		free(password);
-	}
-	return rc;
+	if (level == RM_SCHEDULE_INFO && !*verbose)
+		return;
+	fprintf(stderr, "robotmail: %s%s\n", level == RM_SCHEDULE_ERROR ? "error: " : "", text);
 }
 
 /* One chunk of a run: read and report the archives at paths[0..npaths),
@@ -1299,7 +1081,7 @@ static int queue_chunk(struct env *e, char **paths, size_t npaths, bool once, co
 		struct rm_report *r = &b->reports[i];
 		size_t ai = b->report_archive[i];
 		struct rm_recipients rcp;
-		struct rm_outbox_msg m;
+		struct rm_store_msg m;
 		struct rm_error me;
 		char *bytes = NULL;
 		size_t len = 0, k;
@@ -1308,7 +1090,7 @@ static int queue_chunk(struct env *e, char **paths, size_t npaths, bool once, co
 
 		st->reports++;
 		r->date_sent = now;
-		if (rm_outbox_report_seen(e->ob, r->dedupe_key ? r->dedupe_key : "", &seen, err))
+		if (rm_store_report_seen(e->ob, r->dedupe_key ? r->dedupe_key : "", &seen, err))
 			goto out;
 		if (seen) {
 			st->duplicates++;
@@ -1351,9 +1133,9 @@ static int queue_chunk(struct env *e, char **paths, size_t npaths, bool once, co
 			m.rcpts[m.nrcpts++] = rcp.cc[k].addr;
 		m.bytes = bytes;
 		m.len = len;
-		m.state = report_held(&e->cfg, r->tree_name, m.rcpts, m.nrcpts) ? RM_MSG_HELD :
-										  RM_MSG_QUEUED;
-		q = rm_outbox_enqueue(e->ob, &m, now, err);
+		m.state = rm_schedule_held(&e->cfg, r->tree_name, m.rcpts, m.nrcpts) ? RM_STORE_HELD :
+										       RM_STORE_QUEUED;
+		q = rm_store_enqueue(e->ob, &m, now, err);
 		free(m.rcpts);
 		free(bytes);
 		rm_recipients_free(&rcp);
@@ -1364,12 +1146,12 @@ static int queue_chunk(struct env *e, char **paths, size_t npaths, bool once, co
 			continue;
 		}
 		st->queued++;
-		if (m.state == RM_MSG_HELD)
+		if (m.state == RM_STORE_HELD)
 			st->held++;
 		write_materials(materials, &b->archives[ai], r, verbose);
 		if (verbose)
 			fprintf(stderr, "robotmail: queued %s%s: %s\n", r->message_id,
-				m.state == RM_MSG_HELD ? " (held)" : "", r->subject);
+				m.state == RM_STORE_HELD ? " (held)" : "", r->subject);
 	}
 	for (i = 0; i < b->narchives; i++)
 		st->bad_archives += errors[i]; /* exit 1: a report could not be made */
@@ -1482,16 +1264,16 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		return 0;
 	}
 	free(lockpath);
-	if (rm_outbox_open(&e.ob, e.cfg.state_db, RM_OUTBOX_READWRITE, err)) {
+	if (rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READWRITE, err)) {
 		close(lockfd);
 		env_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
-	env_wire_cache(&e, true);
+	env_wire_cache(&e);
 	{
-		int back = rm_outbox_recover(e.ob, err);
+		int back;
 
-		if (back < 0)
+		if (rm_store_recover(e.ob, &back, err))
 			goto out_err;
 		if (back > 0)
 			fprintf(stderr, "robotmail: %d message(s) of an interrupted run queued again\n", back);
@@ -1507,13 +1289,22 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		if (queue_chunk(&e, paths + i, npaths - i < RUN_CHUNK ? npaths - i : RUN_CHUNK,
 				once != NULL, to, materials, now, verbose, &st, err))
 			goto out_err;
-	rc = deliver_due(&e, now, verbose, &st, err);
-	if (rc < 0)
-		goto out_err;
+	{
+		struct rm_schedule_log slog = { schedule_log, &verbose };
+		struct rm_schedule_counts sc;
+
+		memset(&sc, 0, sizeof(sc));
+		if (rm_schedule_deliver(e.ob, &e.cfg, now, &slog, &sc, err))
+			goto out_err;
+		st.sent += sc.sent;
+		st.retried += sc.retried;
+		st.failed_msgs += sc.failed;
+		rc = sc.retried ? 75 : 0;
+	}
 	if (st.deferred && !rc)
 		rc = 75;
-	if (st.bad_archives)
-		rc = 1;
+	if (st.bad_archives || st.failed_msgs)
+		rc = 1; /* a bad archive, or a message no server accepted */
 	if (verbose)
 		fprintf(stderr,
 			"robotmail: %d archive(s), %d report(s): %d queued (%d held), %d already reported,"
@@ -1537,9 +1328,11 @@ out_err:
 
 int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 {
-	const char *config = NULL;
+	const char *config = NULL, *which = NULL;
+	enum rm_schedule_queue_cmd cmd;
+	struct rm_sb out = RM_SB_INIT;
 	struct env e;
-	int i = 1, rc = 0;
+	int i = 1, rc;
 
 	if (i + 1 < argc && (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config"))) {
 		config = argv[i + 1];
@@ -1547,63 +1340,22 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 	}
 	if (i >= argc)
 		return rm_error_set(err, RM_ERR_USAGE, "queue: expected list, show ID, retry ID, drop ID, hold ID or release ID"), 2;
+	if (rm_schedule_queue_cmd_parse(argv[i], &cmd) ||
+	    (rm_schedule_queue_cmd_needs_id(cmd) && i + 1 >= argc))
+		return rm_error_set(err, RM_ERR_USAGE, "queue: unknown action '%s'", argv[i]), 2;
+	if (rm_schedule_queue_cmd_needs_id(cmd))
+		which = argv[i + 1];
 	if (env_open(&e, config, NULL, NULL, false, false, err) ||
-	    rm_outbox_open(&e.ob, e.cfg.state_db, RM_OUTBOX_READWRITE, err)) {
+	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READWRITE, err)) {
 		env_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
-	if (!strcmp(argv[i], "list")) {
-		struct rm_outbox_msg *v;
-		size_t n;
-
-		if (rm_outbox_list(e.ob, &v, &n, err)) {
-			rc = rm_error_exit_code(err->kind);
-		} else {
-			for (size_t k = 0; k < n; k++)
-				printf("%lld\t%s\t%d\t<%s>\t%s%s%s\n", v[k].id, rm_msg_state_name(v[k].state),
-				       v[k].attempts, v[k].message_id, v[k].subject ? v[k].subject : "",
-				       v[k].last_error ? "\t" : "", v[k].last_error ? v[k].last_error : "");
-			rm_outbox_msgs_free(v, n);
-		}
-	} else if (!strcmp(argv[i], "show") && i + 1 < argc) {
-		struct rm_outbox_msg m;
-		int found = rm_outbox_get(e.ob, argv[i + 1], &m, err);
-
-		if (found < 0) {
-			rc = rm_error_exit_code(err->kind);
-		} else if (!found) {
-			rm_error_set(err, RM_ERR_USAGE, "queue: no message '%s'", argv[i + 1]);
-			rc = 1;
-		} else {
-			size_t k;
-
-			printf("id: %lld\nstate: %s\nattempts: %d\n", m.id, rm_msg_state_name(m.state), m.attempts);
-			for (k = 0; k < m.nrcpts; k++)
-				printf("pending: %s\n", m.rcpts[k]);
-			if (m.last_error)
-				printf("last-error: %s\n", m.last_error);
-			printf("\n");
-			m.len = rm_crlf_to_lf(m.bytes, m.len);
-			fwrite(m.bytes, 1, m.len, stdout);
-			rm_outbox_msg_free(&m);
-		}
-	} else if (i + 1 < argc && (!strcmp(argv[i], "retry") || !strcmp(argv[i], "drop") ||
-				    !strcmp(argv[i], "hold") || !strcmp(argv[i], "release"))) {
-		int changed = rm_outbox_set_state(e.ob, argv[i + 1], argv[i], time(NULL), err);
-
-		if (changed < 0) {
-			rc = rm_error_exit_code(err->kind);
-		} else if (!changed) {
-			rm_error_set(err, RM_ERR_USAGE, "queue %s: no message '%s' in a state that allows it",
-				     argv[i], argv[i + 1]);
-			rc = 1;
-		}
-	} else {
-		rm_error_set(err, RM_ERR_USAGE, "queue: unknown action '%s'", argv[i]);
-		rc = 2;
-	}
+	rm_sb_init(&out);
+	rc = rm_schedule_queue(e.ob, cmd, which, time(NULL), &out, err);
+	fwrite(out.buf, 1, out.len, stdout);
+	rm_sb_release(&out);
 	env_close(&e);
-	return rc;
+	return rc < 0 ? rm_error_exit_code(err->kind) : rc;
 }
 
 /* ================================================================ check-config */

@@ -15,13 +15,13 @@
  * File transports accept every recipient at once (code 250); they write
  * LF line ends, as mail readers expect of local files.
  *
- * Must not: decide what is due or record results (the caller and outbox.c do).
+ * Must not: decide what is due or record results (schedule.c and the store do).
  */
 #ifndef RM_DELIVER_H
 #define RM_DELIVER_H
 
 #include "error.h"
-#include "outbox.h"
+#include "store.h"
 #include "smtp.h"
 
 struct rm_transport;

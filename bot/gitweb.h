@@ -79,7 +79,7 @@ enum rm_gitweb_status {
 	RM_GITWEB_FAILED,   /* transient: timeouts, 5xx, rate limits; retry later */
 };
 
-/* The cache, as an interface (outbox.c provides one; tests may fake it). */
+/* The cache, as an interface (rm_store_commit_cache() provides one; tests may fake it). */
 struct rm_commit_cache {
 	void *ctx;
 	/* 1 hit, 0 miss, -1 error */

@@ -8,7 +8,7 @@
  * many messages, and the result of each recipient (RCPT replies are read
  * from libcurl's protocol trace; libcurl has no API for them).
  *
- * Must not: mark anything sent (it reports; outbox.c records), know about
+ * Must not: mark anything sent (it reports; schedule.c records through store.h), know about
  * reports.  Chosen over libetpan's mailsmtp because libetpan's STARTTLS does
  * not verify certificates (shared/notes/deps-and-peers.md).
  */
@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #include "error.h"
-#include "outbox.h"
+#include "store.h"
 
 struct rm_smtp_cfg {
 	const char *url;       /* smtp://host:port or smtps://host:port */

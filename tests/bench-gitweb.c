@@ -24,30 +24,8 @@
 #include "config.h"
 #include "error.h"
 #include "gitweb.h"
-#include "outbox.h"
+#include "store.h"
 #include "strbuf.h"
-
-/* the commit cache over the state database, as in bot/cli.c */
-struct cache_ctx {
-	struct rm_outbox *ob;
-	long miss_ttl;
-};
-
-static int cache_get(void *ctx, const char *tree, const char *sha, char **json, bool *found)
-{
-	struct cache_ctx *c = ctx;
-	struct rm_error e;
-
-	return rm_outbox_cache_get(c->ob, tree, sha, time(NULL), json, found, &e);
-}
-
-static int cache_put(void *ctx, const char *tree, const char *sha, bool found, const char *json)
-{
-	struct cache_ctx *c = ctx;
-	struct rm_error e;
-
-	return rm_outbox_cache_put(c->ob, tree, sha, found, json, time(NULL), c->miss_ttl, &e);
-}
 
 static double now_s(void)
 {
@@ -62,8 +40,7 @@ int main(int argc, char **argv)
 	struct rm_config cfg;
 	struct rm_error err;
 	const struct rm_tree_cfg *tree;
-	struct rm_outbox *ob = NULL;
-	struct cache_ctx cctx;
+	struct rm_store *ob = NULL;
 	struct rm_commit_cache cache;
 	struct rm_gitweb_opts o;
 	struct rm_gitweb_req *reqs;
@@ -107,15 +84,11 @@ int main(int argc, char **argv)
 		shas[n++] = rm_xstrndup(line, l);
 	}
 	fclose(f);
-	if (rm_outbox_open(&ob, cfg.state_db, RM_OUTBOX_READWRITE, &err)) {
+	if (rm_store_open(&ob, cfg.state_db, RM_STORE_READWRITE, &err)) {
 		fprintf(stderr, "bench-gitweb: %s\n", err.msg);
 		return 2;
 	}
-	cctx.ob = ob;
-	cctx.miss_ttl = cfg.miss_ttl;
-	cache.ctx = &cctx;
-	cache.get = cache_get;
-	cache.put = cache_put;
+	rm_store_commit_cache(ob, cfg.miss_ttl, &cache); /* the cache robotmail uses */
 	rm_gitweb_opts_from_config(&o, &cfg);
 
 	reqs = rm_xcalloc(n ? n : 1, sizeof(*reqs));
@@ -166,7 +139,7 @@ int main(int argc, char **argv)
 	}
 	free(reqs);
 	free(shas);
-	rm_outbox_close(ob);
+	rm_store_close(ob);
 	rm_config_free(&cfg);
 	return found == n && !wrong ? 0 : 1;
 }

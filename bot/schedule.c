@@ -1,0 +1,411 @@
+/* schedule.c - see schedule.h. */
+#include "schedule.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "deliver.h"
+#include "fileutil.h"
+#include "message.h" /* rm_crlf_to_lf */
+
+static void logf_(const struct rm_schedule_log *log, enum rm_schedule_level level,
+		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void logf_(const struct rm_schedule_log *log, enum rm_schedule_level level,
+		  const char *fmt, ...)
+{
+	char text[2048];
+	va_list ap;
+
+	if (!log || !log->line)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	log->line(log->ctx, level, text);
+}
+
+bool rm_schedule_held(const struct rm_config *cfg, const char *tree, char *const *rcpts,
+		      size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < cfg->hold.n; i++) {
+		if (tree && !strcmp(cfg->hold.v[i], tree))
+			return true;
+		for (k = 0; k < n; k++)
+			if (!strcasecmp(cfg->hold.v[i], rcpts[k]))
+				return true;
+	}
+	return false;
+}
+
+/* The first capped list among the recipients whose daily cap is reached,
+ * into *list (NULL: none).  -1 when the store could not count: a cap that
+ * cannot be checked does not bind silently. */
+static int capped_list(struct rm_store *st, const struct rm_config *cfg,
+		       const struct rm_store_msg *m, time_t now, const char **list,
+		       struct rm_error *err)
+{
+	size_t i, k;
+
+	*list = NULL;
+	for (i = 0; i < cfg->cap_lists.n; i++)
+		for (k = 0; k < m->nrcpts; k++) {
+			long n;
+
+			if (strcasecmp(cfg->cap_lists.v[i], m->rcpts[k]))
+				continue;
+			if (rm_store_rcpt_count_since(st, m->rcpts[k], now - 86400, &n, err))
+				return -1;
+			if (n >= cfg->cap_values[i]) {
+				*list = cfg->cap_lists.v[i];
+				return 0;
+			}
+		}
+	return 0;
+}
+
+/* Why a message waits, for the log: the server's first 4xx reply to a
+ * RCPT (its text starts with that code), else the session's error (a
+ * refused connection, a 4xx at the greeting or after DATA). */
+static void defer_reason(char *buf, size_t n, const char *error, const struct rm_rcpt_result *res,
+			 size_t nrcpts)
+{
+	size_t k;
+
+	for (k = 0; k < nrcpts; k++) {
+		char code[8];
+
+		snprintf(code, sizeof(code), "%d", res[k].code);
+		if (res[k].code >= 400 && res[k].code < 500 && res[k].text &&
+		    !strncmp(res[k].text, code, 3)) {
+			snprintf(buf, n, "<%s>: %s", res[k].rcpt, res[k].text);
+			return;
+		}
+	}
+	snprintf(buf, n, "%s", error[0] ? error : "no reply from the server");
+}
+
+/* Why no server accepted a message: the session's error, else the first
+ * refusal with its recipient. */
+static void fail_reason(char *buf, size_t n, const char *error, const struct rm_rcpt_result *res,
+			size_t nrcpts)
+{
+	size_t k;
+
+	if (error[0]) {
+		snprintf(buf, n, "%s", error);
+		return;
+	}
+	for (k = 0; k < nrcpts; k++)
+		if (res[k].code >= 500) {
+			snprintf(buf, n, "<%s> refused: %s", res[k].rcpt, res[k].text ? res[k].text : "");
+			return;
+		}
+	snprintf(buf, n, "recipients kept deferring");
+}
+
+/* The SMTP password from delivery.password_env or delivery.password_file
+ * (first line), malloc'd; NULL when neither is set or readable (the server
+ * then refuses AUTH, which the run reports). */
+static char *read_secret(const struct rm_config *cfg)
+{
+	if (cfg->password_env && getenv(cfg->password_env))
+		return rm_xstrdup(getenv(cfg->password_env));
+	if (cfg->password_file) {
+		char *buf;
+		size_t len;
+		struct rm_error e;
+
+		if (!rm_read_file(cfg->password_file, 4096, &buf, &len, &e)) {
+			buf[strcspn(buf, "\r\n")] = '\0';
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static int open_transport(const struct rm_config *cfg, struct rm_transport **t, char **password,
+			  struct rm_error *err)
+{
+	struct rm_smtp_cfg sc;
+
+	*password = read_secret(cfg);
+	memset(&sc, 0, sizeof(sc));
+	sc.starttls = cfg->starttls;
+	sc.verify = cfg->tls_verify;
+	sc.ca_file = cfg->ca_file;
+	sc.user = cfg->smtp_user;
+	sc.password = *password;
+	sc.helo = cfg->helo;
+	sc.connect_timeout = cfg->smtp_connect_timeout;
+	sc.timeout = cfg->smtp_timeout;
+	sc.pi_config = cfg->pi_config;
+	sc.pi_address = cfg->pi_address;
+	return rm_transport_open(t, cfg->transport, &sc, err);
+}
+
+static void forget_secret(char *password)
+{
+	if (password) {
+		memset(password, 0, strlen(password));
+		free(password);
+	}
+}
+
+/* How many messages may go now: delivery.batch, less what the hourly cap
+ * still allows.  0 when the cap is reached. */
+static int delivery_limit(struct rm_store *st, const struct rm_config *cfg, time_t now,
+			  const struct rm_schedule_log *log, size_t *limit, struct rm_error *err)
+{
+	long sent;
+
+	*limit = (size_t)cfg->batch;
+	if (!cfg->hourly_cap)
+		return 0;
+	if (rm_store_sent_since(st, now - 3600, &sent, err))
+		return -1;
+	if (sent >= cfg->hourly_cap) {
+		logf_(log, RM_SCHEDULE_INFO, "hourly cap of %ld reached; the rest waits", cfg->hourly_cap);
+		*limit = 0;
+	} else if ((size_t)(cfg->hourly_cap - sent) < *limit) {
+		*limit = (size_t)(cfg->hourly_cap - sent);
+	}
+	return 0;
+}
+
+int rm_schedule_deliver(struct rm_store *st, const struct rm_config *cfg, time_t now,
+			const struct rm_schedule_log *log, struct rm_schedule_counts *c,
+			struct rm_error *err)
+{
+	struct rm_transport *t = NULL;
+	struct rm_store_msg *msgs = NULL;
+	size_t n = 0, i, limit;
+	char *password = NULL, why_first[1100] = "";
+	int rc = 0, retried = 0;
+	time_t retry_first = 0;
+
+	if (cfg->emergency_stop && !access(cfg->emergency_stop, F_OK)) {
+		logf_(log, RM_SCHEDULE_WARNING, "emergency stop '%s' is present: nothing is delivered",
+		      cfg->emergency_stop);
+		c->stopped = true;
+		return 0;
+	}
+	if (delivery_limit(st, cfg, now, log, &limit, err))
+		return -1;
+	if (!limit)
+		return 0;
+	if (rm_store_claim_due(st, now, limit, &msgs, &n, err))
+		return -1;
+	if (!n)
+		return 0;
+	if (rm_store_set_durability(st, RM_STORE_FAST, err) || open_transport(cfg, &t, &password, err)) {
+		/* nothing was attempted: put the claimed messages back */
+		struct rm_error re;
+		int back;
+
+		rm_store_recover(st, &back, &re);
+		rm_store_msgs_free(msgs, n);
+		forget_secret(password);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct rm_store_msg *m = &msgs[i];
+		struct rm_rcpt_result *res = rm_xcalloc(m->nrcpts + 1, sizeof(*res));
+		char error[1024], why[1100];
+		long long shift = m->attempts < 16 ? m->attempts : 16;
+		time_t retry = now + (time_t)((long long)cfg->backoff << shift);
+		bool give_up = now - m->created_at >= cfg->max_age;
+		enum rm_store_state state;
+		const char *list;
+		size_t k, pending = 0;
+
+		if (retry - now > 86400)
+			retry = now + 86400;
+		if (capped_list(st, cfg, m, now, &list, err)) {
+			free(res);
+			rc = -1;
+			break;
+		}
+		if (list) {
+			snprintf(why, sizeof(why), "daily cap of %s reached; waiting", list);
+			logf_(log, RM_SCHEDULE_INFO, "%s: %s", m->message_id, why);
+			free(res);
+			if (rm_store_defer(st, m->id, now + 3600, why, err)) {
+				rc = -1;
+				break;
+			}
+			c->capped++;
+			continue;
+		}
+		rm_transport_send(t, m->mail_from, m->rcpts, m->nrcpts, m->bytes, m->len, res, error,
+				  sizeof(error));
+		for (k = 0; k < m->nrcpts; k++) {
+			if (res[k].code >= 500)
+				logf_(log, RM_SCHEDULE_INFO, "%s: <%s> refused: %s", m->message_id,
+				      res[k].rcpt, res[k].text ? res[k].text : "");
+			pending += res[k].code < 200 || (res[k].code >= 400 && res[k].code < 500);
+		}
+		if (rm_store_record(st, m->id, res, m->nrcpts, error[0] ? error : NULL, now, retry,
+				    give_up, &state, err)) {
+			free(res);
+			rc = -1;
+			break;
+		}
+		switch (state) {
+		case RM_STORE_SENT:
+			c->sent++;
+			if (pending)
+				logf_(log, RM_SCHEDULE_WARNING,
+				      "%s: sent, but %zu recipient(s) given up after %d attempts: %s",
+				      m->message_id, pending, m->attempts + 1,
+				      error[0] ? error : "recipients kept deferring");
+			else
+				logf_(log, RM_SCHEDULE_INFO, "sent %s via %s", m->message_id,
+				      rm_transport_spec(t));
+			break;
+		case RM_STORE_QUEUED:
+			c->retried++;
+			if (!retried++) {
+				/* the first stands for the run's log line */
+				retry_first = retry;
+				defer_reason(why_first, sizeof(why_first), error, res, m->nrcpts);
+			}
+			logf_(log, RM_SCHEDULE_INFO, "%s: %zu recipient(s) deferred: %s", m->message_id,
+			      pending, error[0] ? error : "4xx reply");
+			break;
+		default:
+			/* no server accepted it: never "sent" (`queue retry` sends it again) */
+			c->failed++;
+			fail_reason(why, sizeof(why), error, res, m->nrcpts);
+			if (pending)
+				logf_(log, RM_SCHEDULE_ERROR, "%s: failed after %d attempts: %s",
+				      m->message_id, m->attempts + 1, why);
+			else
+				logf_(log, RM_SCHEDULE_ERROR,
+				      "%s: failed: no recipient was accepted via %s: %s", m->message_id,
+				      rm_transport_spec(t), why);
+			break;
+		}
+		free(res);
+	}
+	if (i < n) {
+		/* the store failed mid-way: the claimed rest goes back to the queue */
+		struct rm_error re;
+		int back;
+
+		rm_store_recover(st, &back, &re);
+	}
+	if (retried)
+		logf_(log, RM_SCHEDULE_WARNING,
+		      "delivery via %s: %d message(s) deferred, next attempt in %lld s: %s",
+		      rm_transport_spec(t), retried, (long long)(retry_first - now), why_first);
+	rm_transport_free(t);
+	rm_store_msgs_free(msgs, n);
+	forget_secret(password);
+	return rc;
+}
+
+/* ================================================================ the queue */
+
+static const struct {
+	const char *name;
+	enum rm_schedule_queue_cmd cmd;
+	enum rm_store_action action;
+} queue_cmds[] = {
+	{ "list", RM_QUEUE_LIST, RM_STORE_RETRY },
+	{ "show", RM_QUEUE_SHOW, RM_STORE_RETRY },
+	{ "retry", RM_QUEUE_RETRY, RM_STORE_RETRY },
+	{ "drop", RM_QUEUE_DROP, RM_STORE_DROP },
+	{ "hold", RM_QUEUE_HOLD, RM_STORE_HOLD },
+	{ "release", RM_QUEUE_RELEASE, RM_STORE_RELEASE },
+};
+
+int rm_schedule_queue_cmd_parse(const char *name, enum rm_schedule_queue_cmd *cmd)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(queue_cmds) / sizeof(queue_cmds[0]); i++)
+		if (!strcmp(queue_cmds[i].name, name)) {
+			*cmd = queue_cmds[i].cmd;
+			return 0;
+		}
+	return -1;
+}
+
+bool rm_schedule_queue_cmd_needs_id(enum rm_schedule_queue_cmd cmd)
+{
+	return cmd != RM_QUEUE_LIST;
+}
+
+static void queue_show(struct rm_sb *out, struct rm_store_msg *m)
+{
+	size_t k;
+
+	rm_sb_addf(out, "id: %lld\nstate: %s\nattempts: %d\n", m->id, rm_store_state_name(m->state),
+		   m->attempts);
+	/* a failed message keeps the recipients no server accepted, for retry */
+	for (k = 0; k < m->nrcpts; k++)
+		rm_sb_addf(out, "%s: %s\n", m->state == RM_STORE_FAILED ? "not-accepted" : "pending",
+			   m->rcpts[k]);
+	if (m->last_error)
+		rm_sb_addf(out, "last-error: %s\n", m->last_error);
+	rm_sb_addc(out, '\n');
+	m->len = rm_crlf_to_lf(m->bytes, m->len);
+	rm_sb_add(out, m->bytes, m->len);
+}
+
+int rm_schedule_queue(struct rm_store *st, enum rm_schedule_queue_cmd cmd, const char *which,
+		      time_t now, struct rm_sb *out, struct rm_error *err)
+{
+	size_t i;
+
+	if (cmd == RM_QUEUE_LIST) {
+		struct rm_store_msg *v;
+		size_t n;
+
+		if (rm_store_list(st, &v, &n, err))
+			return -1;
+		for (i = 0; i < n; i++)
+			rm_sb_addf(out, "%lld\t%s\t%d\t<%s>\t%s%s%s\n", v[i].id,
+				   rm_store_state_name(v[i].state), v[i].attempts, v[i].message_id,
+				   v[i].subject ? v[i].subject : "", v[i].last_error ? "\t" : "",
+				   v[i].last_error ? v[i].last_error : "");
+		rm_store_msgs_free(v, n);
+		return 0;
+	}
+	if (cmd == RM_QUEUE_SHOW) {
+		struct rm_store_msg m;
+		int found = rm_store_get(st, which, &m, err);
+
+		if (found < 0)
+			return -1;
+		if (!found) {
+			rm_error_set(err, RM_ERR_USAGE, "queue: no message '%s'", which);
+			return 1;
+		}
+		queue_show(out, &m);
+		rm_store_msg_free(&m);
+		return 0;
+	}
+	for (i = 0; i < sizeof(queue_cmds) / sizeof(queue_cmds[0]); i++)
+		if (queue_cmds[i].cmd == cmd) {
+			int changed = rm_store_set_state(st, which, queue_cmds[i].action, now, err);
+
+			if (changed < 0)
+				return -1;
+			if (!changed) {
+				rm_error_set(err, RM_ERR_USAGE,
+					     "queue %s: no message '%s' in a state that allows it",
+					     queue_cmds[i].name, which);
+				return 1;
+			}
+			return 0;
+		}
+	return rm_error_set(err, RM_ERR_INTERNAL, "queue: unknown action %d", (int)cmd);
+}

@@ -1,0 +1,90 @@
+/*
+ * schedule.h - delivery policy: what goes out when, and what the queue says.
+ *
+ * Owns: the decisions between a queued message and a transport (OpenSMTPD's
+ * scheduler to store.h's queue): the emergency stop, the hourly cap and the
+ * per-list daily caps, holds (which new messages wait for an operator),
+ * claiming due messages, backoff, giving up after max_age, turning each
+ * attempt's per-recipient results into the message's state (sent when a
+ * server accepted it for at least one recipient; failed when none did), and
+ * the operator's queue actions (list, show, retry, drop, hold, release).
+ *
+ * Must not: build messages, print (it hands log lines to the caller's
+ * callback and counts to the caller; errors go up as rm_error), or touch the
+ * store's tables other than through store.h.
+ */
+#ifndef RM_SCHEDULE_H
+#define RM_SCHEDULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "config.h"
+#include "error.h"
+#include "store.h"
+#include "strbuf.h"
+
+/* A log line's weight: the caller decides what reaches stderr (today:
+ * errors and warnings always, info only with -v). */
+enum rm_schedule_level {
+	RM_SCHEDULE_ERROR,   /* a message no server accepted */
+	RM_SCHEDULE_WARNING, /* nothing delivered on purpose (the emergency stop), deferrals */
+	RM_SCHEDULE_INFO,    /* one line per action (sent, capped, refused recipient) */
+};
+
+struct rm_schedule_log {
+	/* one line, no trailing newline; may be NULL (silent) */
+	void (*line)(void *ctx, enum rm_schedule_level level, const char *text);
+	void *ctx;
+};
+
+/* What a delivery pass did, message by message. */
+struct rm_schedule_counts {
+	int sent;    /* accepted for at least one recipient, nothing left pending */
+	int retried; /* queued again after a temporary failure (a later run retries) */
+	int failed;  /* no server accepted it (all refused, or given up) */
+	int capped;  /* put back because a daily cap was reached */
+	bool stopped;/* the emergency stop was present: nothing was attempted */
+};
+
+/* Is a new message for `tree` to these recipients held (the tree or one of
+ * the recipients is on delivery.hold)? */
+bool rm_schedule_held(const struct rm_config *cfg, const char *tree, char *const *rcpts,
+		      size_t n);
+
+/* One delivery pass over the store at `now`: unless the emergency stop is
+ * present or the hourly cap is reached, claim up to delivery.batch due
+ * messages, put back those to a list whose daily cap is reached, open the
+ * configured transport once and send each, and record every result.  Adds
+ * to *c.  Returns 0, or -1 with *err set when the store failed or the
+ * transport could not be opened (claimed messages are put back).  A caller
+ * maps c->failed to exit 1 and c->retried to 75. */
+int rm_schedule_deliver(struct rm_store *st, const struct rm_config *cfg, time_t now,
+			const struct rm_schedule_log *log, struct rm_schedule_counts *c,
+			struct rm_error *err);
+
+/* ---- the operator's queue */
+
+enum rm_schedule_queue_cmd {
+	RM_QUEUE_LIST,    /* every message: id, state, attempts, <Message-ID>, subject, last error */
+	RM_QUEUE_SHOW,    /* one message: its state, its recipients and its bytes (LF) */
+	RM_QUEUE_RETRY,   /* queued, held or failed (with recipients) -> due now */
+	RM_QUEUE_DROP,    /* -> failed, "dropped by the operator" */
+	RM_QUEUE_HOLD,    /* queued -> held */
+	RM_QUEUE_RELEASE, /* held -> queued, due now */
+};
+
+/* Parse an action's name ("list", "retry", ...): 0, or -1 for an unknown one. */
+int rm_schedule_queue_cmd_parse(const char *name, enum rm_schedule_queue_cmd *cmd);
+/* Does the action take a message (ID or Message-ID)? */
+bool rm_schedule_queue_cmd_needs_id(enum rm_schedule_queue_cmd cmd);
+
+/* Run a queue action on message `which` (NULL for list); what it prints
+ * goes to `out` (the caller writes it).  Returns 0; 1 with *err set
+ * (RM_ERR_USAGE) when no such message is in a state the action applies to
+ * (the command exits 1); -1 with *err set when the store failed. */
+int rm_schedule_queue(struct rm_store *st, enum rm_schedule_queue_cmd cmd, const char *which,
+		      time_t now, struct rm_sb *out, struct rm_error *err);
+
+#endif

@@ -1,0 +1,245 @@
+/* store.c - see store.h: the backend choice, the dispatch, and what every
+ * backend shares (message structs, the commit-cache callbacks). */
+#include "store.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gitweb.h"
+
+int rm_store_open(struct rm_store **st, const char *location, enum rm_store_mode mode,
+		  struct rm_error *err)
+{
+	*st = NULL;
+	if (!location || !*location)
+		return rm_error_set(err, RM_ERR_CONFIG, "paths.state_db: no state store is configured");
+	if (!strncmp(location, "postgresql://", 13) || !strncmp(location, "postgres://", 11))
+		return rm_error_set(err, RM_ERR_CONFIG,
+				    "state store '%.40s...': this robotmail has no PostgreSQL backend",
+				    location);
+	return rm_store_sqlite_open(st, location, mode, err);
+}
+
+void rm_store_close(struct rm_store *st)
+{
+	if (st)
+		st->ops->close(st);
+}
+
+const char *rm_store_backend(const struct rm_store *st)
+{
+	return st ? st->ops->name : "none";
+}
+
+/* A write to a store that is read-only or missing: a caller's bug. */
+static int refuse_write(const struct rm_store *st, const char *what, struct rm_error *err)
+{
+	return rm_error_set(err, RM_ERR_INTERNAL, "state store: %s on a %s store", what,
+			    st ? "read-only" : "missing");
+}
+
+int rm_store_schema_version(struct rm_store *st, int *version, struct rm_error *err)
+{
+	*version = 0;
+	return st ? st->ops->schema_version(st, version, err) : 0;
+}
+
+int rm_store_set_durability(struct rm_store *st, enum rm_store_durability d,
+			    struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "setting durability", err);
+	return st->ops->set_durability(st, d, err);
+}
+
+int rm_store_cache_get(struct rm_store *st, const char *tree, const char *sha, time_t now,
+		       char **json, bool *found, struct rm_error *err)
+{
+	*json = NULL;
+	*found = false;
+	return st ? st->ops->cache_get(st, tree, sha, now, json, found, err) : 0;
+}
+
+int rm_store_cache_put(struct rm_store *st, const char *tree, const char *sha, bool found,
+		       const char *json, time_t now, long ttl, struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "writing the commit cache", err);
+	return st->ops->cache_put(st, tree, sha, found, json, now, ttl, err);
+}
+
+/* gitweb's cache callbacks.  The interface has no error channel beyond -1:
+ * gitweb treats a failed get as a miss and fetches, and a failed put costs
+ * only a later refetch, so the detail is not kept. */
+static int cache_cb_get(void *ctx, const char *tree, const char *sha, char **json, bool *found)
+{
+	struct rm_error e;
+
+	return rm_store_cache_get(ctx, tree, sha, time(NULL), json, found, &e);
+}
+
+static int cache_cb_put(void *ctx, const char *tree, const char *sha, bool found,
+			const char *json)
+{
+	struct rm_store *st = ctx;
+	struct rm_error e;
+
+	return rm_store_cache_put(st, tree, sha, found, json, time(NULL), st->cache_miss_ttl, &e);
+}
+
+void rm_store_commit_cache(struct rm_store *st, long miss_ttl, struct rm_commit_cache *cache)
+{
+	memset(cache, 0, sizeof(*cache));
+	if (!st)
+		return;
+	st->cache_miss_ttl = miss_ttl;
+	cache->ctx = st;
+	cache->get = cache_cb_get;
+	cache->put = st->readonly ? NULL : cache_cb_put;
+}
+
+void rm_store_msg_free(struct rm_store_msg *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	free(m->thread_key);
+	free(m->refs);
+	free(m->message_id);
+	free(m->dedupe_key);
+	free(m->tree);
+	free(m->subject);
+	free(m->mail_from);
+	for (i = 0; i < m->nrcpts; i++)
+		free(m->rcpts[i]);
+	free(m->rcpts);
+	free(m->bytes);
+	free(m->last_error);
+	memset(m, 0, sizeof(*m));
+}
+
+void rm_store_msgs_free(struct rm_store_msg *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		rm_store_msg_free(&v[i]);
+	free(v);
+}
+
+const char *rm_store_state_name(enum rm_store_state s)
+{
+	switch (s) {
+	case RM_STORE_HELD:
+		return "held";
+	case RM_STORE_QUEUED:
+		return "queued";
+	case RM_STORE_SENDING:
+		return "sending";
+	case RM_STORE_SENT:
+		return "sent";
+	case RM_STORE_FAILED:
+		return "failed";
+	}
+	return "?";
+}
+
+int rm_store_thread_first(struct rm_store *st, const char *thread_key, char **message_id,
+			  char **subject, char **refs, struct rm_error *err)
+{
+	*message_id = *subject = *refs = NULL;
+	if (!st || !thread_key)
+		return 0;
+	return st->ops->thread_first(st, thread_key, message_id, subject, refs, err);
+}
+
+int rm_store_report_seen(struct rm_store *st, const char *dedupe_key, bool *seen,
+			 struct rm_error *err)
+{
+	*seen = false;
+	return st ? st->ops->report_seen(st, dedupe_key, seen, err) : 0;
+}
+
+int rm_store_enqueue(struct rm_store *st, const struct rm_store_msg *m, time_t now,
+		     struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "queueing a message", err);
+	if (m->state != RM_STORE_QUEUED && m->state != RM_STORE_HELD)
+		return rm_error_set(err, RM_ERR_INTERNAL, "state store: a new message is %s",
+				    rm_store_state_name(m->state));
+	return st->ops->enqueue(st, m, now, err);
+}
+
+int rm_store_recover(struct rm_store *st, int *n, struct rm_error *err)
+{
+	*n = 0;
+	if (!st || st->readonly)
+		return refuse_write(st, "recovering messages", err);
+	return st->ops->recover(st, n, err);
+}
+
+int rm_store_claim_due(struct rm_store *st, time_t now, size_t limit, struct rm_store_msg **out,
+		       size_t *n, struct rm_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	if (!st || st->readonly)
+		return refuse_write(st, "claiming messages", err);
+	return st->ops->claim_due(st, now, limit, out, n, err);
+}
+
+int rm_store_record(struct rm_store *st, long long id, const struct rm_rcpt_result *res,
+		    size_t n, const char *error, time_t now, time_t retry_at, bool give_up,
+		    enum rm_store_state *state, struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "recording an attempt", err);
+	return st->ops->record(st, id, res, n, error, now, retry_at, give_up, state, err);
+}
+
+int rm_store_defer(struct rm_store *st, long long id, time_t until, const char *why,
+		   struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "deferring a message", err);
+	return st->ops->defer(st, id, until, why, err);
+}
+
+int rm_store_sent_since(struct rm_store *st, time_t since, long *count, struct rm_error *err)
+{
+	*count = 0;
+	return st ? st->ops->sent_since(st, since, count, err) : 0;
+}
+
+int rm_store_rcpt_count_since(struct rm_store *st, const char *rcpt, time_t since, long *count,
+			      struct rm_error *err)
+{
+	*count = 0;
+	return st ? st->ops->rcpt_count_since(st, rcpt, since, count, err) : 0;
+}
+
+int rm_store_list(struct rm_store *st, struct rm_store_msg **out, size_t *n,
+		  struct rm_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	return st ? st->ops->list(st, out, n, err) : 0;
+}
+
+int rm_store_get(struct rm_store *st, const char *which, struct rm_store_msg *m,
+		 struct rm_error *err)
+{
+	memset(m, 0, sizeof(*m));
+	return st ? st->ops->get(st, which, m, err) : 0;
+}
+
+int rm_store_set_state(struct rm_store *st, const char *which, enum rm_store_action action,
+		       time_t now, struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "changing the queue", err);
+	return st->ops->set_state(st, which, action, now, err);
+}

@@ -1,0 +1,245 @@
+/*
+ * store.h - the state robotmail keeps between runs, behind one interface.
+ *
+ * Owns: the typed operations on that state (the reports seen, the threads,
+ * the outbox of messages with each recipient's result, the commit-facts
+ * cache) and the choice of backend from the configured location:
+ *   a file path             SQLite (store_sqlite.c): WAL, a busy timeout,
+ *                           versioned schema migrations
+ *   postgresql://...        reserved for the PostgreSQL backend (store_pg.c,
+ *                           not built yet): refused with a configuration error
+ * A backend is a `struct rm_store_ops` table; every rm_store_* function
+ * dispatches through it, so a stage never knows which backend it talks to
+ * (OpenSMTPD's queue_backend.c is the model).
+ *
+ * Every operation's database result is checked: a failed query is -1 with
+ * an rm_error (RM_ERR_TEMP when the database is busy, locked, full or has an
+ * I/O error; a later run can fix those), never a zero count or "not found".
+ *
+ * Must not: send anything, fetch anything, decide policy (schedule.c does:
+ * what is due, caps, holds, backoff), know what a report looks like.
+ *
+ * Calling sequence of a run (the outbox never loses a message: it is stored
+ * with its final bytes before the first attempt and marked sent only after a
+ * server accepted it; a crash leaves it queued or sending, and `sending` goes
+ * back to queued at the next run, so it is sent again with the same
+ * Message-ID):
+ *   1. rm_store_open(READWRITE)     create and migrate as needed
+ *   2. rm_store_recover()           sending -> queued (a crashed run)
+ *   3. rm_store_enqueue()           per new report (dedupe key checked)
+ *   4. rm_store_claim_due()         queued and due -> sending
+ *   5. rm_store_record()            per attempt: sent, queued again, or failed
+ *   6. rm_store_close()
+ */
+#ifndef RM_STORE_H
+#define RM_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "error.h"
+
+struct rm_store;
+struct rm_commit_cache; /* gitweb.h */
+
+enum rm_store_mode {
+	RM_STORE_READWRITE, /* create the store and migrate the schema as needed */
+	RM_STORE_READONLY,  /* --dry-run: nothing on disk changes (not even a -wal or
+			     * -shm file appears); a missing store is an empty one */
+};
+
+/* Open the store at `location` (the configuration's paths.state_db).  In
+ * READONLY mode a missing store gives *st == NULL and success; the read
+ * operations below accept a NULL store as an empty one.  The caller closes
+ * with rm_store_close(). */
+int rm_store_open(struct rm_store **st, const char *location, enum rm_store_mode mode,
+		  struct rm_error *err);
+/* Close and free; NULL is a no-op. */
+void rm_store_close(struct rm_store *st);
+/* The backend's name ("sqlite"). */
+const char *rm_store_backend(const struct rm_store *st);
+/* The schema version the store is at, into *version. */
+int rm_store_schema_version(struct rm_store *st, int *version, struct rm_error *err);
+
+/* ---- durability
+ *
+ * Delivery records may trade durability for speed: after a power loss a
+ * message whose "sent" mark was lost is sent again (same Message-ID), which
+ * is harmless.  rm_store_enqueue() always writes durably, whatever was set,
+ * and returns to DURABLE. */
+enum rm_store_durability {
+	RM_STORE_DURABLE, /* every commit reaches the disk before it returns */
+	RM_STORE_FAST,    /* commits may be lost by a power loss (never by a crash) */
+};
+int rm_store_set_durability(struct rm_store *st, enum rm_store_durability d,
+			    struct rm_error *err);
+
+/* ---- the commit-facts cache (found commits are kept for good; misses expire) */
+
+/* Returns 1 on a hit (with *json malloc'd, caller frees, and *found), 0 on a
+ * miss or an expired miss (or a NULL store), -1 on error. */
+int rm_store_cache_get(struct rm_store *st, const char *tree, const char *sha, time_t now,
+		       char **json, bool *found, struct rm_error *err);
+/* Store facts (found) for good, or a miss until now + ttl. */
+int rm_store_cache_put(struct rm_store *st, const char *tree, const char *sha, bool found,
+		       const char *json, time_t now, long ttl, struct rm_error *err);
+/* Fill `cache` (gitweb.h's interface) with callbacks over this store: a miss
+ * is kept `miss_ttl` seconds; a read-only store gets no put.  The store must
+ * outlive the cache.  A failed read is a miss for the lookup (it fetches). */
+void rm_store_commit_cache(struct rm_store *st, long miss_ttl, struct rm_commit_cache *cache);
+
+/* ---- reports and messages */
+
+enum rm_store_state {
+	RM_STORE_HELD,    /* waits for `queue release` */
+	RM_STORE_QUEUED,  /* waits for next_attempt */
+	RM_STORE_SENDING, /* claimed by a run */
+	RM_STORE_SENT,    /* a server accepted it for at least one recipient */
+	RM_STORE_FAILED,  /* no server accepted it, or the operator dropped it */
+};
+
+struct rm_store_msg {
+	long long id;
+	char *thread_key;  /* same finding (commit, test, metric): follow-ups thread */
+	char *refs;        /* References chain of this message, one id per line */
+	char *message_id;
+	char *dedupe_key;
+	char *tree;
+	char *subject;
+	char *mail_from;
+	char **rcpts;      /* queued: still to deliver; failed: every recipient
+			    * not accepted (what `queue retry` sends to) */
+	size_t nrcpts;
+	char *bytes;       /* CRLF */
+	size_t len;
+	enum rm_store_state state;
+	int attempts;
+	char *last_error;
+	time_t next_attempt, created_at, sent_at;
+};
+
+/* Free a message's strings (not the struct), or an array from the store. */
+void rm_store_msg_free(struct rm_store_msg *m);
+void rm_store_msgs_free(struct rm_store_msg *v, size_t n);
+const char *rm_store_state_name(enum rm_store_state s);
+
+/* The first message of a thread (its Message-ID, subject and References
+ * chain), if any: 1 found (strings malloc'd, caller frees), 0 none. */
+int rm_store_thread_first(struct rm_store *st, const char *thread_key, char **message_id,
+			  char **subject, char **refs, struct rm_error *err);
+/* Has a report with this dedupe key been queued before? */
+int rm_store_report_seen(struct rm_store *st, const char *dedupe_key, bool *seen,
+			 struct rm_error *err);
+/* Store a report's message (state queued, or held when m->state is HELD)
+ * and its dedupe key in one durable transaction.  Returns 1 when stored, 0
+ * when the dedupe key or the Message-ID is already there (nothing changed),
+ * -1 on error.  Borrows m. */
+int rm_store_enqueue(struct rm_store *st, const struct rm_store_msg *m, time_t now,
+		     struct rm_error *err);
+/* Messages left `sending` by a crashed run go back to `queued`; *n says how many. */
+int rm_store_recover(struct rm_store *st, int *n, struct rm_error *err);
+/* Claim up to `limit` due messages (queued, next_attempt <= now): they become
+ * `sending`.  *out is an array the caller frees with rm_store_msgs_free(). */
+int rm_store_claim_due(struct rm_store *st, time_t now, size_t limit, struct rm_store_msg **out,
+		       size_t *n, struct rm_error *err);
+
+/* The outcome of one delivery attempt for one recipient. */
+struct rm_rcpt_result {
+	const char *rcpt;
+	int code;           /* SMTP reply code (250, 451, 550 ...); 0: not tried */
+	const char *text;
+};
+
+/* Record an attempt on a claimed message: each tried recipient's result is
+ * kept; recipients with 2xx are done, with 5xx refused for good, the others
+ * stay pending.  No pending recipient left, or `give_up` set: `sent` when at
+ * least one recipient accepted it (in this or an earlier attempt), else
+ * `failed` (its recipient list then keeps every recipient not accepted, for
+ * `queue retry`).  Otherwise `queued` again at `retry_at`.  The state it
+ * ends in goes to *state. */
+int rm_store_record(struct rm_store *st, long long id, const struct rm_rcpt_result *res,
+		    size_t n, const char *error, time_t now, time_t retry_at, bool give_up,
+		    enum rm_store_state *state, struct rm_error *err);
+/* Put a claimed message back in the queue until `until` without counting an
+ * attempt (a cap was reached); `why` becomes its last error. */
+int rm_store_defer(struct rm_store *st, long long id, time_t until, const char *why,
+		   struct rm_error *err);
+/* Messages sent since `since` (for the hourly cap). */
+int rm_store_sent_since(struct rm_store *st, time_t since, long *count, struct rm_error *err);
+/* Messages `rcpt` accepted since `since` (for per-list daily caps). */
+int rm_store_rcpt_count_since(struct rm_store *st, const char *rcpt, time_t since, long *count,
+			      struct rm_error *err);
+
+/* ---- operating the queue */
+
+/* Every message, oldest first; *out as for rm_store_claim_due(). */
+int rm_store_list(struct rm_store *st, struct rm_store_msg **out, size_t *n,
+		  struct rm_error *err);
+/* By id or Message-ID (with or without <>).  Returns 1 found (*m filled; free
+ * with rm_store_msg_free), 0 not found. */
+int rm_store_get(struct rm_store *st, const char *which, struct rm_store_msg *m,
+		 struct rm_error *err);
+
+enum rm_store_action {
+	RM_STORE_RETRY,   /* queued, held or failed (with recipients) -> queued, due now */
+	RM_STORE_RELEASE, /* held -> queued, due now */
+	RM_STORE_HOLD,    /* queued -> held */
+	RM_STORE_DROP,    /* queued, held or failed -> failed, "dropped by the operator" */
+};
+/* Apply an action to one message (by id or Message-ID).  Returns 1 changed,
+ * 0 not found or not in a state the action applies to. */
+int rm_store_set_state(struct rm_store *st, const char *which, enum rm_store_action action,
+		       time_t now, struct rm_error *err);
+
+/* ---- for backends only
+ *
+ * A backend allocates a struct whose first member is a `struct rm_store`
+ * pointing at its ops; rm_store_* above check arguments and dispatch.  Each
+ * op has the contract of the function of the same name. */
+struct rm_store_ops {
+	const char *name;
+	void (*close)(struct rm_store *st);
+	int (*schema_version)(struct rm_store *st, int *version, struct rm_error *err);
+	int (*set_durability)(struct rm_store *st, enum rm_store_durability d,
+			      struct rm_error *err);
+	int (*cache_get)(struct rm_store *st, const char *tree, const char *sha, time_t now,
+			 char **json, bool *found, struct rm_error *err);
+	int (*cache_put)(struct rm_store *st, const char *tree, const char *sha, bool found,
+			 const char *json, time_t now, long ttl, struct rm_error *err);
+	int (*thread_first)(struct rm_store *st, const char *thread_key, char **message_id,
+			    char **subject, char **refs, struct rm_error *err);
+	int (*report_seen)(struct rm_store *st, const char *dedupe_key, bool *seen,
+			   struct rm_error *err);
+	int (*enqueue)(struct rm_store *st, const struct rm_store_msg *m, time_t now,
+		       struct rm_error *err);
+	int (*recover)(struct rm_store *st, int *n, struct rm_error *err);
+	int (*claim_due)(struct rm_store *st, time_t now, size_t limit, struct rm_store_msg **out,
+			 size_t *n, struct rm_error *err);
+	int (*record)(struct rm_store *st, long long id, const struct rm_rcpt_result *res, size_t n,
+		      const char *error, time_t now, time_t retry_at, bool give_up,
+		      enum rm_store_state *state, struct rm_error *err);
+	int (*defer)(struct rm_store *st, long long id, time_t until, const char *why,
+		     struct rm_error *err);
+	int (*sent_since)(struct rm_store *st, time_t since, long *count, struct rm_error *err);
+	int (*rcpt_count_since)(struct rm_store *st, const char *rcpt, time_t since, long *count,
+				struct rm_error *err);
+	int (*list)(struct rm_store *st, struct rm_store_msg **out, size_t *n, struct rm_error *err);
+	int (*get)(struct rm_store *st, const char *which, struct rm_store_msg *m,
+		   struct rm_error *err);
+	int (*set_state)(struct rm_store *st, const char *which, enum rm_store_action action,
+			 time_t now, struct rm_error *err);
+};
+
+struct rm_store {
+	const struct rm_store_ops *ops;
+	bool readonly;
+	long cache_miss_ttl; /* for rm_store_commit_cache() */
+};
+
+/* store_sqlite.c: open an SQLite store at `path` (":memory:" for a private
+ * in-memory one, as the unit tests use). */
+int rm_store_sqlite_open(struct rm_store **st, const char *path, enum rm_store_mode mode,
+			 struct rm_error *err);
+
+#endif

@@ -1,0 +1,1026 @@
+/* store_sqlite.c - the SQLite backend of store.h.
+ *
+ * One file (WAL mode, a busy timeout of 10 s, versioned schema migrations
+ * applied in one transaction each).  Read-only opens (--dry-run) change
+ * nothing on disk: a read-only open of a WAL database would create its -wal
+ * and -shm files, so the file is opened `immutable=1` (no locks, no side
+ * files); when a -wal with content exists (a run crashed, or one is running)
+ * immutable would not see it, so the database and its -wal are copied into a
+ * private temporary directory and the copy is read instead (a snapshot),
+ * removed again at close. */
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileutil.h"
+#include "strbuf.h"
+
+struct sq_store {
+	struct rm_store base; /* first: what rm_store_* see */
+	sqlite3 *db;
+	char *path;           /* as configured, for messages */
+	char *snapshot_dir;   /* a read-only snapshot's private copy, removed at close */
+};
+
+static struct sq_store *sq(struct rm_store *st)
+{
+	return (struct sq_store *)st;
+}
+
+/* Schema migrations: index i brings the schema from version i to i + 1.
+ * Never edit a released step; append a new one. */
+static const char *const migrations[] = {
+	/* 1: the commit-facts cache */
+	"CREATE TABLE commit_cache ("
+	"  tree TEXT NOT NULL,"
+	"  sha TEXT NOT NULL,"
+	"  found INTEGER NOT NULL,"
+	"  facts TEXT,"             /* JSON, see gitweb.c */
+	"  fetched_at INTEGER NOT NULL,"
+	"  expires_at INTEGER,"     /* NULL: never (found commits are immutable) */
+	"  PRIMARY KEY (tree, sha)"
+	");",
+	/* 2: reports seen and the messages queue */
+	"CREATE TABLE reports ("
+	"  dedupe_key TEXT PRIMARY KEY,"
+	"  message_id TEXT NOT NULL,"
+	"  created_at INTEGER NOT NULL"
+	");"
+	"CREATE TABLE messages ("
+	"  id INTEGER PRIMARY KEY,"
+	"  message_id TEXT NOT NULL UNIQUE,"
+	"  dedupe_key TEXT,"
+	"  tree TEXT,"
+	"  subject TEXT,"
+	"  mail_from TEXT NOT NULL,"
+	"  rcpts TEXT NOT NULL,"        /* recipients still to deliver, one per line */
+	"  bytes BLOB NOT NULL,"        /* the final message, CRLF */
+	"  state TEXT NOT NULL CHECK (state IN ('held','queued','sending','sent','failed')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  last_error TEXT,"
+	"  next_attempt INTEGER NOT NULL,"
+	"  created_at INTEGER NOT NULL,"
+	"  updated_at INTEGER NOT NULL,"
+	"  sent_at INTEGER"
+	");"
+	"CREATE INDEX messages_due ON messages (state, next_attempt);"
+	"CREATE TABLE rcpt_results ("
+	"  message INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,"
+	"  rcpt TEXT NOT NULL,"
+	"  code INTEGER NOT NULL,"
+	"  text TEXT,"
+	"  at INTEGER NOT NULL,"
+	"  PRIMARY KEY (message, rcpt)"
+	");",
+	/* 3: threads: follow-ups reply to the first report on the same finding */
+	"ALTER TABLE messages ADD COLUMN thread_key TEXT;"
+	"ALTER TABLE messages ADD COLUMN refs TEXT;" /* the References chain, one id per line */
+	"CREATE INDEX messages_thread ON messages (thread_key, id);",
+};
+
+/* The state names as stored (the CHECK above), indexed by enum rm_store_state. */
+static const char *const state_names[] = { "held", "queued", "sending", "sent", "failed" };
+
+/* busy, locked, full or I/O: another process or the disk; try later */
+static enum rm_error_kind kind_of(int rc)
+{
+	int base = rc & 0xff;
+
+	return (base == SQLITE_BUSY || base == SQLITE_LOCKED || base == SQLITE_FULL ||
+		base == SQLITE_IOERR) ?
+		       RM_ERR_TEMP :
+		       RM_ERR_INTERNAL;
+}
+
+/* SQLite's message (msg, or the connection's last one), with the system
+ * error behind an I/O failure ("disk I/O error (No space left on device)"),
+ * into buf. */
+static const char *db_errtext(struct sq_store *s, const char *msg, char *buf, size_t n)
+{
+	int sys = sqlite3_system_errno(s->db);
+
+	if (!msg)
+		msg = sqlite3_errmsg(s->db);
+	if (sys && (sqlite3_extended_errcode(s->db) & 0xff) == SQLITE_IOERR)
+		snprintf(buf, n, "%s (%s)", msg, strerror(sys));
+	else
+		snprintf(buf, n, "%s", msg);
+	return buf;
+}
+
+static int db_error(struct sq_store *s, struct rm_error *err, const char *what)
+{
+	char text[512];
+
+	return rm_error_set(err, kind_of(sqlite3_errcode(s->db)), "state database '%s': %s: %s",
+			    s->path, what, db_errtext(s, NULL, text, sizeof(text)));
+}
+
+static int exec(struct sq_store *s, const char *sql, struct rm_error *err)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK) {
+		char text[512];
+
+		rm_error_set(err, kind_of(rc), "state database '%s': %s", s->path,
+			     db_errtext(s, msg, text, sizeof(text)));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The rollback after an error already recorded in the caller's rm_error:
+ * its own failure changes nothing for the caller (SQLite rolls an open
+ * transaction back when the connection closes). */
+static void rollback(struct sq_store *s)
+{
+	struct rm_error ignore;
+
+	exec(s, "ROLLBACK", &ignore);
+}
+
+/* ---- statements: prepare and bind, every result checked (SQLITE_OK is 0) */
+
+static int prep(struct sq_store *s, const char *sql, sqlite3_stmt **st)
+{
+	*st = NULL;
+	return sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
+}
+
+static int b_text(sqlite3_stmt *st, int i, const char *v)
+{
+	return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+}
+
+static int b_int(sqlite3_stmt *st, int i, long long v)
+{
+	return sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+}
+
+/* Step a statement that returns no row, then finalize it and set *st to
+ * NULL (so a caller's sqlite3_finalize(*st) on its error path is a no-op).
+ * 0 or an SQLite code. */
+static int step_done(sqlite3_stmt **st)
+{
+	int rc = sqlite3_step(*st);
+
+	sqlite3_finalize(*st);
+	*st = NULL;
+	return rc == SQLITE_DONE ? SQLITE_OK : rc ? rc : SQLITE_ERROR;
+}
+
+/* The same for a statement that returns one integer: a row is required. */
+static int step_count(sqlite3_stmt **st, long *count)
+{
+	int rc = sqlite3_step(*st);
+
+	if (rc == SQLITE_ROW) {
+		*count = (long)sqlite3_column_int64(*st, 0);
+		rc = SQLITE_OK;
+	} else if (rc == SQLITE_DONE) {
+		rc = SQLITE_ERROR; /* a count(*) always has its row */
+	}
+	sqlite3_finalize(*st);
+	*st = NULL;
+	return rc;
+}
+
+static int schema_version(struct sq_store *s, int *v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*v = -1;
+	if (prep(s, "PRAGMA user_version", &st))
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+static int sq_schema_version(struct rm_store *st, int *version, struct rm_error *err)
+{
+	struct sq_store *s = sq(st);
+
+	return schema_version(s, version) ? db_error(s, err, "reading the schema version") : 0;
+}
+
+static int migrate(struct sq_store *s, struct rm_error *err)
+{
+	int v, want = (int)(sizeof(migrations) / sizeof(migrations[0]));
+
+	if (schema_version(s, &v))
+		return db_error(s, err, "reading the schema version");
+	if (v > want)
+		return rm_error_set(err, RM_ERR_CONFIG,
+				    "state database '%s' has schema version %d, newer than this robotmail (%d)",
+				    s->path, v, want);
+	for (; v < want; v++) {
+		char pragma[64];
+
+		if (exec(s, "BEGIN IMMEDIATE", err))
+			return -1;
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
+		if (exec(s, migrations[v], err) || exec(s, pragma, err)) {
+			rollback(s);
+			return -1;
+		}
+		if (exec(s, "COMMIT", err))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- opening */
+
+static const struct rm_store_ops sqlite_ops;
+
+static void remove_snapshot(char *dir)
+{
+	static const char *const names[] = { "state.db", "state.db-wal", "state.db-shm",
+					     "state.db-journal" };
+	size_t i;
+
+	if (!dir)
+		return;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *p = rm_path_join(dir, names[i]);
+
+		unlink(p);
+		free(p);
+	}
+	rmdir(dir);
+	free(dir);
+}
+
+static void sq_close(struct rm_store *st)
+{
+	struct sq_store *s = sq(st);
+
+	sqlite3_close(s->db);
+	remove_snapshot(s->snapshot_dir);
+	free(s->path);
+	free(s);
+}
+
+/* Copy the file `from` to `to` (created, 0600).  0, or -1 with errno. */
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, saved;
+	ssize_t r = 0;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0) {
+		saved = errno;
+		close(in);
+		errno = saved;
+		return -1;
+	}
+	while ((r = read(in, buf, sizeof(buf))) > 0) {
+		ssize_t off = 0;
+
+		while (off < r) {
+			ssize_t w = write(out, buf + off, (size_t)(r - off));
+
+			if (w < 0) {
+				r = -1;
+				break;
+			}
+			off += w;
+		}
+		if (r < 0)
+			break;
+	}
+	saved = errno;
+	close(in);
+	if (close(out) || r < 0) {
+		errno = r < 0 ? saved : errno;
+		return -1;
+	}
+	return 0;
+}
+
+/* A private copy of the database and its -wal; *copy is the copy's path. */
+static int make_snapshot(struct sq_store *s, const char *wal, char **copy, struct rm_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *tmpl = rm_path_join(tmp && *tmp ? tmp : "/tmp", "robotmail-snapshot.XXXXXX");
+	char *cwal;
+
+	if (!mkdtemp(tmpl)) {
+		rm_error_set(err, RM_ERR_TEMP, "state database '%s': cannot make a snapshot directory: %s",
+			     s->path, strerror(errno));
+		free(tmpl);
+		return -1;
+	}
+	s->snapshot_dir = tmpl;
+	*copy = rm_path_join(tmpl, "state.db");
+	cwal = rm_path_join(tmpl, "state.db-wal");
+	if (copy_file(s->path, *copy) || copy_file(wal, cwal)) {
+		rm_error_set(err, RM_ERR_TEMP, "state database '%s': cannot copy it into '%s': %s",
+			     s->path, tmpl, strerror(errno));
+		free(cwal);
+		return -1;
+	}
+	free(cwal);
+	return 0;
+}
+
+/* "file:" URI of path with immutable=1: every byte but unreserved ones and
+ * '/' percent-encoded (RFC 3986), as SQLite's URI filenames want. */
+static char *immutable_uri(const char *path)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	const unsigned char *p;
+
+	rm_sb_init(&sb);
+	rm_sb_adds(&sb, "file:");
+	for (p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("/-._~", *p)) {
+			rm_sb_addc(&sb, (char)*p);
+		} else {
+			char hex[4];
+
+			snprintf(hex, sizeof(hex), "%%%02X", *p);
+			rm_sb_adds(&sb, hex);
+		}
+	}
+	rm_sb_adds(&sb, "?mode=ro&immutable=1");
+	return rm_sb_detach(&sb, NULL);
+}
+
+int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_mode mode,
+			 struct rm_error *err)
+{
+	struct sq_store *s;
+	struct stat sb;
+	int rc;
+
+	*stp = NULL;
+	if (mode == RM_STORE_READONLY && stat(path, &sb) && errno == ENOENT)
+		return 0;
+	s = rm_xcalloc(1, sizeof(*s));
+	s->base.ops = &sqlite_ops;
+	s->base.readonly = mode == RM_STORE_READONLY;
+	s->path = rm_xstrdup(path);
+	if (mode == RM_STORE_READWRITE) {
+		rc = sqlite3_open_v2(path, &s->db,
+				     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+				     NULL);
+	} else {
+		char *wal = rm_xmalloc(strlen(path) + 5), *name = NULL;
+		bool snap;
+
+		memcpy(wal, path, strlen(path));
+		memcpy(wal + strlen(path), "-wal", 5);
+		snap = !stat(wal, &sb) && sb.st_size > 0;
+		if (snap && make_snapshot(s, wal, &name, err)) {
+			free(wal);
+			free(name);
+			sq_close(&s->base);
+			return -1;
+		}
+		free(wal);
+		if (snap) {
+			/* the private copy: SQLite replays its -wal there */
+			rc = sqlite3_open_v2(name, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX,
+					     NULL);
+		} else {
+			name = immutable_uri(path);
+			rc = sqlite3_open_v2(name, &s->db,
+					     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX,
+					     NULL);
+		}
+		free(name);
+	}
+	if (rc != SQLITE_OK) {
+		if (!s->db)
+			rm_error_set(err, RM_ERR_INTERNAL, "state database '%s': cannot open: out of memory",
+				     path);
+		else
+			db_error(s, err, "cannot open");
+		sq_close(&s->base);
+		return -1;
+	}
+	if (sqlite3_busy_timeout(s->db, 10000) != SQLITE_OK) {
+		db_error(s, err, "setting the busy timeout");
+		sq_close(&s->base);
+		return -1;
+	}
+	if (mode == RM_STORE_READWRITE) {
+		if (exec(s, "PRAGMA journal_mode = WAL", err) ||
+		    exec(s, "PRAGMA synchronous = FULL", err) || migrate(s, err)) {
+			sq_close(&s->base);
+			return -1;
+		}
+	} else {
+		int v;
+
+		if (schema_version(s, &v)) {
+			db_error(s, err, "reading the schema version");
+			sq_close(&s->base);
+			return -1;
+		}
+		if (v < 1) {
+			/* an empty file: behave as an empty store */
+			sq_close(&s->base);
+			return 0;
+		}
+	}
+	*stp = &s->base;
+	return 0;
+}
+
+static int sq_set_durability(struct rm_store *st, enum rm_store_durability d,
+			     struct rm_error *err)
+{
+	return exec(sq(st), d == RM_STORE_FAST ? "PRAGMA synchronous = NORMAL" :
+						 "PRAGMA synchronous = FULL",
+		    err);
+}
+
+/* ---- the commit cache */
+
+static int sq_cache_get(struct rm_store *base, const char *tree, const char *sha, time_t now,
+			char **json, bool *found, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc, hit = 0;
+
+	if (prep(s, "SELECT found, facts, expires_at FROM commit_cache WHERE tree = ? AND sha = ?",
+		 &st) ||
+	    b_text(st, 1, tree) || b_text(st, 2, sha)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading the commit cache");
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		bool expired = sqlite3_column_type(st, 2) != SQLITE_NULL &&
+			       sqlite3_column_int64(st, 2) <= (sqlite3_int64)now;
+
+		if (!expired) {
+			const unsigned char *t = sqlite3_column_text(st, 1);
+
+			*found = sqlite3_column_int(st, 0) != 0;
+			*json = t ? rm_xstrdup((const char *)t) : NULL;
+			hit = 1;
+		}
+	} else if (rc != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading the commit cache");
+	}
+	sqlite3_finalize(st);
+	return hit;
+}
+
+static int sq_cache_put(struct rm_store *base, const char *tree, const char *sha, bool found,
+			const char *json, time_t now, long ttl, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+
+	if (prep(s,
+		 "INSERT OR REPLACE INTO commit_cache (tree, sha, found, facts, fetched_at, expires_at)"
+		 " VALUES (?, ?, ?, ?, ?, ?)",
+		 &st) ||
+	    b_text(st, 1, tree) || b_text(st, 2, sha) || b_int(st, 3, found) ||
+	    b_text(st, 4, json) || b_int(st, 5, now) ||
+	    (found ? sqlite3_bind_null(st, 6) : b_int(st, 6, (long long)now + ttl)) ||
+	    step_done(&st)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "writing the commit cache");
+	}
+	return 0;
+}
+
+/* ================================================================ messages */
+
+static enum rm_store_state state_from(const char *v)
+{
+	size_t i;
+
+	for (i = 0; v && i < sizeof(state_names) / sizeof(state_names[0]); i++)
+		if (!strcmp(v, state_names[i]))
+			return (enum rm_store_state)i;
+	return RM_STORE_FAILED;
+}
+
+static char *join_lines(char *const *v, size_t n)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	size_t i;
+
+	rm_sb_init(&sb);
+	for (i = 0; i < n; i++) {
+		rm_sb_adds(&sb, v[i]);
+		rm_sb_addc(&sb, '\n');
+	}
+	return rm_sb_detach(&sb, NULL);
+}
+
+static void split_lines(const char *v, char ***out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	while (v && *v) {
+		size_t l = strcspn(v, "\n");
+
+		if (l) {
+			*out = rm_xrealloc(*out, (*n + 1) * sizeof(char *));
+			(*out)[(*n)++] = rm_xstrndup(v, l);
+		}
+		v += l;
+		if (*v)
+			v++;
+	}
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? rm_xstrdup((const char *)t) : NULL;
+}
+
+#define MSG_COLUMNS                                                                        \
+	"id, message_id, dedupe_key, tree, subject, mail_from, rcpts, bytes, state, attempts," \
+	" last_error, next_attempt, created_at, sent_at, thread_key, refs"
+
+static void msg_from_row(sqlite3_stmt *st, struct rm_store_msg *m)
+{
+	char *v;
+	const void *b;
+
+	memset(m, 0, sizeof(*m));
+	m->id = sqlite3_column_int64(st, 0);
+	m->message_id = col_text(st, 1);
+	m->dedupe_key = col_text(st, 2);
+	m->tree = col_text(st, 3);
+	m->subject = col_text(st, 4);
+	m->mail_from = col_text(st, 5);
+	v = col_text(st, 6);
+	split_lines(v, &m->rcpts, &m->nrcpts);
+	free(v);
+	b = sqlite3_column_blob(st, 7);
+	m->len = (size_t)sqlite3_column_bytes(st, 7);
+	m->bytes = rm_xmalloc(m->len + 1);
+	if (m->len)
+		memcpy(m->bytes, b, m->len);
+	m->bytes[m->len] = '\0';
+	v = col_text(st, 8);
+	m->state = state_from(v);
+	free(v);
+	m->attempts = sqlite3_column_int(st, 9);
+	m->last_error = col_text(st, 10);
+	m->next_attempt = (time_t)sqlite3_column_int64(st, 11);
+	m->created_at = (time_t)sqlite3_column_int64(st, 12);
+	m->sent_at = (time_t)sqlite3_column_int64(st, 13);
+	m->thread_key = col_text(st, 14);
+	m->refs = col_text(st, 15);
+}
+
+/* Every row of a prepared, bound SELECT of MSG_COLUMNS, added to *out;
+ * finalizes the statement and sets *st to NULL.  0 or an SQLite code. */
+static int read_msgs(sqlite3_stmt **st, struct rm_store_msg **out, size_t *n)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
+		*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
+		msg_from_row(*st, &(*out)[(*n)++]);
+	}
+	sqlite3_finalize(*st);
+	*st = NULL;
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int sq_report_seen(struct rm_store *base, const char *key, bool *seen,
+			  struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prep(s, "SELECT 1 FROM reports WHERE dedupe_key = ?", &st) || b_text(st, 1, key)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading the reports seen");
+	}
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(s, err, "reading the reports seen");
+	*seen = rc == SQLITE_ROW;
+	return 0;
+}
+
+static int sq_enqueue(struct rm_store *base, const struct rm_store_msg *m, time_t now,
+		      struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st = NULL;
+	char *rcpts;
+	int rc;
+
+	if (exec(s, "PRAGMA synchronous = FULL", err) || exec(s, "BEGIN IMMEDIATE", err))
+		return -1;
+	if (m->dedupe_key) {
+		if (prep(s, "INSERT OR IGNORE INTO reports (dedupe_key, message_id, created_at)"
+			    " VALUES (?, ?, ?)",
+			 &st) ||
+		    b_text(st, 1, m->dedupe_key) || b_text(st, 2, m->message_id) ||
+		    b_int(st, 3, now) || step_done(&st))
+			goto fail;
+		if (sqlite3_changes(s->db) == 0) {
+			rollback(s);
+			return 0; /* seen before: never twice */
+		}
+	}
+	rcpts = join_lines(m->rcpts, m->nrcpts);
+	rc = prep(s,
+		  "INSERT OR IGNORE INTO messages (message_id, dedupe_key, tree, subject, mail_from,"
+		  " rcpts, bytes, state, attempts, next_attempt, created_at, updated_at,"
+		  " thread_key, refs)"
+		  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)",
+		  &st) ||
+	     b_text(st, 1, m->message_id) || b_text(st, 2, m->dedupe_key) ||
+	     b_text(st, 3, m->tree) || b_text(st, 4, m->subject) || b_text(st, 5, m->mail_from) ||
+	     b_text(st, 6, rcpts) ||
+	     sqlite3_bind_blob64(st, 7, m->bytes, (sqlite3_uint64)m->len, SQLITE_STATIC) ||
+	     b_text(st, 8, state_names[m->state == RM_STORE_HELD ? RM_STORE_HELD : RM_STORE_QUEUED]) ||
+	     b_int(st, 9, now) || b_int(st, 10, now) || b_int(st, 11, now) ||
+	     b_text(st, 12, m->thread_key) || b_text(st, 13, m->refs) || step_done(&st);
+	free(rcpts);
+	if (rc)
+		goto fail;
+	if (sqlite3_changes(s->db) == 0) {
+		rollback(s);
+		return 0;
+	}
+	if (exec(s, "COMMIT", err)) {
+		rollback(s);
+		return -1;
+	}
+	return 1;
+fail:
+	db_error(s, err, "queueing a message");
+	sqlite3_finalize(st); /* when a prepare or bind failed; NULL after a step */
+	rollback(s);
+	return -1;
+}
+
+static int sq_recover(struct rm_store *base, int *n, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+
+	if (exec(s, "UPDATE messages SET state = 'queued' WHERE state = 'sending'", err))
+		return -1;
+	*n = sqlite3_changes(s->db);
+	return 0;
+}
+
+static int sq_claim_due(struct rm_store *base, time_t now, size_t limit,
+			struct rm_store_msg **out, size_t *n, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st = NULL;
+	struct rm_store_msg *v = NULL;
+	size_t cnt = 0, i;
+
+	if (exec(s, "BEGIN IMMEDIATE", err))
+		return -1;
+	if (prep(s, "SELECT " MSG_COLUMNS " FROM messages WHERE state = 'queued' AND next_attempt <= ?"
+		    " ORDER BY next_attempt, id LIMIT ?",
+		 &st) ||
+	    b_int(st, 1, now) || b_int(st, 2, (long long)limit) || read_msgs(&st, &v, &cnt)) {
+		sqlite3_finalize(st);
+		goto fail;
+	}
+	for (i = 0; i < cnt; i++) {
+		if (prep(s, "UPDATE messages SET state = 'sending', updated_at = ? WHERE id = ?", &st) ||
+		    b_int(st, 1, now) || b_int(st, 2, v[i].id) || step_done(&st)) {
+			sqlite3_finalize(st);
+			goto fail;
+		}
+		v[i].state = RM_STORE_SENDING;
+	}
+	if (exec(s, "COMMIT", err)) {
+		rollback(s);
+		rm_store_msgs_free(v, cnt);
+		return -1;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+fail:
+	db_error(s, err, "claiming due messages");
+	rollback(s);
+	rm_store_msgs_free(v, cnt);
+	return -1;
+}
+
+static bool accepted(int code)
+{
+	return code >= 200 && code < 300;
+}
+
+static bool refused(int code)
+{
+	return code >= 500 && code < 600;
+}
+
+/* Add a copy of rcpt to the list unless it is there (any case) or NULL. */
+static void keep_add(char ***v, size_t *n, const char *rcpt)
+{
+	size_t i;
+
+	for (i = 0; rcpt && i < *n; i++)
+		if (!strcasecmp((*v)[i], rcpt))
+			return;
+	if (!rcpt)
+		return;
+	*v = rm_xrealloc(*v, (*n + 1) * sizeof(char *));
+	(*v)[(*n)++] = rm_xstrdup(rcpt);
+}
+
+static void keep_free(char **v, size_t n)
+{
+	while (n)
+		free(v[--n]);
+	free(v);
+}
+
+static int sq_record(struct rm_store *base, long long id, const struct rm_rcpt_result *res,
+		     size_t n, const char *error, time_t now, time_t retry_at, bool give_up,
+		     enum rm_store_state *state, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st = NULL;
+	char **keep = NULL, *rcpts;
+	size_t nkeep = 0, i;
+	long earlier = 0;
+	bool any_accepted = false, pending = false;
+	int rc;
+
+	if (exec(s, "BEGIN IMMEDIATE", err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		int c = res[i].code;
+
+		any_accepted |= accepted(c);
+		pending |= !accepted(c) && !refused(c);
+		if (!c)
+			continue;
+		if (prep(s, "INSERT OR REPLACE INTO rcpt_results (message, rcpt, code, text, at)"
+			    " VALUES (?, ?, ?, ?, ?)",
+			 &st) ||
+		    b_int(st, 1, id) || b_text(st, 2, res[i].rcpt) || b_int(st, 3, c) ||
+		    b_text(st, 4, res[i].text) || b_int(st, 5, now) || step_done(&st))
+			goto fail;
+	}
+	/* was anything accepted in an earlier attempt? */
+	if (prep(s, "SELECT count(*) FROM rcpt_results WHERE message = ? AND code BETWEEN 200 AND 299",
+		 &st) ||
+	    b_int(st, 1, id) || step_count(&st, &earlier))
+		goto fail;
+	st = NULL;
+	any_accepted |= earlier > 0;
+	if (!pending || give_up)
+		*state = any_accepted ? RM_STORE_SENT : RM_STORE_FAILED; /* given up: the rest never get it */
+	else
+		*state = RM_STORE_QUEUED;
+	/* the recipients kept: queued, those still pending; failed, every one
+	 * not accepted (so `queue retry` has them all); sent, none left */
+	for (i = 0; i < n; i++) {
+		int c = res[i].code;
+
+		if (*state == RM_STORE_QUEUED ? !accepted(c) && !refused(c) :
+		    *state == RM_STORE_FAILED ? !accepted(c) :
+						false)
+			keep_add(&keep, &nkeep, res[i].rcpt);
+	}
+	if (*state == RM_STORE_FAILED) {
+		/* and those refused in an earlier attempt, no longer in the list */
+		if (prep(s, "SELECT rcpt FROM rcpt_results WHERE message = ?"
+			    " AND code NOT BETWEEN 200 AND 299 ORDER BY rowid",
+			 &st) ||
+		    b_int(st, 1, id))
+			goto fail;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			keep_add(&keep, &nkeep, (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+		st = NULL;
+		if (rc != SQLITE_DONE)
+			goto fail;
+	}
+	rcpts = join_lines(keep, nkeep);
+	rc = prep(s,
+		  "UPDATE messages SET state = ?1, rcpts = ?2, attempts = attempts + 1, last_error = ?3,"
+		  " next_attempt = ?4, updated_at = ?5,"
+		  " sent_at = CASE WHEN ?1 = 'sent' THEN ?5 ELSE sent_at END WHERE id = ?6",
+		  &st) ||
+	     b_text(st, 1, state_names[*state]) || b_text(st, 2, rcpts) || b_text(st, 3, error) ||
+	     b_int(st, 4, retry_at) || b_int(st, 5, now) || b_int(st, 6, id) || step_done(&st);
+	free(rcpts);
+	if (rc)
+		goto fail;
+	keep_free(keep, nkeep);
+	keep = NULL;
+	nkeep = 0;
+	if (exec(s, "COMMIT", err)) {
+		rollback(s);
+		return -1;
+	}
+	return 0;
+fail:
+	db_error(s, err, "recording a delivery attempt");
+	sqlite3_finalize(st);
+	rollback(s);
+	keep_free(keep, nkeep);
+	return -1;
+}
+
+static int sq_defer(struct rm_store *base, long long id, time_t until, const char *why,
+		    struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+
+	if (prep(s, "UPDATE messages SET state = 'queued', next_attempt = ?, last_error = ? WHERE id = ?",
+		 &st) ||
+	    b_int(st, 1, until) || b_text(st, 2, why) || b_int(st, 3, id) || step_done(&st)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "deferring a message");
+	}
+	return 0;
+}
+
+static int sq_sent_since(struct rm_store *base, time_t since, long *count, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+
+	if (prep(s, "SELECT count(*) FROM messages WHERE state = 'sent' AND sent_at >= ?", &st) ||
+	    b_int(st, 1, since) || step_count(&st, count)) {
+		sqlite3_finalize(st);
+		*count = 0;
+		return db_error(s, err, "counting sent messages");
+	}
+	return 0;
+}
+
+static int sq_rcpt_count_since(struct rm_store *base, const char *rcpt, time_t since, long *count,
+			       struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+
+	if (prep(s, "SELECT count(*) FROM rcpt_results WHERE rcpt = ? COLLATE NOCASE"
+		    " AND code BETWEEN 200 AND 299 AND at >= ?",
+		 &st) ||
+	    b_text(st, 1, rcpt) || b_int(st, 2, since) || step_count(&st, count)) {
+		sqlite3_finalize(st);
+		*count = 0;
+		return db_error(s, err, "counting messages per list");
+	}
+	return 0;
+}
+
+static int sq_list(struct rm_store *base, struct rm_store_msg **out, size_t *n,
+		   struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+
+	if (prep(s, "SELECT " MSG_COLUMNS " FROM messages ORDER BY id", &st) ||
+	    read_msgs(&st, out, n)) {
+		sqlite3_finalize(st);
+		rm_store_msgs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return db_error(s, err, "listing the queue");
+	}
+	return 0;
+}
+
+/* `which`: a message's id, or its Message-ID with or without <> */
+#define WHICH "(CAST(id AS TEXT) = ?1 OR message_id = ?1 OR '<' || message_id || '>' = ?1)"
+
+static int sq_get(struct rm_store *base, const char *which, struct rm_store_msg *m,
+		  struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prep(s, "SELECT " MSG_COLUMNS " FROM messages WHERE " WHICH, &st) ||
+	    b_text(st, 1, which)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading the queue");
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		msg_from_row(st, m);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(s, err, "reading the queue");
+	return rc == SQLITE_ROW;
+}
+
+static int sq_set_state(struct rm_store *base, const char *which, enum rm_store_action action,
+			time_t now, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	const char *sql = NULL;
+	sqlite3_stmt *st;
+
+	switch (action) {
+	case RM_STORE_RETRY:
+		sql = "UPDATE messages SET state = 'queued', next_attempt = ?2, updated_at = ?2"
+		      " WHERE " WHICH " AND state IN ('queued','failed','held') AND rcpts != ''";
+		break;
+	case RM_STORE_RELEASE:
+		sql = "UPDATE messages SET state = 'queued', next_attempt = ?2, updated_at = ?2"
+		      " WHERE " WHICH " AND state = 'held'";
+		break;
+	case RM_STORE_HOLD:
+		sql = "UPDATE messages SET state = 'held', updated_at = ?2"
+		      " WHERE " WHICH " AND state = 'queued'";
+		break;
+	case RM_STORE_DROP:
+		sql = "UPDATE messages SET state = 'failed', last_error = 'dropped by the operator',"
+		      " updated_at = ?2 WHERE " WHICH " AND state IN ('queued','held','failed')";
+		break;
+	}
+	if (!sql)
+		return rm_error_set(err, RM_ERR_INTERNAL, "queue: unknown action %d", (int)action);
+	if (prep(s, sql, &st) || b_text(st, 1, which) || b_int(st, 2, now) || step_done(&st)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "changing the queue");
+	}
+	return sqlite3_changes(s->db) > 0;
+}
+
+static int sq_thread_first(struct rm_store *base, const char *thread_key, char **message_id,
+			   char **subject, char **refs, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prep(s, "SELECT message_id, subject, refs FROM messages WHERE thread_key = ?"
+		    " ORDER BY id LIMIT 1",
+		 &st) ||
+	    b_text(st, 1, thread_key)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading threads");
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*message_id = col_text(st, 0);
+		*subject = col_text(st, 1);
+		*refs = col_text(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(s, err, "reading threads");
+	return rc == SQLITE_ROW;
+}
+
+static const struct rm_store_ops sqlite_ops = {
+	.name = "sqlite",
+	.close = sq_close,
+	.schema_version = sq_schema_version,
+	.set_durability = sq_set_durability,
+	.cache_get = sq_cache_get,
+	.cache_put = sq_cache_put,
+	.thread_first = sq_thread_first,
+	.report_seen = sq_report_seen,
+	.enqueue = sq_enqueue,
+	.recover = sq_recover,
+	.claim_due = sq_claim_due,
+	.record = sq_record,
+	.defer = sq_defer,
+	.sent_since = sq_sent_since,
+	.rcpt_count_since = sq_rcpt_count_since,
+	.list = sq_list,
+	.get = sq_get,
+	.set_state = sq_set_state,
+};
