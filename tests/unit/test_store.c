@@ -1,0 +1,632 @@
+/* test_store.c - the store's outbox state machine (SQLite, in memory and in
+ * a private temporary directory) and the schedule's decisions over it. */
+#include "unit.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fileutil.h"
+#include "gitweb.h"
+#include "schedule.h"
+#include "store.h"
+#include "strbuf.h"
+
+#define T0 ((time_t)1700000000)
+
+static struct rm_error enqueue_err; /* what the last enqueue() said */
+
+static struct rm_store *mem_store(void)
+{
+	struct rm_store *st;
+	struct rm_error err;
+
+	assert_int_equal(rm_store_open(&st, ":memory:", RM_STORE_READWRITE, &err), 0);
+	assert_non_null(st);
+	return st;
+}
+
+/* A message for `rcpts` (NULL-terminated), queued unless `held`. */
+static int enqueue(struct rm_store *st, const char *mid, const char *key, const char *const *rcpts,
+		   bool held, time_t now)
+{
+	struct rm_store_msg m;
+	size_t n = 0;
+
+	memset(&m, 0, sizeof(m));
+	rm_error_clear(&enqueue_err);
+	while (rcpts[n])
+		n++;
+	m.message_id = (char *)mid;
+	m.dedupe_key = (char *)key;
+	m.thread_key = (char *)"thread";
+	m.tree = (char *)"linus";
+	m.subject = (char *)"[linus:master] a 10.0% regression";
+	m.mail_from = (char *)"robot@example.org";
+	m.rcpts = (char **)rcpts;
+	m.nrcpts = n;
+	m.bytes = (char *)"Subject: x\r\n\r\nbody\r\n";
+	m.len = strlen(m.bytes);
+	m.state = held ? RM_STORE_HELD : RM_STORE_QUEUED;
+	return rm_store_enqueue(st, &m, now, &enqueue_err);
+}
+
+static enum rm_store_state state_of(struct rm_store *st, const char *which, struct rm_store_msg *out)
+{
+	struct rm_store_msg m;
+	struct rm_error err;
+	enum rm_store_state s;
+
+	assert_int_equal(rm_store_get(st, which, &m, &err), 1);
+	s = m.state;
+	if (out)
+		*out = m;
+	else
+		rm_store_msg_free(&m);
+	return s;
+}
+
+static size_t claim(struct rm_store *st, time_t now, size_t limit, long long *first_id)
+{
+	struct rm_store_msg *v;
+	struct rm_error err;
+	size_t n;
+
+	assert_int_equal(rm_store_claim_due(st, now, limit, &v, &n, &err), 0);
+	if (n && first_id)
+		*first_id = v[0].id;
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(v[i].state, RM_STORE_SENDING);
+	rm_store_msgs_free(v, n);
+	return n;
+}
+
+static void test_enqueue_dedupe(void **state)
+{
+	static const char *const rcpts[] = { "dora@example.org", "list@example.org", NULL };
+	struct rm_store *st = mem_store();
+	struct rm_error err;
+	struct rm_store_msg m;
+	bool seen;
+	int v;
+
+	(void)state;
+	assert_string_equal(rm_store_backend(st), "sqlite");
+	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
+	assert_int_equal(v, 3);
+	assert_int_equal(rm_store_report_seen(st, "k1", &seen, &err), 0);
+	assert_false(seen);
+	assert_int_equal(enqueue(st, "m1@example.org", "k1", rcpts, false, T0), 1);
+	assert_int_equal(rm_store_report_seen(st, "k1", &seen, &err), 0);
+	assert_true(seen);
+	/* the same dedupe key again: nothing changes */
+	assert_int_equal(enqueue(st, "m2@example.org", "k1", rcpts, false, T0), 0);
+	assert_int_equal(rm_store_get(st, "m2@example.org", &m, &err), 0);
+	/* the same Message-ID under another key: nothing changes, not even the key */
+	assert_int_equal(enqueue(st, "m1@example.org", "k2", rcpts, false, T0), 0);
+	assert_int_equal(rm_store_report_seen(st, "k2", &seen, &err), 0);
+	assert_false(seen);
+	/* found by id, by Message-ID, with or without <> */
+	assert_int_equal(state_of(st, "1", &m), RM_STORE_QUEUED);
+	assert_string_equal(m.message_id, "m1@example.org");
+	assert_int_equal(m.nrcpts, 2);
+	assert_string_equal(m.rcpts[1], "list@example.org");
+	assert_int_equal(m.len, strlen("Subject: x\r\n\r\nbody\r\n"));
+	assert_string_equal(m.thread_key, "thread");
+	rm_store_msg_free(&m);
+	assert_int_equal(state_of(st, "<m1@example.org>", NULL), RM_STORE_QUEUED);
+	/* threads: the first message of a thread */
+	{
+		char *mid, *subj, *refs;
+
+		assert_int_equal(rm_store_thread_first(st, "thread", &mid, &subj, &refs, &err), 1);
+		assert_string_equal(mid, "m1@example.org");
+		free(mid);
+		free(subj);
+		free(refs);
+		assert_int_equal(rm_store_thread_first(st, "other", &mid, &subj, &refs, &err), 0);
+		assert_null(mid);
+	}
+	rm_store_close(st);
+}
+
+static void test_claim_and_recover(void **state)
+{
+	static const char *const rcpts[] = { "dora@example.org", NULL };
+	struct rm_store *st = mem_store();
+	struct rm_error err;
+	long long id = 0;
+	int back;
+
+	(void)state;
+	assert_int_equal(enqueue(st, "a@example.org", "ka", rcpts, false, T0), 1);
+	assert_int_equal(enqueue(st, "b@example.org", "kb", rcpts, false, T0), 1);
+	assert_int_equal(claim(st, T0 - 1, 10, NULL), 0); /* not due yet */
+	assert_int_equal(claim(st, T0, 1, &id), 1);       /* the limit holds */
+	assert_int_equal(id, 1);
+	assert_int_equal(state_of(st, "1", NULL), RM_STORE_SENDING);
+	assert_int_equal(claim(st, T0, 10, &id), 1); /* a claimed one is not claimed twice */
+	assert_int_equal(id, 2);
+	/* a crashed run: both go back to the queue */
+	assert_int_equal(rm_store_recover(st, &back, &err), 0);
+	assert_int_equal(back, 2);
+	assert_int_equal(state_of(st, "1", NULL), RM_STORE_QUEUED);
+	assert_int_equal(claim(st, T0, 10, NULL), 2);
+	rm_store_close(st);
+}
+
+static void test_record_outcomes(void **state)
+{
+	static const char *const rcpts[] = { "dora@example.org", "list@example.org",
+					     "cc@example.org", NULL };
+	struct rm_store *st = mem_store();
+	struct rm_error err;
+	struct rm_store_msg m;
+	enum rm_store_state s;
+	long n;
+
+	(void)state;
+	/* 1: one accepted, one refused, one deferred: queued for the deferred one */
+	assert_int_equal(enqueue(st, "1@example.org", "k1", rcpts, false, T0), 1);
+	assert_int_equal(claim(st, T0, 10, NULL), 1);
+	{
+		struct rm_rcpt_result r[] = { { "dora@example.org", 250, "250 ok" },
+					      { "list@example.org", 550, "550 no such user" },
+					      { "cc@example.org", 451, "451 later" } };
+
+		assert_int_equal(rm_store_record(st, 1, r, 3, NULL, T0, T0 + 60, false, &s, &err), 0);
+	}
+	assert_int_equal(s, RM_STORE_QUEUED);
+	assert_int_equal(state_of(st, "1", &m), RM_STORE_QUEUED);
+	assert_int_equal(m.nrcpts, 1);
+	assert_string_equal(m.rcpts[0], "cc@example.org");
+	assert_int_equal(m.attempts, 1);
+	assert_int_equal(m.next_attempt, T0 + 60);
+	rm_store_msg_free(&m);
+	assert_int_equal(claim(st, T0 + 59, 10, NULL), 0); /* backoff */
+	assert_int_equal(claim(st, T0 + 60, 10, NULL), 1);
+	/* given up with the deferred one still pending: sent (dora got it earlier) */
+	{
+		struct rm_rcpt_result r[] = { { "cc@example.org", 451, "451 later" } };
+
+		assert_int_equal(rm_store_record(st, 1, r, 1, NULL, T0 + 60, T0 + 180, true, &s, &err), 0);
+	}
+	assert_int_equal(s, RM_STORE_SENT);
+	assert_int_equal(state_of(st, "1", &m), RM_STORE_SENT);
+	assert_int_equal(m.sent_at, T0 + 60);
+	assert_int_equal(m.nrcpts, 0);
+	rm_store_msg_free(&m);
+
+	/* 2: every recipient refused: failed, never sent, recipients kept */
+	assert_int_equal(enqueue(st, "2@example.org", "k2", rcpts, false, T0), 1);
+	assert_int_equal(claim(st, T0, 10, NULL), 1);
+	{
+		struct rm_rcpt_result r[] = { { "dora@example.org", 554, "554 spam" },
+					      { "list@example.org", 550, "550 no" },
+					      { "cc@example.org", 554, "554 spam" } };
+
+		assert_int_equal(rm_store_record(st, 2, r, 3, "sendmail: 'x' exited 1", T0, T0 + 60,
+						 false, &s, &err), 0);
+	}
+	assert_int_equal(s, RM_STORE_FAILED);
+	assert_int_equal(state_of(st, "2", &m), RM_STORE_FAILED);
+	assert_int_equal(m.nrcpts, 3);
+	assert_string_equal(m.last_error, "sendmail: 'x' exited 1");
+	assert_int_equal(m.sent_at, 0);
+	rm_store_msg_free(&m);
+	/* queue retry works on it, and the retry delivers to all three */
+	assert_int_equal(rm_store_set_state(st, "2", RM_STORE_RETRY, T0 + 5, &err), 1);
+	assert_int_equal(claim(st, T0 + 5, 10, NULL), 1);
+	{
+		struct rm_rcpt_result r[] = { { "dora@example.org", 250, "250 ok" },
+					      { "list@example.org", 250, "250 ok" },
+					      { "cc@example.org", 250, "250 ok" } };
+
+		assert_int_equal(rm_store_record(st, 2, r, 3, NULL, T0 + 5, T0 + 65, false, &s, &err), 0);
+	}
+	assert_int_equal(s, RM_STORE_SENT);
+
+	/* 3: deferred until given up, nobody ever accepted it: failed; the
+	 * recipient refused in the first attempt is kept for a retry too */
+	assert_int_equal(enqueue(st, "3@example.org", "k3", rcpts, false, T0), 1);
+	assert_int_equal(claim(st, T0, 10, NULL), 1);
+	{
+		struct rm_rcpt_result r[] = { { "dora@example.org", 451, "451 a" },
+					      { "list@example.org", 550, "550 b" },
+					      { "cc@example.org", 0, NULL } };
+
+		assert_int_equal(rm_store_record(st, 3, r, 3, NULL, T0, T0, false, &s, &err), 0);
+		assert_int_equal(s, RM_STORE_QUEUED);
+	}
+	assert_int_equal(claim(st, T0, 10, NULL), 1);
+	{
+		struct rm_rcpt_result r[] = { { "dora@example.org", 451, "451 a" },
+					      { "cc@example.org", 421, "421 c" } };
+
+		assert_int_equal(rm_store_record(st, 3, r, 2, NULL, T0, T0, true, &s, &err), 0);
+	}
+	assert_int_equal(s, RM_STORE_FAILED);
+	assert_int_equal(state_of(st, "3", &m), RM_STORE_FAILED);
+	assert_int_equal(m.nrcpts, 3);
+	rm_store_msg_free(&m);
+
+	/* cap counts: messages sent in the last hour, per recipient */
+	assert_int_equal(rm_store_sent_since(st, T0, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(rm_store_sent_since(st, T0 + 61, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(rm_store_rcpt_count_since(st, "DORA@example.org", T0, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(rm_store_rcpt_count_since(st, "list@example.org", T0, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rm_store_rcpt_count_since(st, "dora@example.org", T0 + 6, &n, &err), 0);
+	assert_int_equal(n, 0);
+	rm_store_close(st);
+}
+
+static void test_holds_and_operator_actions(void **state)
+{
+	static const char *const rcpts[] = { "dora@example.org", NULL };
+	struct rm_store *st = mem_store();
+	struct rm_error err;
+	struct rm_store_msg m;
+	long long id = 0;
+
+	(void)state;
+	assert_int_equal(enqueue(st, "h@example.org", "kh", rcpts, true, T0), 1);
+	assert_int_equal(enqueue(st, "q@example.org", "kq", rcpts, false, T0), 1);
+	assert_int_equal(state_of(st, "1", NULL), RM_STORE_HELD);
+	assert_int_equal(claim(st, T0 + 100, 10, &id), 1); /* the held one waits */
+	assert_int_equal(id, 2);
+	/* actions that do not apply change nothing */
+	assert_int_equal(rm_store_set_state(st, "1", RM_STORE_HOLD, T0, &err), 0);
+	assert_int_equal(rm_store_set_state(st, "2", RM_STORE_RELEASE, T0, &err), 0);
+	assert_int_equal(rm_store_set_state(st, "99", RM_STORE_RETRY, T0, &err), 0);
+	assert_int_equal(rm_store_set_state(st, "2", RM_STORE_DROP, T0, &err), 0); /* sending */
+	assert_int_equal(rm_store_set_state(st, "1", RM_STORE_RELEASE, T0 + 200, &err), 1);
+	assert_int_equal(state_of(st, "1", NULL), RM_STORE_QUEUED);
+	assert_int_equal(rm_store_set_state(st, "h@example.org", RM_STORE_HOLD, T0, &err), 1);
+	assert_int_equal(state_of(st, "1", NULL), RM_STORE_HELD);
+	assert_int_equal(rm_store_set_state(st, "1", RM_STORE_DROP, T0, &err), 1);
+	assert_int_equal(state_of(st, "1", &m), RM_STORE_FAILED);
+	assert_string_equal(m.last_error, "dropped by the operator");
+	rm_store_msg_free(&m);
+	assert_int_equal(rm_store_set_state(st, "1", RM_STORE_RETRY, T0 + 300, &err), 1);
+	assert_int_equal(claim(st, T0 + 300, 10, &id), 1);
+	assert_int_equal(id, 1);
+	/* a cap deferral puts it back without counting an attempt */
+	assert_int_equal(rm_store_defer(st, 1, T0 + 3900, "daily cap of x reached; waiting", &err), 0);
+	assert_int_equal(state_of(st, "1", &m), RM_STORE_QUEUED);
+	assert_int_equal(m.attempts, 0);
+	assert_int_equal(m.next_attempt, T0 + 3900);
+	rm_store_msg_free(&m);
+	rm_store_close(st);
+}
+
+static void test_commit_cache(void **state)
+{
+	struct rm_store *st = mem_store();
+	struct rm_commit_cache cache;
+	struct rm_error err;
+	char *json;
+	bool found;
+
+	(void)state;
+	assert_int_equal(rm_store_cache_get(st, "linus", "abc", T0, &json, &found, &err), 0);
+	assert_null(json);
+	assert_int_equal(rm_store_cache_put(st, "linus", "abc", true, "{\"s\":1}", T0, 60, &err), 0);
+	assert_int_equal(rm_store_cache_put(st, "linus", "def", false, NULL, T0, 60, &err), 0);
+	/* found commits are kept for good */
+	assert_int_equal(rm_store_cache_get(st, "linus", "abc", T0 + 99999999, &json, &found, &err), 1);
+	assert_true(found);
+	assert_string_equal(json, "{\"s\":1}");
+	free(json);
+	/* a miss until its ttl runs out */
+	assert_int_equal(rm_store_cache_get(st, "linus", "def", T0 + 59, &json, &found, &err), 1);
+	assert_false(found);
+	assert_int_equal(rm_store_cache_get(st, "linus", "def", T0 + 60, &json, &found, &err), 0);
+	/* per tree */
+	assert_int_equal(rm_store_cache_get(st, "next", "abc", T0, &json, &found, &err), 0);
+	/* gitweb's callbacks over the store */
+	rm_store_commit_cache(st, 3600, &cache);
+	assert_non_null(cache.put);
+	assert_int_equal(cache.put(cache.ctx, "next", "123", true, "{}"), 0);
+	assert_int_equal(cache.get(cache.ctx, "next", "123", &json, &found), 1);
+	assert_true(found);
+	free(json);
+	rm_store_close(st);
+	/* no store (a dry run before any run): a cache that always misses */
+	rm_store_commit_cache(NULL, 3600, &cache);
+	assert_null(cache.get);
+}
+
+static char *mk_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *d = rm_path_join(tmp && *tmp ? tmp : "/tmp", "rm-unit-store.XXXXXX");
+
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static void rm_dir(char *d)
+{
+	DIR *dir = opendir(d);
+	struct dirent *de;
+
+	while (dir && (de = readdir(dir))) {
+		if (de->d_name[0] != '.') {
+			char *p = rm_path_join(d, de->d_name);
+
+			unlink(p);
+			free(p);
+		}
+	}
+	if (dir)
+		closedir(dir);
+	rmdir(d);
+	free(d);
+}
+
+/* The names in a directory, sorted, one per line. */
+static char *listing(const char *d)
+{
+	struct dirent **v;
+	struct rm_sb sb = RM_SB_INIT;
+	int n = scandir(d, &v, NULL, alphasort), i;
+
+	rm_sb_init(&sb);
+	for (i = 0; i < n; i++) {
+		rm_sb_addf(&sb, "%s\n", v[i]->d_name);
+		free(v[i]);
+	}
+	free(v);
+	return rm_sb_detach(&sb, NULL);
+}
+
+static void test_failures_are_errors(void **state)
+{
+	static const char *const rcpts[] = { "dora@example.org", NULL };
+	char *d = mk_dir(), *path = rm_path_join(d, "state.db");
+	struct rm_store *st;
+	struct rm_error err;
+	sqlite3 *db;
+	long n = 42;
+	bool seen;
+
+	(void)state;
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
+	assert_int_equal(enqueue(st, "1@example.org", "k1", rcpts, false, T0), 1);
+	/* another process breaks the database under it */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE rcpt_results; DROP TABLE reports", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	/* a count that cannot be made is an error, never a zero */
+	rm_error_clear(&err);
+	assert_int_equal(rm_store_rcpt_count_since(st, "dora@example.org", T0, &n, &err), -1);
+	assert_non_null(strstr(err.msg, "counting messages per list"));
+	assert_int_equal(rm_store_report_seen(st, "k1", &seen, &err), -1);
+	assert_int_equal(enqueue(st, "2@example.org", "k2", rcpts, false, T0), -1);
+	assert_non_null(strstr(enqueue_err.msg, "queueing a message"));
+	rm_store_close(st);
+	/* a PostgreSQL location is refused until that backend exists */
+	assert_int_equal(rm_store_open(&st, "postgresql://db.example.org/robotmail", RM_STORE_READWRITE,
+				       &err), -1);
+	assert_int_equal(err.kind, RM_ERR_CONFIG);
+	free(path);
+	rm_dir(d);
+}
+
+static void test_read_only_changes_nothing(void **state)
+{
+	static const char *const rcpts[] = { "dora@example.org", NULL };
+	char *d = mk_dir(), *path = rm_path_join(d, "state.db"), *before, *after;
+	struct rm_store *st, *ro;
+	struct rm_error err;
+	bool seen;
+
+	(void)state;
+	/* no store yet: an empty one */
+	assert_int_equal(rm_store_open(&ro, path, RM_STORE_READONLY, &err), 0);
+	assert_null(ro);
+	assert_int_equal(rm_store_report_seen(ro, "k1", &seen, &err), 0);
+	assert_false(seen);
+	/* after a run closed it: read through immutable=1, no -wal or -shm appears */
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
+	assert_int_equal(enqueue(st, "1@example.org", "k1", rcpts, false, T0), 1);
+	rm_store_close(st);
+	before = listing(d);
+	assert_int_equal(rm_store_open(&ro, path, RM_STORE_READONLY, &err), 0);
+	assert_non_null(ro);
+	assert_int_equal(rm_store_report_seen(ro, "k1", &seen, &err), 0);
+	assert_true(seen);
+	assert_int_equal(enqueue(ro, "2@example.org", "k2", rcpts, false, T0), -1);
+	assert_int_equal(enqueue_err.kind, RM_ERR_INTERNAL);
+	rm_store_close(ro);
+	after = listing(d);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	/* while a run holds it open with data only in its -wal: a snapshot sees it */
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
+	assert_int_equal(enqueue(st, "3@example.org", "k3", rcpts, false, T0), 1);
+	before = listing(d);
+	assert_non_null(strstr(before, "state.db-wal"));
+	assert_int_equal(rm_store_open(&ro, path, RM_STORE_READONLY, &err), 0);
+	assert_int_equal(rm_store_report_seen(ro, "k3", &seen, &err), 0);
+	assert_true(seen);
+	rm_store_close(ro);
+	after = listing(d);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	rm_store_close(st);
+	free(path);
+	rm_dir(d);
+}
+
+/* ---- the schedule */
+
+struct log_lines {
+	struct rm_sb sb;
+};
+
+static void collect(void *ctx, enum rm_schedule_level level, const char *text)
+{
+	struct log_lines *l = ctx;
+
+	rm_sb_addf(&l->sb, "%d %s\n", (int)level, text);
+}
+
+static void set_transport(struct rm_config *cfg, const char *spec)
+{
+	free(cfg->transport);
+	cfg->transport = rm_xstrdup(spec);
+}
+
+static void test_schedule_failed_is_not_sent(void **state)
+{
+	static const char *const rcpts[] = { "dora@example.org", "list@example.org", NULL };
+	struct rm_store *st = mem_store();
+	struct rm_config cfg;
+	struct rm_error err;
+	struct rm_schedule_counts c;
+	struct log_lines l;
+	struct rm_schedule_log log = { collect, &l };
+	struct rm_store_msg m;
+	struct rm_sb out = RM_SB_INIT;
+	time_t now = time(NULL);
+
+	(void)state;
+	signal(SIGPIPE, SIG_IGN); /* as main.c: a program that does not read is an error */
+	assert_int_equal(rm_config_load(&cfg, NULL, &err), 0);
+	rm_sb_init(&l.sb);
+	assert_int_equal(enqueue(st, "1@example.org", "k1", rcpts, false, now), 1);
+	/* the local program refuses it (exit 1): failed, logged as an error */
+	set_transport(&cfg, "sendmail:sh -c cat>/dev/null;false");
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(rm_schedule_deliver(st, &cfg, now, &log, &c, &err), 0);
+	assert_int_equal(c.sent, 0);
+	assert_int_equal(c.failed, 1);
+	assert_int_equal(c.retried, 0);
+	assert_non_null(strstr(l.sb.buf, "0 1@example.org: failed: no recipient was accepted"));
+	assert_int_equal(state_of(st, "1", &m), RM_STORE_FAILED);
+	assert_int_equal(m.nrcpts, 2);
+	rm_store_msg_free(&m);
+	/* queue show names the recipients not accepted; queue retry takes it */
+	rm_sb_init(&out);
+	assert_int_equal(rm_schedule_queue(st, RM_QUEUE_SHOW, "1", now, &out, &err), 0);
+	assert_non_null(strstr(out.buf, "state: failed\n"));
+	assert_non_null(strstr(out.buf, "not-accepted: list@example.org\n"));
+	rm_sb_release(&out);
+	assert_int_equal(rm_schedule_queue(st, RM_QUEUE_RETRY, "1", now, &out, &err), 0);
+	/* the program accepts it now: sent */
+	set_transport(&cfg, "sendmail:sh -c cat>/dev/null");
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(rm_schedule_deliver(st, &cfg, now, &log, &c, &err), 0);
+	assert_int_equal(c.sent, 1);
+	assert_int_equal(c.failed, 0);
+	assert_int_equal(state_of(st, "1", NULL), RM_STORE_SENT);
+	/* exit 75 from the program: deferred, one summary line */
+	assert_int_equal(enqueue(st, "2@example.org", "k2", rcpts, false, now), 1);
+	set_transport(&cfg, "sendmail:sh -c cat>/dev/null;exit${IFS}75");
+	memset(&c, 0, sizeof(c));
+	rm_sb_release(&l.sb);
+	rm_sb_init(&l.sb);
+	assert_int_equal(rm_schedule_deliver(st, &cfg, now, &log, &c, &err), 0);
+	assert_int_equal(c.retried, 1);
+	assert_int_equal(state_of(st, "2", NULL), RM_STORE_QUEUED);
+	assert_non_null(strstr(l.sb.buf, "1 delivery via sendmail:"));
+	rm_sb_release(&l.sb);
+	rm_config_free(&cfg);
+	rm_store_close(st);
+}
+
+static void test_schedule_policy(void **state)
+{
+	static const char *const rcpts[] = { "dora@example.org", "capped@example.org", NULL };
+	struct rm_store *st = mem_store();
+	struct rm_config cfg;
+	struct rm_error err;
+	struct rm_schedule_counts c;
+	struct rm_sb out = RM_SB_INIT;
+	enum rm_schedule_queue_cmd cmd;
+	time_t now = time(NULL);
+	char *dir = mk_dir(), *stop = rm_path_join(dir, "stop");
+	char *hold[] = { (char *)"capped@example.org" };
+
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(rm_config_load(&cfg, NULL, &err), 0);
+	set_transport(&cfg, "sendmail:sh -c cat>/dev/null");
+	/* holds: by recipient (any case) or tree */
+	assert_false(rm_schedule_held(&cfg, "linus", hold, 1));
+	cfg.hold.v = rm_xcalloc(1, sizeof(char *));
+	cfg.hold.v[0] = rm_xstrdup("CAPPED@example.org");
+	cfg.hold.n = 1;
+	assert_true(rm_schedule_held(&cfg, "linus", hold, 1));
+	assert_false(rm_schedule_held(&cfg, "linus", hold, 0));
+	/* the emergency stop: nothing claimed */
+	assert_int_equal(enqueue(st, "1@example.org", "k1", rcpts, false, now), 1);
+	assert_int_equal(enqueue(st, "2@example.org", "k2", rcpts, false, now), 1);
+	free(cfg.emergency_stop);
+	cfg.emergency_stop = rm_xstrdup(stop);
+	assert_int_equal(rm_write_file(stop, "", 0), 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(rm_schedule_deliver(st, &cfg, now, NULL, &c, &err), 0);
+	assert_true(c.stopped);
+	assert_int_equal(state_of(st, "1", NULL), RM_STORE_QUEUED);
+	unlink(stop);
+	/* a daily cap of 1 for capped@: the first goes, the second waits */
+	cfg.cap_lists.v = rm_xcalloc(1, sizeof(char *));
+	cfg.cap_lists.v[0] = rm_xstrdup("capped@example.org");
+	cfg.cap_lists.n = 1;
+	cfg.cap_values = rm_xcalloc(1, sizeof(long));
+	cfg.cap_values[0] = 1;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(rm_schedule_deliver(st, &cfg, now, NULL, &c, &err), 0);
+	assert_int_equal(c.sent, 1);
+	assert_int_equal(c.capped, 1);
+	rm_sb_init(&out);
+	assert_int_equal(rm_schedule_queue(st, RM_QUEUE_LIST, NULL, now, &out, &err), 0);
+	assert_non_null(strstr(out.buf, "1\tsent\t1\t<1@example.org>\t"));
+	assert_non_null(strstr(out.buf, "2\tqueued\t0\t<2@example.org>\t[linus:master] a 10.0% regression\t"
+					"daily cap of capped@example.org reached; waiting\n"));
+	rm_sb_release(&out);
+	/* the hourly cap: reached, nothing claimed */
+	cfg.hourly_cap = 1;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(rm_schedule_deliver(st, &cfg, now + 3600, NULL, &c, &err), 0);
+	assert_int_equal(c.sent + c.capped + c.failed + c.retried, 0); /* 1 sent since now */
+	assert_int_equal(state_of(st, "2", NULL), RM_STORE_QUEUED);
+	/* operator actions by name */
+	assert_int_equal(rm_schedule_queue_cmd_parse("release", &cmd), 0);
+	assert_int_equal(cmd, RM_QUEUE_RELEASE);
+	assert_int_equal(rm_schedule_queue_cmd_parse("nope", &cmd), -1);
+	assert_false(rm_schedule_queue_cmd_needs_id(RM_QUEUE_LIST));
+	assert_int_equal(rm_schedule_queue(st, RM_QUEUE_RELEASE, "1", now, &out, &err), 1);
+	assert_string_equal(err.msg, "queue release: no message '1' in a state that allows it");
+	rm_config_free(&cfg);
+	rm_store_close(st);
+	free(stop);
+	rm_dir(dir);
+}
+
+const struct CMUnitTest unit_store_tests[] = {
+	cmocka_unit_test(test_enqueue_dedupe),
+	cmocka_unit_test(test_claim_and_recover),
+	cmocka_unit_test(test_record_outcomes),
+	cmocka_unit_test(test_holds_and_operator_actions),
+	cmocka_unit_test(test_commit_cache),
+	cmocka_unit_test(test_failures_are_errors),
+	cmocka_unit_test(test_read_only_changes_nothing),
+	cmocka_unit_test(test_schedule_failed_is_not_sent),
+	cmocka_unit_test(test_schedule_policy),
+};
+const size_t unit_store_ntests = sizeof(unit_store_tests) / sizeof(unit_store_tests[0]);
