@@ -14,7 +14,8 @@
 /* Each returns the process exit code; on failure err holds the message. */
 int rm_cmd_compare(int argc, char **argv, struct rm_error *err);
 int rm_cmd_commit(int argc, char **argv, struct rm_error *err);
-/* robotmail run: the cron entry.  robotmail queue ...: operate the outbox. */
+/* robotmail run: the cron entry (delivery through schedule.c).  robotmail
+ * queue ...: parses the action; schedule.c runs it on the store. */
 int rm_cmd_run(int argc, char **argv, struct rm_error *err);
 int rm_cmd_queue(int argc, char **argv, struct rm_error *err);
 /* robotmail check-config [-c FILE] [--online] */
