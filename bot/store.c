@@ -14,10 +14,11 @@ int rm_store_open(struct rm_store **st, const char *location, enum rm_store_mode
 	*st = NULL;
 	if (!location || !*location)
 		return rm_error_set(err, RM_ERR_CONFIG, "paths.state_db: no state store is configured");
+	/* the location is not quoted: a connection URL may carry a password */
 	if (!strncmp(location, "postgresql://", 13) || !strncmp(location, "postgres://", 11))
 		return rm_error_set(err, RM_ERR_CONFIG,
-				    "state store '%.40s...': this robotmail has no PostgreSQL backend",
-				    location);
+				    "paths.state_db: a postgresql:// store needs the PostgreSQL backend,"
+				    " which this robotmail does not have");
 	return rm_store_sqlite_open(st, location, mode, err);
 }
 

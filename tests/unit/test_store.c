@@ -414,6 +414,28 @@ static void test_failures_are_errors(void **state)
 	assert_int_equal(rm_store_report_seen(st, "k1", &seen, &err), -1);
 	assert_int_equal(enqueue(st, "2@example.org", "k2", rcpts, false, T0), -1);
 	assert_non_null(strstr(enqueue_err.msg, "queueing a message"));
+	/* ... so a daily cap that cannot be checked stops the delivery pass
+	 * (the message goes back to the queue unsent) instead of not binding */
+	{
+		struct rm_config cfg;
+		struct rm_schedule_counts c;
+
+		assert_int_equal(rm_config_load(&cfg, NULL, &err), 0);
+		free(cfg.transport);
+		cfg.transport = rm_xstrdup("sendmail:sh -c cat>/dev/null");
+		cfg.cap_lists.v = rm_xcalloc(1, sizeof(char *));
+		cfg.cap_lists.v[0] = rm_xstrdup("dora@example.org");
+		cfg.cap_lists.n = 1;
+		cfg.cap_values = rm_xcalloc(1, sizeof(long));
+		cfg.cap_values[0] = 100;
+		memset(&c, 0, sizeof(c));
+		rm_error_clear(&err);
+		assert_int_equal(rm_schedule_deliver(st, &cfg, T0, NULL, &c, &err), -1);
+		assert_non_null(strstr(err.msg, "counting messages per list"));
+		assert_int_equal(c.sent, 0);
+		assert_int_equal(state_of(st, "1", NULL), RM_STORE_QUEUED);
+		rm_config_free(&cfg);
+	}
 	rm_store_close(st);
 	/* a PostgreSQL location is refused until that backend exists */
 	assert_int_equal(rm_store_open(&st, "postgresql://db.example.org/robotmail", RM_STORE_READWRITE,
