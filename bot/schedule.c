@@ -318,12 +318,12 @@ static const struct {
 	enum rm_schedule_queue_cmd cmd;
 	enum rm_store_action action;
 } queue_cmds[] = {
-	{ "list", RM_QUEUE_LIST, RM_STORE_RETRY },
-	{ "show", RM_QUEUE_SHOW, RM_STORE_RETRY },
-	{ "retry", RM_QUEUE_RETRY, RM_STORE_RETRY },
-	{ "drop", RM_QUEUE_DROP, RM_STORE_DROP },
-	{ "hold", RM_QUEUE_HOLD, RM_STORE_HOLD },
-	{ "release", RM_QUEUE_RELEASE, RM_STORE_RELEASE },
+	{ "list", RM_SCHEDULE_QUEUE_LIST, RM_STORE_RETRY },
+	{ "show", RM_SCHEDULE_QUEUE_SHOW, RM_STORE_RETRY },
+	{ "retry", RM_SCHEDULE_QUEUE_RETRY, RM_STORE_RETRY },
+	{ "drop", RM_SCHEDULE_QUEUE_DROP, RM_STORE_DROP },
+	{ "hold", RM_SCHEDULE_QUEUE_HOLD, RM_STORE_HOLD },
+	{ "release", RM_SCHEDULE_QUEUE_RELEASE, RM_STORE_RELEASE },
 };
 
 int rm_schedule_queue_cmd_parse(const char *name, enum rm_schedule_queue_cmd *cmd)
@@ -340,7 +340,7 @@ int rm_schedule_queue_cmd_parse(const char *name, enum rm_schedule_queue_cmd *cm
 
 bool rm_schedule_queue_cmd_needs_id(enum rm_schedule_queue_cmd cmd)
 {
-	return cmd != RM_QUEUE_LIST;
+	return cmd != RM_SCHEDULE_QUEUE_LIST;
 }
 
 static void queue_show(struct rm_sb *out, struct rm_store_msg *m)
@@ -365,7 +365,7 @@ int rm_schedule_queue(struct rm_store *st, enum rm_schedule_queue_cmd cmd, const
 {
 	size_t i;
 
-	if (cmd == RM_QUEUE_LIST) {
+	if (cmd == RM_SCHEDULE_QUEUE_LIST) {
 		struct rm_store_msg *v;
 		size_t n;
 
@@ -379,7 +379,7 @@ int rm_schedule_queue(struct rm_store *st, enum rm_schedule_queue_cmd cmd, const
 		rm_store_msgs_free(v, n);
 		return 0;
 	}
-	if (cmd == RM_QUEUE_SHOW) {
+	if (cmd == RM_SCHEDULE_QUEUE_SHOW) {
 		struct rm_store_msg m;
 		int found = rm_store_get(st, which, &m, err);
 

@@ -67,12 +67,12 @@ int rm_schedule_deliver(struct rm_store *st, const struct rm_config *cfg, time_t
 /* ---- the operator's queue */
 
 enum rm_schedule_queue_cmd {
-	RM_QUEUE_LIST,    /* every message: id, state, attempts, <Message-ID>, subject, last error */
-	RM_QUEUE_SHOW,    /* one message: its state, its recipients and its bytes (LF) */
-	RM_QUEUE_RETRY,   /* queued, held or failed (with recipients) -> due now */
-	RM_QUEUE_DROP,    /* -> failed, "dropped by the operator" */
-	RM_QUEUE_HOLD,    /* queued -> held */
-	RM_QUEUE_RELEASE, /* held -> queued, due now */
+	RM_SCHEDULE_QUEUE_LIST,    /* every message: id, state, attempts, <Message-ID>, subject, last error */
+	RM_SCHEDULE_QUEUE_SHOW,    /* one message: its state, its recipients and its bytes (LF) */
+	RM_SCHEDULE_QUEUE_RETRY,   /* queued, held or failed (with recipients) -> due now */
+	RM_SCHEDULE_QUEUE_DROP,    /* -> failed, "dropped by the operator" */
+	RM_SCHEDULE_QUEUE_HOLD,    /* queued -> held */
+	RM_SCHEDULE_QUEUE_RELEASE, /* held -> queued, due now */
 };
 
 /* Parse an action's name ("list", "retry", ...): 0, or -1 for an unknown one. */

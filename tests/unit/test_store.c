@@ -543,11 +543,11 @@ static void test_schedule_failed_is_not_sent(void **state)
 	rm_store_msg_free(&m);
 	/* queue show names the recipients not accepted; queue retry takes it */
 	rm_sb_init(&out);
-	assert_int_equal(rm_schedule_queue(st, RM_QUEUE_SHOW, "1", now, &out, &err), 0);
+	assert_int_equal(rm_schedule_queue(st, RM_SCHEDULE_QUEUE_SHOW, "1", now, &out, &err), 0);
 	assert_non_null(strstr(out.buf, "state: failed\n"));
 	assert_non_null(strstr(out.buf, "not-accepted: list@example.org\n"));
 	rm_sb_release(&out);
-	assert_int_equal(rm_schedule_queue(st, RM_QUEUE_RETRY, "1", now, &out, &err), 0);
+	assert_int_equal(rm_schedule_queue(st, RM_SCHEDULE_QUEUE_RETRY, "1", now, &out, &err), 0);
 	/* the program accepts it now: sent */
 	set_transport(&cfg, "sendmail:sh -c cat>/dev/null");
 	memset(&c, 0, sizeof(c));
@@ -616,7 +616,7 @@ static void test_schedule_policy(void **state)
 	assert_int_equal(c.sent, 1);
 	assert_int_equal(c.capped, 1);
 	rm_sb_init(&out);
-	assert_int_equal(rm_schedule_queue(st, RM_QUEUE_LIST, NULL, now, &out, &err), 0);
+	assert_int_equal(rm_schedule_queue(st, RM_SCHEDULE_QUEUE_LIST, NULL, now, &out, &err), 0);
 	assert_non_null(strstr(out.buf, "1\tsent\t1\t<1@example.org>\t"));
 	assert_non_null(strstr(out.buf, "2\tqueued\t0\t<2@example.org>\t[linus:master] a 10.0% regression\t"
 					"daily cap of capped@example.org reached; waiting\n"));
@@ -629,10 +629,10 @@ static void test_schedule_policy(void **state)
 	assert_int_equal(state_of(st, "2", NULL), RM_STORE_QUEUED);
 	/* operator actions by name */
 	assert_int_equal(rm_schedule_queue_cmd_parse("release", &cmd), 0);
-	assert_int_equal(cmd, RM_QUEUE_RELEASE);
+	assert_int_equal(cmd, RM_SCHEDULE_QUEUE_RELEASE);
 	assert_int_equal(rm_schedule_queue_cmd_parse("nope", &cmd), -1);
-	assert_false(rm_schedule_queue_cmd_needs_id(RM_QUEUE_LIST));
-	assert_int_equal(rm_schedule_queue(st, RM_QUEUE_RELEASE, "1", now, &out, &err), 1);
+	assert_false(rm_schedule_queue_cmd_needs_id(RM_SCHEDULE_QUEUE_LIST));
+	assert_int_equal(rm_schedule_queue(st, RM_SCHEDULE_QUEUE_RELEASE, "1", now, &out, &err), 1);
 	assert_string_equal(err.msg, "queue release: no message '1' in a state that allows it");
 	rm_config_free(&cfg);
 	rm_store_close(st);
