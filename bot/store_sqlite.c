@@ -7,7 +7,10 @@
  * files); when a -wal with content exists (a run crashed, or one is running)
  * immutable would not see it, so the database and its -wal are copied into a
  * private temporary directory and the copy is read instead (a snapshot),
- * removed again at close. */
+ * removed again at close.  Neither takes a lock: a dry run that overlaps a
+ * run's checkpoint may read a torn page (SQLite then reports a malformed
+ * database and the dry run fails; it never writes).  Good enough for a
+ * preview; `run` itself always opens read-write with locking. */
 #include "store.h"
 
 #include <errno.h>
