@@ -1271,12 +1271,10 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	}
 	env_wire_cache(&e);
 	{
-		int back;
+		struct rm_schedule_log slog = { schedule_log, &verbose };
 
-		if (rm_store_recover(e.ob, &back, err))
+		if (rm_schedule_recover(e.ob, &slog, err))
 			goto out_err;
-		if (back > 0)
-			fprintf(stderr, "robotmail: %d message(s) of an interrupted run queued again\n", back);
 	}
 	if (once) {
 		paths = rm_xcalloc(1, sizeof(char *));

@@ -29,6 +29,18 @@ static void logf_(const struct rm_schedule_log *log, enum rm_schedule_level leve
 	log->line(log->ctx, level, text);
 }
 
+int rm_schedule_recover(struct rm_store *st, const struct rm_schedule_log *log,
+			struct rm_error *err)
+{
+	int back;
+
+	if (rm_store_recover(st, &back, err))
+		return -1;
+	if (back > 0)
+		logf_(log, RM_SCHEDULE_WARNING, "%d message(s) of an interrupted run queued again", back);
+	return 0;
+}
+
 bool rm_schedule_held(const struct rm_config *cfg, const char *tree, char *const *rcpts,
 		      size_t n)
 {

@@ -48,6 +48,12 @@ struct rm_schedule_counts {
 	bool stopped;/* the emergency stop was present: nothing was attempted */
 };
 
+/* At the start of a run: messages a crashed run left `sending` go back to
+ * the queue (they are sent again with the same Message-ID); a warning says
+ * how many.  Returns 0, or -1 with *err set. */
+int rm_schedule_recover(struct rm_store *st, const struct rm_schedule_log *log,
+			struct rm_error *err);
+
 /* Is a new message for `tree` to these recipients held (the tree or one of
  * the recipients is on delivery.hold)? */
 bool rm_schedule_held(const struct rm_config *cfg, const char *tree, char *const *rcpts,

@@ -135,6 +135,12 @@ static void test_enqueue_dedupe(void **state)
 	rm_store_close(st);
 }
 
+/* a schedule log callback that keeps "LEVEL TEXT" lines in an rm_sb */
+static void collect_line(void *ctx, enum rm_schedule_level level, const char *text)
+{
+	rm_sb_addf(ctx, "%d %s\n", (int)level, text);
+}
+
 static void test_claim_and_recover(void **state)
 {
 	static const char *const rcpts[] = { "dora@example.org", NULL };
@@ -157,6 +163,17 @@ static void test_claim_and_recover(void **state)
 	assert_int_equal(back, 2);
 	assert_int_equal(state_of(st, "1", NULL), RM_STORE_QUEUED);
 	assert_int_equal(claim(st, T0, 10, NULL), 2);
+	/* the same through the schedule, which says so */
+	{
+		struct rm_sb lines = RM_SB_INIT;
+		struct rm_schedule_log log = { collect_line, &lines };
+
+		rm_sb_init(&lines);
+		assert_int_equal(rm_schedule_recover(st, &log, &err), 0);
+		assert_string_equal(lines.buf, "1 2 message(s) of an interrupted run queued again\n");
+		rm_sb_release(&lines);
+	}
+	assert_int_equal(state_of(st, "2", NULL), RM_STORE_QUEUED);
 	rm_store_close(st);
 }
 
