@@ -36,6 +36,13 @@ const char *rm_text_bad_char(const char *s, enum rm_text_class cls, unsigned *cp
 	return NULL;
 }
 
+void rm_text_scrub(char *s, char repl)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = repl;
+}
+
 char *rm_text_escaped(const char *s, size_t max)
 {
 	struct rm_sb sb = RM_SB_INIT;
