@@ -42,7 +42,7 @@ ifndef V
 .SILENT:
 endif
 
-.PHONY: all build deps run test test-only unit fuzz fuzz-build bench clean check-cppcheck check-valgrind soak install
+.PHONY: all build deps run test test-only unit fuzz fuzz-build bench clean check-cppcheck check-style check-valgrind soak install
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -132,6 +132,10 @@ soak: deps
 check-cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,style,portability,performance \
 		--std=c11 --inline-suppr --suppress=missingIncludeSystem -Ibot bot/
+
+# banned C functions in bot/ (tests/suites/style.sh; also a suite of `make test`)
+check-style:
+	@out=$$(bash tests/suites/style.sh); echo "$$out" | grep -v '^ok - '; ! echo "$$out" | grep -q '^not ok - '
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/robotmail
