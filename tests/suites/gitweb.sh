@@ -198,7 +198,7 @@ tree linus github "$F2/repos/seed/linux" >>"$T/cfg-seed.yaml"
 for name in mlockmany mincore worked; do
 	"$ROBOTMAIL" compare -c "$T/cfg-seed.yaml" "$T/fx/$name" >"$T/$name.out" 2>"$T/$name.err"
 	same_file "compare -c: $name commit lines carry the upstream subjects" \
-		"tests/golden/$name.subjects.table" "$T/$name.out"
+		"tests/data/golden/$name.subjects.table" "$T/$name.out"
 done
 kill "$F2PID" 2>/dev/null
 wait "$F2PID" 2>/dev/null

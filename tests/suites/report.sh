@@ -16,7 +16,7 @@ SPEC=${SPEC:-../shared/spec}
 "$PY" tests/gen-fixtures.py "$T/fx" >/dev/null 2>&1 || { not_ok "fixtures"; exit 0; }
 tests/peers/make-seed-fixtures.sh "$T/ff"
 # a hostile commit: CR/LF, control characters and 2,000 characters in its subject
-HOSTILE_SHA=$(sed -n 7p tests/golden/mincore.table | tr -d ' ')
+HOSTILE_SHA=$(sed -n 7p tests/data/golden/mincore.table | tr -d ' ')
 "$PY" - "$T/ff/repos/seed/linux/commits/$HOSTILE_SHA" <<'PYEOF'
 import json, sys
 subj = "mm: evil\r\nBcc: victim@example.org\x1b[31m " + "x" * 2000 + "\x00tail"
