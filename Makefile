@@ -22,7 +22,7 @@ PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive
 
 # Deferred (=): pkg-config is only asked once the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-# libetpan's .pc leaks Debian's -specs= flag (see shared/notes/deps-and-peers.md)
+# libetpan's .pc leaks Debian's -specs= flag (see the project notes, deps-and-peers.md)
 PKG_LIBS = $(filter-out -specs=%,$(shell pkg-config --libs $(PKGS))) -lm
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -g \

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """gen-report-kinds.py OUTDIR: the archives of the report-kind data cases
-(tests/data/21xx-kinds-*), made from the bundled examples
+(tests/data/21xx-kinds-*, `needs: kinds`), made from the bundled examples
 (contrib/examples/{mlockmany,mincore}.tar.xz); run from the repository root.
 
   multi.tar     one commit, two tests (the second on another machine, 20% less

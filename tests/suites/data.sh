@@ -38,7 +38,7 @@ done
 # ---- what the cases need, made once: the words of their `needs` files
 needs=$(cat "${cases[@]/%//needs}" 2>/dev/null | tr -s ' \n' '\n' | sort -u)
 has_need() { grep -qx "$1" <<<"$needs"; }
-FX= FORGE= REPO=
+FX= FORGE= REPO= KINDS=
 if has_need fixtures || has_need forge; then
 	if "$PY" tests/gen-fixtures.py "$T/fx" >"$T/gen.log" 2>&1; then
 		ok "data: fixture generator (tests/gen-fixtures.py) runs and self-checks"
@@ -63,10 +63,14 @@ if has_need repo; then
 	tests/peers/make-test-repo.sh "$T/repo" >"$T/repo.log" 2>&1 && REPO=$T/repo ||
 		not_ok "data: the test git repository is made" "$(cat "$T/repo.log")"
 fi
-export FX FORGE REPO
+if has_need kinds; then
+	"$PY" tests/gen-report-kinds.py "$T/kinds" >"$T/kinds.log" 2>&1 && KINDS=$T/kinds ||
+		not_ok "data: tests/gen-report-kinds.py makes the report-kind archives" "$(cat "$T/kinds.log")"
+fi
+export FX FORGE REPO KINDS
 
-# subst FILE: FILE with @TMP@, @FX@, @FORGE@ and @REPO@ replaced (the
-# outputs get the reverse before they are compared)
+# subst FILE: FILE with @TMP@, @FX@, @FORGE@, @REPO@ and @KINDS@ replaced
+# (the outputs get the reverse before they are compared)
 subst() {
 	local s
 	s=$(<"$1")
@@ -74,6 +78,7 @@ subst() {
 	s=${s//@FX@/$FX}
 	s=${s//@FORGE@/$FORGE}
 	s=${s//@REPO@/$REPO}
+	s=${s//@KINDS@/$KINDS}
 	printf '%s\n' "$s"
 }
 
@@ -88,6 +93,7 @@ for c in "${cases[@]}"; do
 		fixtures) [ -n "$FX" ] || missing="$missing $w" ;;
 		forge) [ -n "$FORGE" ] || missing="$missing $w" ;;
 		repo) [ -n "$REPO" ] || missing="$missing $w" ;;
+		kinds) [ -n "$KINDS" ] || missing="$missing $w" ;;
 		*) missing="$missing $w(unknown)" ;;
 		esac
 	done
@@ -109,17 +115,16 @@ for c in "${cases[@]}"; do
 	bash "$c/cmd" >"$TMP/stdout.raw" 2>"$TMP/stderr.raw" </dev/null
 	rc=$?
 	# the run's own paths and ports back to their @NAME@ (expected files hold those)
-	for f in stdout stderr; do
-		"$PY" - "$TMP/$f.raw" "$TMP/$f" "@TMP@=$TMP" "@FX@=$FX" "@FORGE@=$FORGE" "@REPO@=$REPO" <<'PYEOF'
+	"$PY" - "$TMP" "@TMP@=$TMP" "@FX@=$FX" "@FORGE@=$FORGE" "@REPO@=$REPO" "@KINDS@=$KINDS" <<'PYEOF'
 import sys
-data = open(sys.argv[1], 'rb').read()
-for pair in sys.argv[3:]:
-    name, value = pair.split('=', 1)
-    if value:
-        data = data.replace(value.encode(), name.encode())
-open(sys.argv[2], 'wb').write(data)
+for f in ('stdout', 'stderr'):
+    data = open(sys.argv[1] + '/' + f + '.raw', 'rb').read()
+    for pair in sys.argv[2:]:
+        name, value = pair.split('=', 1)
+        if value:
+            data = data.replace(value.encode(), name.encode())
+    open(sys.argv[1] + '/' + f, 'wb').write(data)
 PYEOF
-	done
 	if [ -n "${UPDATE:-}" ]; then
 		echo "$rc" >"$c/exit"
 		for f in expected:stdout stderr:stderr; do
