@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # style: the C functions robotmail does not call in bot/ (curl's checksrc
-# list, shared/notes/c-style-anchors.md 14): unbounded writes (sprintf,
+# list; c-style-anchors.md 14 in the project notes): unbounded writes (sprintf,
 # vsprintf, strcpy, strcat, gets), conversions that cannot report an error
 # (atoi, atol, atoll, atof: use strtol/strtod and check the end), strtok
 # (not reentrant: strtok_r) and system (a shell).  One check per function;
