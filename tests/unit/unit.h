@@ -25,5 +25,7 @@ extern const struct CMUnitTest unit_recipients_tests[];
 extern const size_t unit_recipients_ntests;
 extern const struct CMUnitTest unit_report_tests[];
 extern const size_t unit_report_ntests;
+extern const struct CMUnitTest unit_strbuf_tests[];
+extern const size_t unit_strbuf_ntests;
 
 #endif
