@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # data: every case folder tests/data/NNNN-name/ (format: tests/data/README.md):
-# run its `cmd`, compare the exit code with `exit`, stdout with `expected`
-# and stderr with `stderr` byte for byte (a diff on failure), then run its
-# `check` (rule checks printing ok/not ok lines).
+# run its `cmd`, compare the exit code with `exit`, stdout with `expected`,
+# stderr with `stderr` and the files the command wrote into $TMP/out with
+# the case's `out/` byte for byte (a diff on failure), then run its `check`
+# (rule checks printing ok/not ok lines).
 #
 #   bash tests/suites/data.sh                 all cases
 #   bash tests/suites/data.sh 1001 2003-foo   the cases whose folder name starts so
-#   UPDATE=1 bash tests/suites/data.sh ...    write the actual exit code, stdout and
-#                                             stderr (when the case has `stderr`) into
-#                                             the case instead of comparing; never
+#   UPDATE=1 bash tests/suites/data.sh ...    write the actual exit code, stdout,
+#                                             stderr (when the case has `stderr`) and
+#                                             the files of $TMP/out (when it has out/)
+#                                             into the case instead of comparing; never
 #                                             through a symbolic link (an `expected`
 #                                             that links to tests/data/golden/ is the
 #                                             spec's, not ours to rewrite)
@@ -86,6 +88,7 @@ for c in "${cases[@]}"; do
 	name=${c##*/}
 	TMP=$T/case/$name
 	mkdir -p "$TMP"
+	mkdir -p "$TMP/out"
 	export CASE=$c TMP
 	missing=
 	for w in $(cat "$c/needs" 2>/dev/null); do
@@ -116,14 +119,23 @@ for c in "${cases[@]}"; do
 	rc=$?
 	# the run's own paths and ports back to their @NAME@ (expected files hold those)
 	"$PY" - "$TMP" "@TMP@=$TMP" "@FX@=$FX" "@FORGE@=$FORGE" "@REPO@=$REPO" "@KINDS@=$KINDS" <<'PYEOF'
-import sys
-for f in ('stdout', 'stderr'):
-    data = open(sys.argv[1] + '/' + f + '.raw', 'rb').read()
+import os, sys
+tmp = sys.argv[1]
+def norm(src, dst):
+    data = open(src, 'rb').read()
     for pair in sys.argv[2:]:
         name, value = pair.split('=', 1)
         if value:
             data = data.replace(value.encode(), name.encode())
-    open(sys.argv[1] + '/' + f, 'wb').write(data)
+    open(dst, 'wb').write(data)
+for f in ('stdout', 'stderr'):
+    norm(tmp + '/' + f + '.raw', tmp + '/' + f)
+# the files written into $TMP/out, normalised into $TMP/outn
+for d, _, files in os.walk(tmp + '/out'):
+    rel = os.path.relpath(d, tmp + '/out')
+    os.makedirs(os.path.join(tmp, 'outn', rel), exist_ok=True)
+    for f in files:
+        norm(os.path.join(d, f), os.path.join(tmp, 'outn', rel, f))
 PYEOF
 	if [ -n "${UPDATE:-}" ]; then
 		echo "$rc" >"$c/exit"
@@ -136,6 +148,10 @@ PYEOF
 				cp "$TMP/${f#*:}" "$dst"
 			fi
 		done
+		if [ -d "$c/out" ]; then
+			rm -rf "$c/out"
+			cp -r "$TMP/outn" "$c/out"
+		fi
 		echo "# $name: updated (exit $rc)" >&2
 	fi
 	want=$(tr -d ' \n' <"$c/exit")
@@ -145,6 +161,19 @@ PYEOF
 		not_ok "$name: exit code $want" "got $rc" "$(head -20 "$TMP/stderr")"
 	fi
 	[ -e "$c/expected" ] && same_file "$name: stdout equals expected byte for byte" "$c/expected" "$TMP/stdout"
+	if [ -d "$c/out" ]; then
+		# the same file names, each with the same bytes
+		want_files=$(cd "$c/out" && find . -type f | sort)
+		got_files=$(cd "$TMP/outn" && find . -type f | sort)
+		if [ "$want_files" = "$got_files" ]; then
+			ok "$name: the files written are out/'s: $(echo $want_files | sed 's#\./##g')"
+			for f in $want_files; do
+				same_file "$name: out/${f#./} byte for byte" "$c/out/$f" "$TMP/outn/$f"
+			done
+		else
+			not_ok "$name: the files written are out/'s" "$(diff <(echo "$want_files") <(echo "$got_files"))"
+		fi
+	fi
 	if [ -e "$c/stderr" ]; then
 		if [ -s "$c/stderr" ]; then
 			same_file "$name: stderr equals the case's stderr byte for byte" "$c/stderr" "$TMP/stderr"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# report: robotmail --dry-run around the exact messages: held reports,
-# template errors, hostile commit subjects, -o and --to, and a dry run that
-# changes nothing.  Commit facts come from a forge on 127.0.0.1.  The worked
-# example and both seed reports, byte for byte, are the data cases
-# tests/data/2001-2003 (tests/suites/data.sh).
+# report: robotmail --dry-run with hostile commit subjects and authors, and
+# a dry run that changes nothing.  Commit facts come from a forge on
+# 127.0.0.1.  The worked example and both seed reports byte for byte, -o and
+# --to, held reports and template errors are data cases (tests/data/20xx,
+# 22xx, run by tests/suites/data.sh).
 ASAN_TOO=1
 . tests/lib.sh
 mk_tmp
@@ -41,48 +41,6 @@ sleep 1
 changed=$(snap; find "$T/fx" -newer "$T/stamp" | head -5)
 [ ! -e "$T/state.db" ] && [ -z "$changed" ] && ok "dry-run creates no state database and writes nothing" ||
 	not_ok "dry-run writes nothing" "$changed"
-mkdir -p "$T/eml"
-"$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" -o "$T/eml" "$T/fx/mincore" >"$T/o.out" 2>&1
-n=$(ls "$T/eml" | grep -c '\.eml$')
-[ "$n" = 1 ] && [ ! -s "$T/o.out" ] && grep -q '^Subject: \[linus:master\]' "$T/eml"/*.eml &&
-	ok "-o DIR writes one .eml file per report instead of printing" || not_ok "-o DIR" "n=$n" "$(cat "$T/o.out")"
-"$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" --to tester@example.org "$T/fx/mincore" >"$T/to.out" 2>&1
-[ "$(grep -c '^RCPT TO:' "$T/to.out")" = 1 ] && grep -qx 'RCPT TO:<tester@example.org>' "$T/to.out" &&
-	ok "--to diverts every recipient" || not_ok "--to" "$(grep RCPT "$T/to.out")"
-
-# ---- held: required data missing
-cfg "$T/cfg-down.yaml" "http://127.0.0.1:9/repos/seed/linux" "$T/state2.db"
-sed -i 's/^paths:/gitweb:\n  retries: 0\n  connect_timeout: 1\n  timeout: 2\npaths:/' "$T/cfg-down.yaml"
-"$ROBOTMAIL" --dry-run -c "$T/cfg-down.yaml" "$T/fx/mincore" >"$T/held.out" 2>&1
-rc=$?
-[ $rc -eq 75 ] && grep -q "HELD: the tested commit's subject is unknown" "$T/held.out" && ! grep -q '^DATA' "$T/held.out" &&
-	ok "a report without commit subjects is held, not printed as sendable; exit 75 as run would" || not_ok "held without subjects" "rc=$rc" "$(cat "$T/held.out")"
-printf 'trees:\n  - name: tip\n    branch: master\n    url: https://example.org/tip.git\n' >"$T/cfg-notree.yaml"
-"$ROBOTMAIL" --dry-run -c "$T/cfg-notree.yaml" "$T/fx/mincore" >"$T/held2.out" 2>&1
-grep -q "HELD: no tree in the configuration" "$T/held2.out" && ok "a report for an unconfigured tree is held" || not_ok "held without tree" "$(cat "$T/held2.out")"
-
-# ---- template errors name the file and line, and nothing is printed
-mkdir -p "$T/tpl"
-cp templates/*.txt "$T/tpl/"
-sed -i 's/{{testcase}}/{{testcaes}}/' "$T/tpl/perf.txt"
-ROBOTMAIL_TEMPLATES="$T/tpl" "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/fx/mincore" >"$T/tpl.out" 2>"$T/tpl.err"
-rc=$?
-[ $rc -eq 2 ] && [ ! -s "$T/tpl.out" ] && grep -q "template '.*perf.txt' line [0-9]*: unknown variable 'testcaes'" "$T/tpl.err" &&
-	ok "an unknown template variable fails the run (exit 2), naming file and line, printing nothing" ||
-	not_ok "unknown template variable" "rc=$rc" "$(cat "$T/tpl.err" "$T/tpl.out" | head -5)"
-cp templates/*.txt "$T/tpl/"
-printf '{{#params}}\nno close\n' >"$T/tpl/perf.txt"
-ROBOTMAIL_TEMPLATES="$T/tpl" "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/fx/mincore" >"$T/tpl.out" 2>"$T/tpl.err"
-[ $? -eq 2 ] && grep -q "line 1: section 'params' is not closed" "$T/tpl.err" && ok "an unclosed section is a template error" ||
-	not_ok "unclosed section" "$(cat "$T/tpl.err")"
-cp templates/*.txt "$T/tpl/"
-printf '{{> nonexistent.txt}}\n' >"$T/tpl/perf.txt"
-ROBOTMAIL_TEMPLATES="$T/tpl" "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/fx/mincore" >"$T/tpl.out" 2>"$T/tpl.err"
-[ $? -eq 2 ] && grep -q "nonexistent.txt" "$T/tpl.err" && ok "a missing partial is a template error" || not_ok "missing partial" "$(cat "$T/tpl.err")"
-printf '{{> perf.txt}}\n' >"$T/tpl/perf.txt"
-ROBOTMAIL_TEMPLATES="$T/tpl" "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/fx/mincore" >"$T/tpl.out" 2>"$T/tpl.err"
-[ $? -eq 2 ] && grep -q "nested deeper" "$T/tpl.err" && ok "a partial including itself is stopped" || not_ok "partial loop" "$(cat "$T/tpl.err")"
-
 # ---- a hostile commit subject and author never break the layout
 mv "$T/ff/repos/seed/linux/commits/$HOSTILE_SHA-hostile" "$T/ff/repos/seed/linux/commits/$HOSTILE_SHA"
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/fx/mincore" >"$T/evil.out" 2>"$T/evil.err"
