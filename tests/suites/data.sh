@@ -87,7 +87,6 @@ subst() {
 for c in "${cases[@]}"; do
 	name=${c##*/}
 	TMP=$T/case/$name
-	mkdir -p "$TMP"
 	mkdir -p "$TMP/out"
 	export CASE=$c TMP
 	missing=
