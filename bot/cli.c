@@ -781,10 +781,9 @@ static int dry_run_chunk(struct env *e, char **paths, size_t npaths, const char 
 		}
 		len = rm_crlf_to_lf(msg, len);
 		if (outdir) {
-			char *name = rm_xmalloc(strlen(r->message_id) + 5);
+			char *name = rm_xstrfmt("%s.eml", r->message_id);
 			char *path;
 
-			sprintf(name, "%s.eml", r->message_id);
 			path = rm_path_join(outdir, name);
 			if (rm_write_file(path, msg, len)) {
 				fprintf(stderr, "robotmail: error: cannot write '%s'\n", path);
@@ -921,9 +920,8 @@ static int move_into(const char *path, const char *dir, struct rm_error *err)
 				  strerror(errno));
 	} else {
 		/* its "finished" marker has done its job */
-		char *marker = rm_xmalloc(strlen(path) + 6);
+		char *marker = rm_xstrfmt("%s.done", path);
 
-		sprintf(marker, "%s.done", path);
 		unlink(marker);
 		free(marker);
 	}
@@ -956,8 +954,7 @@ static char **scan_inbox(const struct rm_config *cfg, time_t now, size_t *n, int
 		if (de->d_name[0] == '.' || (l > 5 && !strcmp(de->d_name + l - 5, ".done")))
 			continue;
 		p = rm_path_join(cfg->inbox, de->d_name);
-		marker = rm_xmalloc(strlen(p) + 6);
-		sprintf(marker, "%s.done", p);
+		marker = rm_xstrfmt("%s.done", p);
 		done = !access(marker, F_OK);
 		free(marker);
 		if (lstat(p, &st) || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
@@ -1247,8 +1244,7 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		return rm_error_exit_code(err->kind);
 	}
 	/* one run at a time: the lock beside the state database */
-	lockpath = rm_xmalloc(strlen(e.cfg.state_db) + 6);
-	sprintf(lockpath, "%s.lock", e.cfg.state_db);
+	lockpath = rm_xstrfmt("%s.lock", e.cfg.state_db);
 	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (lockfd < 0) {
 		rm_error_set(err, RM_ERR_TEMP, "cannot open the lock '%s': %s", lockpath, strerror(errno));

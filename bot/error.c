@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text.h"
+
 void rm_error_scrub(char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	rm_text_scrub(s, '?');
 }
 
 int rm_error_set(struct rm_error *err, enum rm_error_kind kind, const char *fmt, ...)

@@ -48,7 +48,7 @@ void rm_error_prefix(struct rm_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Turn every control character (C0 and DEL) of s into '?', in place; what
- * errors and warnings do to text they quote. */
+ * errors and warnings do to text they quote (rm_text_scrub, text.h). */
 void rm_error_scrub(char *s);
 
 /* The process exit code for an error kind. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "strbuf.h"
+#include "text.h"
 
 #define MAX_LINE 998
 
@@ -41,13 +42,10 @@ static bool needs_encoding(const char *s)
 /* length of the UTF-8 sequence starting at s (1 for invalid bytes) */
 static size_t utf8_len(const unsigned char *s)
 {
-	size_t n = *s < 0x80 ? 1 : (*s >> 5) == 6 ? 2 : (*s >> 4) == 14 ? 3 : (*s >> 3) == 30 ? 4 : 1;
-	size_t i;
+	unsigned cp;
+	size_t n = rm_utf8_decode(s, &cp);
 
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 1;
-	return n;
+	return n ? n : 1;
 }
 
 char *rm_rfc2047_encode(const char *utf8)
@@ -106,11 +104,8 @@ char *rm_rfc2047_encode(const char *utf8)
 static char *header_text(const char *s)
 {
 	char *c = rm_xstrdup(s ? s : "");
-	char *p;
 
-	for (p = c; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = ' ';
+	rm_text_scrub(c, ' ');
 	return c;
 }
 
@@ -202,9 +197,12 @@ static enum body_charset body_charset(const char *body)
 	enum body_charset cs = BODY_ASCII;
 
 	while (*p) {
-		if (*p < 0x80) {
+		unsigned cp;
+		size_t n = rm_utf8_decode(p, &cp);
+
+		if (n == 1) {
 			p++;
-		} else if ((p[0] == 0xc2 || p[0] == 0xc3) && (p[1] & 0xc0) == 0x80) {
+		} else if (n == 2 && cp <= 0xff) {
 			cs = BODY_LATIN1;
 			p += 2;
 		} else {
@@ -340,12 +338,13 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 			continue; /* a lone CR never reaches the wire */
 		if (*p == '\n') {
 			rm_sb_adds(&msg, "\r\n");
-		} else if (cs == BODY_LATIN1 && (unsigned char)*p >= 0xc2) {
+		} else if (cs == BODY_LATIN1 && (unsigned char)*p >= 0x80) {
 			/* U+0080..U+00FF: one ISO-8859-1 byte (body_charset checked
-			 * that a continuation byte follows) */
-			rm_sb_addc(&msg, (char)((((unsigned char)p[0] & 0x1f) << 6) |
-						 ((unsigned char)p[1] & 0x3f)));
-			p++;
+			 * that every sequence is one of these) */
+			unsigned cp;
+
+			p += rm_utf8_decode((const unsigned char *)p, &cp) - 1;
+			rm_sb_addc(&msg, (char)cp);
 		} else {
 			rm_sb_addc(&msg, *p);
 		}

@@ -40,6 +40,10 @@ int main(void)
 	failed += _cmocka_run_group_tests("parse", unit_parse_tests, unit_parse_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("message", unit_message_tests, unit_message_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("store", unit_store_tests, unit_store_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("recipients", unit_recipients_tests, unit_recipients_ntests,
+					  NULL, NULL);
+	failed += _cmocka_run_group_tests("report", unit_report_tests, unit_report_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("strbuf", unit_strbuf_tests, unit_strbuf_ntests, NULL, NULL);
 	if (rules_loaded)
 		rm_rules_free(&rules);
 	return failed ? 1 : 0;

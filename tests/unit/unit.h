@@ -23,5 +23,11 @@ extern const struct CMUnitTest unit_parse_tests[];
 extern const size_t unit_parse_ntests;
 extern const struct CMUnitTest unit_store_tests[];
 extern const size_t unit_store_ntests;
+extern const struct CMUnitTest unit_recipients_tests[];
+extern const size_t unit_recipients_ntests;
+extern const struct CMUnitTest unit_report_tests[];
+extern const size_t unit_report_ntests;
+extern const struct CMUnitTest unit_strbuf_tests[];
+extern const size_t unit_strbuf_ntests;
 
 #endif
