@@ -420,6 +420,31 @@ int rm_outbox_report_seen(struct rm_outbox *ob, const char *key, bool *seen, str
 	return 0;
 }
 
+int rm_outbox_report_get(struct rm_outbox *ob, const char *key, char **message_id, time_t *at,
+			 struct rm_error *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*message_id = NULL;
+	*at = 0;
+	if (!ob || !key)
+		return 0;
+	if (sqlite3_prepare_v2(ob->db, "SELECT message_id, created_at FROM reports WHERE dedupe_key = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_error(ob, err, "reading the reports seen");
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*message_id = col_text(st, 0);
+		*at = (time_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(ob, err, "reading the reports seen");
+	return rc == SQLITE_ROW;
+}
+
 void rm_outbox_fast_records(struct rm_outbox *ob)
 {
 	exec_quiet(ob, "PRAGMA synchronous = NORMAL");

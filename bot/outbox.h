@@ -89,6 +89,11 @@ int rm_outbox_thread_first(struct rm_outbox *ob, const char *thread_key, char **
 /* Has a report with this dedupe key been queued before? */
 int rm_outbox_report_seen(struct rm_outbox *ob, const char *dedupe_key, bool *seen,
 			  struct rm_error *err);
+/* The report queued under this dedupe key: 1 with its Message-ID (malloc'd,
+ * caller frees) and when it was queued, 0 none (also for a NULL outbox),
+ * -1 on error. */
+int rm_outbox_report_get(struct rm_outbox *ob, const char *dedupe_key, char **message_id,
+			 time_t *at, struct rm_error *err);
 /* Store a report's message (state queued, or held) and its dedupe key in one
  * transaction.  Returns 1 when stored, 0 when the dedupe key or the
  * Message-ID is already there (nothing changed), -1 on error. */
