@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileutil.h"
@@ -558,10 +559,11 @@ static void queue_archive(struct rm_sink *s, const char *path, enum rm_fate fate
 {
 	struct rm_queue_sink *q = s->ctx;
 	struct rm_error me;
+	struct stat st;
 
 	if (q->keep || fate == RM_FATE_WAIT)
 		return; /* stays in the inbox for the next run */
-	if (fate == RM_FATE_FAILED && access(path, F_OK))
+	if (fate == RM_FATE_FAILED && lstat(path, &st))
 		return; /* gone: nothing to set aside */
 	rm_error_clear(&me);
 	if (rm_inbox_move(path, fate == RM_FATE_FAILED ? q->p->cfg->failed_dir : q->p->cfg->done_dir,
