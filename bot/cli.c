@@ -79,26 +79,6 @@ static int load_rules(struct rm_rules *rules, const char *metrics, const char *p
 	return rc;
 }
 
-static int is_commit_dir(const char *path)
-{
-	/* a _result_root: a directory with <run>/job.yaml in it */
-	struct stat st;
-	int i, found = 0;
-
-	for (i = 0; i < 100 && !found; i++) {
-		char run[16];
-		char *d, *probe;
-
-		snprintf(run, sizeof(run), "%d", i);
-		d = rm_path_join(path, run);
-		probe = rm_path_join(d, "job.yaml");
-		found = !stat(probe, &st) && S_ISREG(st.st_mode);
-		free(d);
-		free(probe);
-	}
-	return found;
-}
-
 /* ---- the commit cache over the state database */
 
 struct cache_ctx {
@@ -120,87 +100,6 @@ static int cache_put(void *ctx, const char *tree, const char *sha, bool found, c
 	struct rm_error e;
 
 	return rm_outbox_cache_put(c->ob, tree, sha, found, json, time(NULL), c->miss_ttl, &e);
-}
-
-/* Commit facts for the commit lines of compare: best effort, never fatal. */
-static void lookup_subjects(const struct rm_config *cfg, const struct rm_commit_cache *cache,
-			    const struct rm_group *g, char *subjects[2], int verbose)
-{
-	struct rm_gitweb_req reqs[2];
-	struct rm_gitweb_opts o;
-	struct rm_error e;
-	const struct rm_tree_cfg *t =
-		rm_config_tree_for_branch(cfg, rm_job_field(&g->members[1]->job, "branch"));
-	int i;
-
-	subjects[0] = subjects[1] = NULL;
-	if (!t || t->provider == RM_PROVIDER_NONE)
-		return;
-	memset(reqs, 0, sizeof(reqs));
-	for (i = 0; i < 2; i++) {
-		reqs[i].tree = t;
-		reqs[i].sha = g->members[i]->commit;
-	}
-	rm_gitweb_opts_from_config(&o, cfg);
-	if (rm_gitweb_lookup(reqs, 2, &o, cache, &e))
-		return;
-	for (i = 0; i < 2; i++) {
-		if (reqs[i].status == RM_GITWEB_FOUND)
-			subjects[i] = rm_xstrdup(reqs[i].facts.subject);
-		else if (verbose)
-			fprintf(stderr, "robotmail: commit %s: %s\n", reqs[i].sha,
-				reqs[i].status == RM_GITWEB_UNKNOWN ? "unknown upstream" :
-								      reqs[i].error);
-		rm_facts_free(&reqs[i].facts);
-	}
-}
-
-static void print_warnings(const struct rm_archive *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->nwarnings; i++)
-		fprintf(stderr, "robotmail: warning: %s\n", a->warnings[i]);
-}
-
-static int compare_archive(struct rm_archive *a, const struct rm_rules *rules,
-			   const struct rm_config *cfg, const struct rm_commit_cache *cache,
-			   int verbose, struct rm_error *err)
-{
-	size_t g;
-
-	if (verbose)
-		print_warnings(a);
-	for (g = 0; g < a->ngroups; g++) {
-		const struct rm_group *grp = &a->groups[g];
-		struct rm_comparison cmp;
-		char *subjects[2] = { NULL, NULL };
-		struct rm_table_commit base = { grp->members[0]->commit, NULL };
-		struct rm_table_commit head = { grp->members[1]->commit, NULL };
-		struct rm_sb out = RM_SB_INIT;
-
-		if (rm_compare(rules, grp->members[0], grp->members[1], &cmp, err))
-			return -1;
-		if (cfg && cmp.n)
-			lookup_subjects(cfg, cache, grp, subjects, verbose);
-		base.subject = subjects[0];
-		head.subject = subjects[1];
-		if (cmp.skipped_bad)
-			fprintf(stderr,
-				"robotmail: warning: '%s': %zu stats with NaN, Infinity or non-numbers left out\n",
-				grp->members[1]->path, cmp.skipped_bad);
-		if (verbose && !cmp.n)
-			fprintf(stderr, "robotmail: '%s' vs '%s': no changed stats\n",
-				grp->members[0]->path, grp->members[1]->path);
-		rm_sb_init(&out);
-		rm_table_render(&out, &grp->members[1]->job, &base, &head, &cmp);
-		fwrite(out.buf, 1, out.len, stdout);
-		rm_sb_release(&out);
-		rm_comparison_free(&cmp);
-		free(subjects[0]);
-		free(subjects[1]);
-	}
-	return 0;
 }
 
 /* Shared setup: the config (when given), the rules and the cache. */
@@ -278,9 +177,7 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 	struct rm_archive_opts opts = { NULL, NULL };
 	const char *metrics = NULL, *programs = NULL, *config = NULL;
 	struct env e;
-	const struct rm_config *cfg;
-	const struct rm_commit_cache *cache;
-	int c, i, verbose = 0, rc = 0;
+	int c, verbose = 0, rc;
 
 	optind = 1;
 	opterr = 0;
@@ -309,50 +206,18 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "compare: unknown option or missing value: '%s'",
-					    argv[optind - 1]), 2;
+					    argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
-		return rm_error_set(err, RM_ERR_USAGE, "compare: expected an ARCHIVE or BASE_DIR HEAD_DIR"), 2;
+		return rm_error_set(err, RM_ERR_USAGE, "compare: expected an ARCHIVE or BASE_DIR HEAD_DIR");
 	if (env_open(&e, config, metrics, programs, true, true, err)) {
 		env_close(&e);
-		return rm_error_exit_code(err->kind);
+		return -1;
 	}
 	/* commit subjects only when a configuration names the trees */
-	cfg = e.cfg.file ? &e.cfg : NULL;
-	cache = e.ob ? &e.cache : NULL;
-	if (argc - optind == 2 && is_commit_dir(argv[optind]) && is_commit_dir(argv[optind + 1])) {
-		struct rm_archive a;
-
-		if (rm_archive_open_pair(&a, argv[optind], argv[optind + 1], &e.rules, &opts, err)) {
-			rc = rm_error_exit_code(err->kind);
-		} else {
-			if (compare_archive(&a, &e.rules, cfg, cache, verbose, err))
-				rc = rm_error_exit_code(err->kind);
-			rm_archive_free(&a);
-		}
-		env_close(&e);
-		return rc;
-	}
-	for (i = optind; i < argc; i++) {
-		struct rm_archive a;
-		struct rm_error ae;
-		int bad;
-
-		rm_error_clear(&ae);
-		if (rm_archive_open(&a, argv[i], &e.rules, &opts, &ae)) {
-			bad = 1;
-		} else {
-			bad = compare_archive(&a, &e.rules, cfg, cache, verbose, &ae) != 0;
-			rm_archive_free(&a);
-		}
-		if (bad) {
-			/* report each bad archive once, and go on with the others */
-			fprintf(stderr, "robotmail: error: %s\n", ae.msg);
-			if (rm_error_exit_code(ae.kind) > rc)
-				rc = rm_error_exit_code(ae.kind);
-		}
-	}
+	rc = rm_pipeline_compare(&e.rules, e.cfg.file ? &e.cfg : NULL, e.ob ? &e.cache : NULL, &opts,
+				 argv + optind, (size_t)(argc - optind), verbose, err);
 	env_close(&e);
 	return rc;
 }
@@ -428,14 +293,14 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "commit: unknown option or missing value: '%s'",
-					    argv[optind - 1]), 2;
+					    argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 2)
-		return rm_error_set(err, RM_ERR_USAGE, "commit: expected TREE SHA"), 2;
+		return rm_error_set(err, RM_ERR_USAGE, "commit: expected TREE SHA");
 	if (env_open(&e, config, NULL, NULL, false, use_cache, err)) {
 		env_close(&e);
-		return rm_error_exit_code(err->kind);
+		return -1;
 	}
 	memset(&req, 0, sizeof(req));
 	req.tree = rm_config_tree(&e.cfg, argv[optind]);
@@ -443,7 +308,7 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 		rm_error_set(err, RM_ERR_USAGE, "commit: no tree '%s' in %s", argv[optind],
 			     e.cfg.file ? e.cfg.file : "the built-in configuration");
 		env_close(&e);
-		return 2;
+		return -1;
 	}
 	req.sha = argv[optind + 1];
 	req.subject = subject;
@@ -451,12 +316,12 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 		rm_error_set(err, RM_ERR_USAGE, "commit: '%.80s' is not a commit sha (4 to 64 hex digits)",
 			     req.sha);
 		env_close(&e);
-		return 2;
+		return -1;
 	}
 	rm_gitweb_opts_from_config(&o, &e.cfg);
 	if (rm_gitweb_lookup(&req, 1, &o, e.ob ? &e.cache : NULL, err)) {
 		env_close(&e);
-		return rm_error_exit_code(err->kind);
+		return -1;
 	}
 	switch (req.status) {
 	case RM_GITWEB_FOUND:
@@ -466,11 +331,10 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 	case RM_GITWEB_UNKNOWN:
 		rm_error_set(err, RM_ERR_INPUT, "commit %s is unknown to %s (%s)", req.sha,
 			     req.tree->name, req.tree->api);
-		rc = 1;
+		rc = -1;
 		break;
 	default:
-		rm_error_set(err, RM_ERR_TEMP, "commit %s: %s", req.sha, req.error);
-		rc = 75;
+		rc = rm_error_set(err, RM_ERR_TEMP, "commit %s: %s", req.sha, req.error);
 		break;
 	}
 	rm_facts_free(&req.facts);
@@ -1013,13 +877,13 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		else if (!strcmp(argv[i], "--online"))
 			online = true;
 		else
-			return rm_error_set(err, RM_ERR_USAGE, "check-config: unknown argument '%s'", argv[i]), 2;
+			return rm_error_set(err, RM_ERR_USAGE, "check-config: unknown argument '%s'", argv[i]);
 	}
 	rm_error_clear(&ce);
 	if (env_open(&e, config, NULL, NULL, true, false, &ce)) {
 		check_line(&bad, false, "configuration and rule files", ce.msg);
 		env_close(&e);
-		return 2;
+		return rm_error_logged(err, RM_ERR_CONFIG); /* said on stdout */
 	}
 	check_line(&bad, true, "configuration", e.cfg.file ? e.cfg.file : "(built-in defaults)");
 	check_line(&bad, true, "metric rules", e.rules.metrics_file);
@@ -1127,5 +991,6 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 	}
 	env_close(&e);
 	printf("%s\n", bad ? "check-config: problems found" : "check-config: all good");
-	return bad ? 2 : 0;
+	/* each problem was said on stdout */
+	return bad ? rm_error_logged(err, RM_ERR_CONFIG) : 0;
 }

@@ -10,6 +10,7 @@
 #include "fileutil.h"
 #include "inbox.h"
 #include "strbuf.h"
+#include "table.h"
 
 static void print_warnings(const struct rm_archive *a)
 {
@@ -213,6 +214,140 @@ fail:
 	return -1;
 }
 
+/* ---------------------------------------------------------------- compare */
+
+static int is_commit_dir(const char *path)
+{
+	/* a _result_root: a directory with <run>/job.yaml in it */
+	struct stat st;
+	int i, found = 0;
+
+	for (i = 0; i < 100 && !found; i++) {
+		char run[16];
+		char *d, *probe;
+
+		snprintf(run, sizeof(run), "%d", i);
+		d = rm_path_join(path, run);
+		probe = rm_path_join(d, "job.yaml");
+		found = !stat(probe, &st) && S_ISREG(st.st_mode);
+		free(d);
+		free(probe);
+	}
+	return found;
+}
+
+/* Commit facts for the commit lines of compare: best effort, never fatal. */
+static void lookup_subjects(const struct rm_config *cfg, const struct rm_commit_cache *cache,
+			    const struct rm_group *g, char *subjects[2], int verbose)
+{
+	struct rm_gitweb_req reqs[2];
+	struct rm_gitweb_opts o;
+	struct rm_error e;
+	const struct rm_tree_cfg *t =
+		rm_config_tree_for_branch(cfg, rm_job_field(&g->members[1]->job, "branch"));
+	int i;
+
+	subjects[0] = subjects[1] = NULL;
+	if (!t || t->provider == RM_PROVIDER_NONE)
+		return;
+	memset(reqs, 0, sizeof(reqs));
+	for (i = 0; i < 2; i++) {
+		reqs[i].tree = t;
+		reqs[i].sha = g->members[i]->commit;
+	}
+	rm_gitweb_opts_from_config(&o, cfg);
+	if (rm_gitweb_lookup(reqs, 2, &o, cache, &e))
+		return;
+	for (i = 0; i < 2; i++) {
+		if (reqs[i].status == RM_GITWEB_FOUND)
+			subjects[i] = rm_xstrdup(reqs[i].facts.subject);
+		else if (verbose)
+			fprintf(stderr, "robotmail: commit %s: %s\n", reqs[i].sha,
+				reqs[i].status == RM_GITWEB_UNKNOWN ? "unknown upstream" :
+								      reqs[i].error);
+		rm_facts_free(&reqs[i].facts);
+	}
+}
+
+static int compare_archive(struct rm_archive *a, const struct rm_rules *rules,
+			   const struct rm_config *cfg, const struct rm_commit_cache *cache,
+			   int verbose, struct rm_error *err)
+{
+	size_t g;
+
+	if (verbose)
+		print_warnings(a);
+	for (g = 0; g < a->ngroups; g++) {
+		const struct rm_group *grp = &a->groups[g];
+		struct rm_comparison cmp;
+		char *subjects[2] = { NULL, NULL };
+		struct rm_table_commit base = { grp->members[0]->commit, NULL };
+		struct rm_table_commit head = { grp->members[1]->commit, NULL };
+		struct rm_sb out = RM_SB_INIT;
+
+		if (rm_compare(rules, grp->members[0], grp->members[1], &cmp, err))
+			return -1;
+		if (cfg && cmp.n)
+			lookup_subjects(cfg, cache, grp, subjects, verbose);
+		base.subject = subjects[0];
+		head.subject = subjects[1];
+		if (cmp.skipped_bad)
+			fprintf(stderr,
+				"robotmail: warning: '%s': %zu stats with NaN, Infinity or non-numbers left out\n",
+				grp->members[1]->path, cmp.skipped_bad);
+		if (verbose && !cmp.n)
+			fprintf(stderr, "robotmail: '%s' vs '%s': no changed stats\n",
+				grp->members[0]->path, grp->members[1]->path);
+		rm_sb_init(&out);
+		rm_table_render(&out, &grp->members[1]->job, &base, &head, &cmp);
+		fwrite(out.buf, 1, out.len, stdout);
+		rm_sb_release(&out);
+		rm_comparison_free(&cmp);
+		free(subjects[0]);
+		free(subjects[1]);
+	}
+	return 0;
+}
+
+int rm_pipeline_compare(const struct rm_rules *rules, const struct rm_config *cfg,
+			const struct rm_commit_cache *cache, const struct rm_archive_opts *opts,
+			char *const *paths, size_t npaths, int verbose, struct rm_error *err)
+{
+	enum rm_error_kind worst = RM_OK;
+	size_t i;
+
+	if (npaths == 2 && is_commit_dir(paths[0]) && is_commit_dir(paths[1])) {
+		struct rm_archive a;
+		int rc;
+
+		if (rm_archive_open_pair(&a, paths[0], paths[1], rules, opts, err))
+			return -1;
+		rc = compare_archive(&a, rules, cfg, cache, verbose, err);
+		rm_archive_free(&a);
+		return rc;
+	}
+	for (i = 0; i < npaths; i++) {
+		struct rm_archive a;
+		struct rm_error ae;
+		int bad;
+
+		rm_error_clear(&ae);
+		if (rm_archive_open(&a, paths[i], rules, opts, &ae)) {
+			bad = 1;
+		} else {
+			bad = compare_archive(&a, rules, cfg, cache, verbose, &ae) != 0;
+			rm_archive_free(&a);
+		}
+		if (bad) {
+			/* each bad archive once, and go on with the others */
+			fprintf(stderr, "robotmail: error: %s\n", ae.msg);
+			if (rm_error_exit_code(ae.kind) > rm_error_exit_code(worst))
+				worst = ae.kind;
+		}
+	}
+	return worst == RM_OK ? 0 : rm_error_logged(err, worst);
+}
+
 /* ---------------------------------------------------------------- mails */
 
 static void mail_free(struct rm_mail *m)
@@ -300,13 +435,13 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm
 	struct rm_thread_first first;
 	const struct rm_thread_first *fp = run_thread_find(p, r->thread_key);
 	size_t k;
-	int got = 0;
 
 	memset(m, 0, sizeof(*m));
 	*store_failed = false;
 	memset(&first, 0, sizeof(first));
 	if (!fp) {
-		got = rm_message_thread_first(p->ob, r->thread_key, &first, err);
+		int got = rm_message_thread_first(p->ob, r->thread_key, &first, err);
+
 		if (got < 0) {
 			*store_failed = true;
 			return -1;

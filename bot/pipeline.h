@@ -14,6 +14,8 @@
  * dedupe or thread key, so it never consumes or starts the real report's
  * thread, and no archive moves.
  *
+ * `robotmail compare` runs the first stages alone (archives -> tables).
+ *
  * Must not: decide the policy of any stage (what to report, who gets it,
  * when to deliver), print an error that ends the command (main.c does).
  */
@@ -120,6 +122,15 @@ struct rm_pipeline {
  * so far stays). */
 int rm_pipeline_run(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		    struct rm_error *err);
+
+/* `robotmail compare`: the comparison tables of each archive (or of the
+ * commit directories BASE_DIR HEAD_DIR) on stdout, with commit subjects
+ * when `cfg` (may be NULL) names the trees.  A bad archive is logged and
+ * the others go on.  Returns 0, or -1 with err: for several archives the
+ * worst one's kind with an empty message (each was logged). */
+int rm_pipeline_compare(const struct rm_rules *rules, const struct rm_config *cfg,
+			const struct rm_commit_cache *cache, const struct rm_archive_opts *opts,
+			char *const *paths, size_t npaths, int verbose, struct rm_error *err);
 
 /* Inbox entries that can never be archives (inbox.c said why): each is
  * logged as an error, counted as a bad archive and handed to the sink as
