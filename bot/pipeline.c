@@ -469,7 +469,7 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm
 	in.ncc = m->rcp.ncc;
 	in.subject = m->thread.subject;
 	in.message_id = m->message_id;
-	in.date = r->date_sent;
+	in.date = p->now; /* when it is (or would be) queued */
 	in.zone_seconds = rm_zone_seconds(p->cfg->timezone);
 	in.report_key = r->report_key;
 	in.charset = p->cfg->charset;
@@ -514,7 +514,6 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		memset(&it, 0, sizeof(it));
 		memset(&mail, 0, sizeof(mail));
 		p->st.reports++;
-		r->date_sent = p->now;
 		it.nth = ++p->nth;
 		it.archive = &b->archives[ai];
 		it.report = r;

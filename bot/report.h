@@ -77,7 +77,6 @@ struct rm_report {
 	char *report_key;   /* 16 hex digits naming the dedupe key (X-Robotmail-Report) */
 	char *message_id;   /* without <> */
 	time_t created;     /* the report's time: the head run's end time */
-	time_t date_sent;   /* the Date header: when it is (or would be) sent */
 	char *body;         /* rendered, LF line ends */
 	char *thread_key;   /* the finding: tree, head commit, test axes, headline
 			     * metric and direction; a later report with the same
