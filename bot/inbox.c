@@ -255,22 +255,11 @@ void rm_inbox_release(int fd)
 		close(fd);
 }
 
-static void put_file(const char *dst, const char *data, size_t len, int verbose)
+void rm_inbox_write_materials(const char *dir, const char *message_id,
+			      const struct rm_material *files, size_t nfiles, int verbose)
 {
-	if (rm_write_file(dst, data, len))
-		fprintf(stderr, "robotmail: warning: cannot write '%s'\n", dst);
-	else if (verbose)
-		fprintf(stderr, "robotmail: wrote %s\n", dst);
-}
-
-void rm_inbox_write_materials(const char *dir, const struct rm_archive *a,
-			      const struct rm_result_root *head, const char *message_id, int verbose)
-{
-	static const char *const files[][2] = { { "job.yaml", "job.yaml" },
-						{ "job.sh", "job-script" },
-						{ "reproduce.sh", "reproduce" } };
-	char day[9], *d1, *d2, run[16], *rd;
-	size_t i, rl, k;
+	char day[9], *d1, *d2;
+	size_t i;
 
 	if (!dir)
 		return;
@@ -280,39 +269,15 @@ void rm_inbox_write_materials(const char *dir, const struct rm_archive *a,
 	mkdir(dir, 0755);
 	mkdir(d1, 0755);
 	mkdir(d2, 0755);
-	snprintf(run, sizeof(run), "%d", head->runs[0]);
-	rd = rm_path_join(head->path, run);
-	for (i = 0; i < 3; i++) {
-		char *src = rm_path_join(rd, files[i][0]);
-		size_t len;
-		const char *data = rm_archive_file(a, src, &len);
+	for (i = 0; i < nfiles; i++) {
+		char *dst = rm_path_join(d2, files[i].name);
 
-		if (data) {
-			char *dst = rm_path_join(d2, files[i][1]);
-
-			put_file(dst, data, len, verbose);
-			free(dst);
-		}
-		free(src);
-	}
-	/* the kernel config, when the run has one: config-<release> */
-	rl = strlen(rd);
-	for (k = 0; k < a->nfiles; k++) {
-		const char *p = rm_archive_file_path(a, k);
-		size_t len;
-		const char *data;
-		char *dst;
-
-		if (strncmp(p, rd, rl) || p[rl] != '/' || strncmp(p + rl + 1, "config-", 7) ||
-		    strchr(p + rl + 1, '/'))
-			continue;
-		data = rm_archive_file(a, p, &len);
-		dst = rm_path_join(d2, p + rl + 1);
-		if (rm_write_file(dst, data, len))
+		if (rm_write_file(dst, files[i].data, files[i].len))
 			fprintf(stderr, "robotmail: warning: cannot write '%s'\n", dst);
+		else if (verbose && strncmp(files[i].name, "config-", 7))
+			fprintf(stderr, "robotmail: wrote %s\n", dst);
 		free(dst);
 	}
-	free(rd);
 	free(d1);
 	free(d2);
 }

@@ -11,7 +11,8 @@
  * archives to done/ or failed/ (with their marker), and the reproduction
  * materials directory (`run --materials DIR`).
  *
- * Must not: parse archives, decide what to report, touch the state database.
+ * Must not: parse archives (it includes no later stage), decide what to
+ * report, touch the state database.
  */
 #ifndef RM_INBOX_H
 #define RM_INBOX_H
@@ -20,7 +21,6 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "archive.h"
 #include "config.h"
 #include "error.h"
 
@@ -65,11 +65,18 @@ int rm_inbox_move(const char *path, const char *dir, struct rm_error *err);
 int rm_inbox_claim(const struct rm_config *cfg, int *fd, struct rm_error *err);
 void rm_inbox_release(int fd);
 
-/* Write the reproduction materials of a report (job.yaml, job-script,
- * reproduce and the kernel config of the head's first run) into
+/* One file of a report's reproduction materials. */
+struct rm_material {
+	const char *name; /* file name in the materials directory: "job.yaml", "reproduce" ... */
+	const char *data;
+	size_t len;
+};
+
+/* Write a report's reproduction materials (job.yaml, job-script, reproduce,
+ * the kernel config: the caller picks them from the archive) into
  * <dir>/<YYYYMMDD>/<message_id>/, ready to publish.  Best effort: a file
  * that cannot be written is a warning on stderr. */
-void rm_inbox_write_materials(const char *dir, const struct rm_archive *a,
-			      const struct rm_result_root *head, const char *message_id, int verbose);
+void rm_inbox_write_materials(const char *dir, const char *message_id,
+			      const struct rm_material *files, size_t nfiles, int verbose);
 
 #endif

@@ -624,6 +624,49 @@ void rm_pipeline_refuse(struct rm_pipeline *p, const struct rm_inbox_refused *v,
 
 /* ---------------------------------------------------------------- the queueing sink */
 
+/* The reproduction materials of a report from its head's first run:
+ * job.yaml, job-script, reproduce and the kernel config (config-<release>). */
+static void write_materials(const char *dir, const struct rm_archive *a,
+			    const struct rm_result_root *head, const char *message_id, int verbose)
+{
+	static const char *const names[][2] = { { "job.yaml", "job.yaml" },
+						{ "job.sh", "job-script" },
+						{ "reproduce.sh", "reproduce" } };
+	struct rm_material *files;
+	char run[16], *rd, **paths;
+	size_t i, k, n = 0, rl;
+
+	if (!dir)
+		return;
+	files = rm_xcalloc(3 + a->nfiles, sizeof(*files));
+	paths = rm_xcalloc(3 + 1, sizeof(char *));
+	snprintf(run, sizeof(run), "%d", head->runs[0]);
+	rd = rm_path_join(head->path, run);
+	for (i = 0; i < 3; i++) {
+		paths[i] = rm_path_join(rd, names[i][0]);
+		files[n].data = rm_archive_file(a, paths[i], &files[n].len);
+		if (files[n].data)
+			files[n++].name = names[i][1];
+	}
+	rl = strlen(rd);
+	for (k = 0; k < a->nfiles; k++) {
+		const char *fp = rm_archive_file_path(a, k);
+
+		if (strncmp(fp, rd, rl) || fp[rl] != '/' || strncmp(fp + rl + 1, "config-", 7) ||
+		    strchr(fp + rl + 1, '/'))
+			continue;
+		files[n].name = fp + rl + 1;
+		files[n].data = rm_archive_file(a, fp, &files[n].len);
+		n++;
+	}
+	rm_inbox_write_materials(dir, message_id, files, n, verbose);
+	for (i = 0; i < 3; i++)
+		free(paths[i]);
+	free(paths);
+	free(files);
+	free(rd);
+}
+
 static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *fate_failed,
 			struct rm_error *err)
 {
@@ -680,8 +723,7 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	p->st.queued++;
 	if (m.state == RM_MSG_HELD)
 		p->st.held++;
-	rm_inbox_write_materials(q->materials, it->archive, r->tests[0].head, mail->message_id,
-				 p->verbose);
+	write_materials(q->materials, it->archive, r->tests[0].head, mail->message_id, p->verbose);
 	if (p->verbose)
 		fprintf(stderr, "robotmail: queued %s%s: %s\n", mail->message_id,
 			m.state == RM_MSG_HELD ? " (held)" : "", mail->thread.subject);
