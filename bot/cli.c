@@ -2,18 +2,14 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <strings.h>
-#include <sys/file.h>
-#include <dirent.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "archive.h"
 #include "config.h"
 #include "deliver.h"
 #include "fileutil.h"
@@ -22,12 +18,6 @@
 #include "message.h"
 #include "outbox.h"
 #include "pipeline.h"
-#include "recipients.h"
-#include "report.h"
-#include "rules.h"
-#include "stats.h"
-#include "strbuf.h"
-#include "table.h"
 #include "template.h"
 
 #ifndef RM_DATADIR

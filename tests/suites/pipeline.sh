@@ -216,6 +216,7 @@ touch "$T/inbox/link.tar.xz.done" "$T/inbox/dangling.tar.xz.done"
 cfg
 run
 [ $rc -eq 1 ] && [ -L "$T/failed/link.tar.xz" ] && [ -L "$T/failed/dangling.tar.xz" ] && [ -e "$T/elsewhere/mincore.tar.xz" ] &&
+	[ ! -e "$T/inbox/link.tar.xz.done" ] && [ ! -e "$T/inbox/dangling.tar.xz.done" ] &&
 	grep -q "error: '$T/inbox/link.tar.xz': a symlink (to '$T/elsewhere/mincore.tar.xz'), and paths.inbox_links allows none" "$T/err" &&
 	grep -q "error: '$T/inbox/dangling.tar.xz': a symlink" "$T/err" && [ "$(count_new)" = 0 ] &&
 	ok "symlinks in the inbox (to an archive, dangling) are refused by default: failed/, named with the reason, exit 1" ||
