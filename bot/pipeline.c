@@ -522,14 +522,18 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		if (seen < 0)
 			goto out;
 		it.seen_id = seen_id;
-		if (seen)
+		/* what `run` does with it, in this order */
+		if (seen) {
 			it.outcome = RM_OUT_SEEN;
-		else if (r->bad_reason)
-			it.outcome = RM_OUT_BAD, it.reason = r->bad_reason;
-		else if (r->hold_reason)
-			it.outcome = RM_OUT_HELD, it.reason = r->hold_reason;
-		else
+		} else if (r->bad_reason) {
+			it.outcome = RM_OUT_BAD;
+			it.reason = r->bad_reason;
+		} else if (r->hold_reason) {
+			it.outcome = RM_OUT_HELD;
+			it.reason = r->hold_reason;
+		} else {
 			it.outcome = RM_OUT_MAIL;
+		}
 		want_mail = it.outcome == RM_OUT_MAIL ||
 			    (it.outcome == RM_OUT_SEEN && s->mail_when_seen && !r->bad_reason &&
 			     !r->hold_reason);
@@ -544,6 +548,10 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			if (it.outcome == RM_OUT_MAIL) {
 				it.outcome = RM_OUT_FAILED;
 				it.reason = me.msg;
+			} else {
+				/* an already reported one's mail (--force) */
+				fprintf(stderr, "robotmail: warning: '%s': %s\n", it.archive->source,
+					me.msg);
 			}
 			mail_free(&mail);
 		} else if (want_mail) {
