@@ -206,12 +206,22 @@ int rm_inbox_move(const char *path, const char *dir, struct rm_error *err)
 {
 	const char *base = strrchr(path, '/');
 	char *dst;
-	int rc = 0;
+	struct stat st;
+	int rc = 0, n;
 
 	base = base ? base + 1 : path;
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return rm_error_set(err, RM_ERR_TEMP, "cannot create '%s': %s", dir, strerror(errno));
 	dst = rm_path_join(dir, base);
+	/* never over an earlier archive of the same name: NAME.1, NAME.2 ... */
+	for (n = 1; !lstat(dst, &st) && n < 10000; n++) {
+		struct rm_sb sb = RM_SB_INIT;
+
+		free(dst);
+		rm_sb_init(&sb);
+		rm_sb_addf(&sb, "%s/%s.%d", dir, base, n);
+		dst = rm_sb_detach(&sb, NULL);
+	}
 	if (rename(path, dst)) {
 		rc = rm_error_set(err, RM_ERR_TEMP, "cannot move '%s' to '%s': %s", path, dst,
 				  strerror(errno));

@@ -54,7 +54,8 @@ void rm_inbox_scan_free(struct rm_inbox_scan *scan);
 int rm_inbox_link_allowed(const char *path, const struct rm_strlist *roots, char **why);
 
 /* Move `path` into directory `dir` (created when missing) under its own
- * name, and remove its "<path>.done" marker.  Returns 0, or -1 (err set,
+ * name (NAME.1, NAME.2 ... when an earlier archive has it: nothing is
+ * overwritten), and remove its "<path>.done" marker.  Returns 0, or -1 (err set,
  * RM_ERR_TEMP) when the rename failed. */
 int rm_inbox_move(const char *path, const char *dir, struct rm_error *err);
 

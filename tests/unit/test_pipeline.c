@@ -238,9 +238,17 @@ static void test_inbox_scan(void **state)
 		char *p = rm_path_join(d, "fresh.tar"), *done = rm_path_join(d, "done");
 		char *m = rm_path_join(d, "fresh.tar.done"), *moved = rm_path_join(done, "fresh.tar");
 
+		char *again = rm_path_join(done, "fresh.tar.1");
+
 		assert_int_equal(rm_inbox_move(p, done, &err), 0);
 		assert_int_equal(access(moved, F_OK), 0);
 		assert_int_equal(access(m, F_OK), -1);
+		/* the same name again: a suffix, the first one stays */
+		touch_file(d, "fresh.tar");
+		assert_int_equal(rm_inbox_move(p, done, &err), 0);
+		assert_int_equal(access(moved, F_OK), 0);
+		assert_int_equal(access(again, F_OK), 0);
+		free(again);
 		free(p);
 		free(done);
 		free(m);
