@@ -77,3 +77,10 @@ void rm_error_clear(struct rm_error *err)
 	err->kind = RM_OK;
 	err->msg[0] = '\0';
 }
+
+int rm_error_logged(struct rm_error *err, enum rm_error_kind kind)
+{
+	err->kind = kind;
+	err->msg[0] = '\0';
+	return -1;
+}

@@ -43,6 +43,11 @@ struct rm_error {
 int rm_error_set(struct rm_error *err, enum rm_error_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* A failure already logged line by line as it happened (e.g. "2 archives
+ * failed", each named on stderr): sets the kind that decides the exit code
+ * with an empty message, which main.c does not print again.  Returns -1. */
+int rm_error_logged(struct rm_error *err, enum rm_error_kind kind);
+
 /* Prefix the existing message with "<prefix>: " (for adding context on the way up). */
 void rm_error_prefix(struct rm_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

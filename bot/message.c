@@ -354,3 +354,99 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 	*out = rm_sb_detach(&msg, outlen);
 	return 0;
 }
+
+/* ---- threading */
+
+static void add_ref(struct rm_thread *t, const char *id, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrefs; i++)
+		if (strlen(t->refs[i]) == len && !strncmp(t->refs[i], id, len))
+			return; /* each id once */
+	t->refs = rm_xrealloc(t->refs, (t->nrefs + 1) * sizeof(char *));
+	t->refs[t->nrefs++] = rm_xstrndup(id, len);
+}
+
+static char *re_subject(const char *s)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	/* a stable subject: "Re: " once, whatever the first one was */
+	while (s && !strncmp(s, "Re: ", 4))
+		s += 4;
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "Re: %s", s ? s : "");
+	return rm_sb_detach(&sb, NULL);
+}
+
+int rm_message_thread_first(struct rm_store *ob, const char *thread_key,
+			    struct rm_thread_first *f, struct rm_error *err)
+{
+	memset(f, 0, sizeof(*f));
+	if (!ob || !thread_key)
+		return 0;
+	return rm_store_thread_first(ob, thread_key, &f->message_id, &f->subject, &f->refs, err);
+}
+
+void rm_thread_first_free(struct rm_thread_first *f)
+{
+	free(f->message_id);
+	free(f->subject);
+	free(f->refs);
+	memset(f, 0, sizeof(*f));
+}
+
+void rm_message_thread(const struct rm_thread_first *first, const char *message_id,
+		       const char *patch_msgid, const char *subject, struct rm_thread *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (first && first->message_id && (!message_id || strcmp(first->message_id, message_id))) {
+		const char *p = first->refs;
+
+		while (p && *p) {
+			size_t l = strcspn(p, "\n");
+
+			if (l)
+				add_ref(t, p, l);
+			p += l + (p[l] ? 1 : 0);
+		}
+		add_ref(t, first->message_id, strlen(first->message_id));
+		t->in_reply_to = rm_xstrdup(first->message_id);
+		t->first_id = rm_xstrdup(first->message_id);
+		t->send_refs = true;
+		t->subject = re_subject(first->subject ? first->subject : subject);
+	} else if (patch_msgid) {
+		add_ref(t, patch_msgid, strlen(patch_msgid));
+		t->in_reply_to = rm_xstrdup(patch_msgid);
+		t->subject = re_subject(subject);
+	} else {
+		t->subject = rm_xstrdup(subject ? subject : "");
+	}
+}
+
+void rm_thread_free(struct rm_thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrefs; i++)
+		free(t->refs[i]);
+	free(t->refs);
+	free(t->in_reply_to);
+	free(t->subject);
+	free(t->first_id);
+	memset(t, 0, sizeof(*t));
+}
+
+char *rm_thread_refs_text(const struct rm_thread *t)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	size_t i;
+
+	if (!t->nrefs)
+		return NULL;
+	rm_sb_init(&sb);
+	for (i = 0; i < t->nrefs; i++)
+		rm_sb_addf(&sb, "%s%s", i ? "\n" : "", t->refs[i]);
+	return rm_sb_detach(&sb, NULL);
+}

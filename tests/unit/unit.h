@@ -19,6 +19,8 @@ extern const struct CMUnitTest unit_stats_tests[];
 extern const size_t unit_stats_ntests;
 extern const struct CMUnitTest unit_message_tests[];
 extern const size_t unit_message_ntests;
+extern const struct CMUnitTest unit_pipeline_tests[];
+extern const size_t unit_pipeline_ntests;
 extern const struct CMUnitTest unit_parse_tests[];
 extern const size_t unit_parse_ntests;
 extern const struct CMUnitTest unit_store_tests[];
