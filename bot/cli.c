@@ -17,9 +17,10 @@
 #include "config.h"
 #include "deliver.h"
 #include "fileutil.h"
-#include "gitweb.h"
+#include "lookup.h"
 #include "message.h"
 #include "outbox.h"
+#include "patchmail.h"
 #include "recipients.h"
 #include "report.h"
 #include "rules.h"
@@ -124,7 +125,7 @@ static int cache_put(void *ctx, const char *tree, const char *sha, bool found, c
 static void lookup_subjects(const struct rm_config *cfg, const struct rm_commit_cache *cache,
 			    const struct rm_group *g, char *subjects[2], int verbose)
 {
-	struct rm_gitweb_req reqs[2];
+	struct rm_lookup_req reqs[2];
 	struct rm_gitweb_opts o;
 	struct rm_error e;
 	const struct rm_tree_cfg *t =
@@ -140,16 +141,16 @@ static void lookup_subjects(const struct rm_config *cfg, const struct rm_commit_
 		reqs[i].sha = g->members[i]->commit;
 	}
 	rm_gitweb_opts_from_config(&o, cfg);
-	if (rm_gitweb_lookup(reqs, 2, &o, cache, &e))
+	if (rm_lookup_run(reqs, 2, &o, cache, &e))
 		return;
 	for (i = 0; i < 2; i++) {
-		if (reqs[i].status == RM_GITWEB_FOUND)
+		if (reqs[i].status == RM_LOOKUP_FOUND)
 			subjects[i] = rm_xstrdup(reqs[i].facts.subject);
 		else if (verbose)
 			fprintf(stderr, "robotmail: commit %s: %s\n", reqs[i].sha,
-				reqs[i].status == RM_GITWEB_UNKNOWN ? "unknown upstream" :
+				reqs[i].status == RM_LOOKUP_UNKNOWN ? "unknown upstream" :
 								      reqs[i].error);
-		rm_facts_free(&reqs[i].facts);
+		rm_commit_free(&reqs[i].facts);
 	}
 }
 
@@ -355,7 +356,7 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 	return rc;
 }
 
-static void print_facts(const struct rm_gitweb_req *r)
+static void print_facts(const struct rm_lookup_req *r)
 {
 	const struct rm_commit_facts *f = &r->facts;
 	size_t i;
@@ -404,7 +405,7 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 	const char *config = NULL, *subject = NULL;
 	bool use_cache = true;
 	struct env e;
-	struct rm_gitweb_req req;
+	struct rm_lookup_req req;
 	struct rm_gitweb_opts o;
 	int c, rc;
 
@@ -445,23 +446,23 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 	}
 	req.sha = argv[optind + 1];
 	req.subject = subject;
-	if (!rm_gitweb_valid_sha(req.sha)) {
+	if (!rm_commit_valid_sha(req.sha)) {
 		rm_error_set(err, RM_ERR_USAGE, "commit: '%.80s' is not a commit sha (4 to 64 hex digits)",
 			     req.sha);
 		env_close(&e);
 		return 2;
 	}
 	rm_gitweb_opts_from_config(&o, &e.cfg);
-	if (rm_gitweb_lookup(&req, 1, &o, e.ob ? &e.cache : NULL, err)) {
+	if (rm_lookup_run(&req, 1, &o, e.ob ? &e.cache : NULL, err)) {
 		env_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
 	switch (req.status) {
-	case RM_GITWEB_FOUND:
+	case RM_LOOKUP_FOUND:
 		print_facts(&req);
 		rc = 0;
 		break;
-	case RM_GITWEB_UNKNOWN:
+	case RM_LOOKUP_UNKNOWN:
 		rm_error_set(err, RM_ERR_INPUT, "commit %s is unknown to %s (%s)", req.sha,
 			     req.tree->name, req.tree->api);
 		rc = 1;
@@ -471,7 +472,7 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 		rc = 75;
 		break;
 	}
-	rm_facts_free(&req.facts);
+	rm_commit_free(&req.facts);
 	env_close(&e);
 	return rc;
 }
@@ -487,7 +488,7 @@ struct batch {
 	struct rm_report *reports;
 	size_t nreports;
 	size_t *report_archive;        /* which archive each report came from */
-	struct rm_gitweb_req *lookups; /* unique (tree, sha) */
+	struct rm_lookup_req *lookups; /* unique (tree, sha) */
 	size_t nlookups;
 	struct rm_patch_mail *patches; /* per report, when it replies to a patch */
 	int failed;                    /* archives that could not be read */
@@ -500,13 +501,13 @@ static void batch_free(struct batch *b)
 	for (i = 0; i < b->nreports; i++) {
 		rm_report_free(&b->reports[i]);
 		if (b->patches)
-			rm_patch_mail_free(&b->patches[i]);
+			rm_patchmail_free(&b->patches[i]);
 	}
 	free(b->patches);
 	free(b->reports);
 	free(b->report_archive);
 	for (i = 0; i < b->nlookups; i++) {
-		rm_facts_free(&b->lookups[i].facts);
+		rm_commit_free(&b->lookups[i].facts);
 		free((char *)b->lookups[i].sha);
 	}
 	free(b->lookups);
@@ -631,29 +632,29 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 		head_idx[i] = lookup_index(b, t, r->tests[0].head->commit);
 	}
 	rm_gitweb_opts_from_config(&o, &e->cfg);
-	if (b->nlookups && rm_gitweb_lookup(b->lookups, b->nlookups, &o, e->ob ? &e->cache : NULL, err))
+	if (b->nlookups && rm_lookup_run(b->lookups, b->nlookups, &o, e->ob ? &e->cache : NULL, err))
 		goto fail;
 	/* a lookup that failed for now defers its reports: say why, once */
 	for (i = 0; i < b->nlookups; i++)
-		if (b->lookups[i].status == RM_GITWEB_FAILED)
+		if (b->lookups[i].status == RM_LOOKUP_FAILED)
 			fprintf(stderr, "robotmail: commit %s: %s\n", b->lookups[i].sha,
 				b->lookups[i].error);
 	for (i = 0; i < b->nreports; i++) {
 		struct rm_report *r = &b->reports[i];
-		const struct rm_gitweb_req *bl = &b->lookups[base_idx[i]];
-		const struct rm_gitweb_req *hl = &b->lookups[head_idx[i]];
+		const struct rm_lookup_req *bl = &b->lookups[base_idx[i]];
+		const struct rm_lookup_req *hl = &b->lookups[head_idx[i]];
 
-		r->base_facts = bl->status == RM_GITWEB_FOUND ? &bl->facts : NULL;
-		r->head_facts = hl->status == RM_GITWEB_FOUND ? &hl->facts : NULL;
-		r->base_unknown = bl->status == RM_GITWEB_UNKNOWN;
-		r->head_unknown = hl->status == RM_GITWEB_UNKNOWN;
+		r->base_facts = bl->status == RM_LOOKUP_FOUND ? &bl->facts : NULL;
+		r->head_facts = hl->status == RM_LOOKUP_FOUND ? &hl->facts : NULL;
+		r->base_unknown = bl->status == RM_LOOKUP_UNKNOWN;
+		r->head_unknown = hl->status == RM_LOOKUP_UNKNOWN;
 		if (!b->patches)
 			b->patches = rm_xcalloc(b->nreports + 1, sizeof(*b->patches));
 		if (e->cfg.patch_mail_base && hl->tree && hl->tree->patches && r->head_facts &&
 		    r->head_facts->patch_msgid) {
 			/* the patch's own mail: its [PATCH] subject and its To/Cc */
 			struct rm_error pe;
-			int got = rm_patch_mail_lookup(&b->patches[i], e->cfg.patch_mail_base,
+			int got = rm_patchmail_lookup(&b->patches[i], e->cfg.patch_mail_base,
 						       r->head_facts->patch_msgid, &o, &pe);
 
 			if (got == 1)

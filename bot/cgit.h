@@ -1,0 +1,44 @@
+/*
+ * cgit.h - commit facts from cgit (the scraper).
+ *
+ * Owns: the URLs of cgit's pages for a commit (<repo>/patch/?id= for the
+ * mbox form, <repo>/commit/?id= for the committer, parent and a merge's
+ * message, <repo>/log/?qt=grep&q= to find a commit by its subject) and
+ * parsing their answers into commit facts.  The parsers are pure (bytes in,
+ * facts out) and exposed for tests and fuzzing.
+ *
+ * Must not: set curl options or credentials (gitweb.c), decide what an HTTP
+ * status means for a lookup (lookup.c), touch the cache.
+ */
+#ifndef RM_CGIT_H
+#define RM_CGIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "commit.h"
+#include "error.h"
+
+/* URLs under the repository base `api` (malloc()ed).  `sha` must have passed
+ * rm_commit_valid_sha. */
+char *rm_cgit_patch_url(const char *api, const char *sha);
+char *rm_cgit_page_url(const char *api, const char *sha);
+/* The log search for a commit message matching `subject` literally. */
+char *rm_cgit_search_url(const char *api, const char *subject);
+
+/* A /patch/ answer: an mbox message "From <sha> ..." + headers + body.
+ * Fills f (free with rm_commit_free); -1 with err naming `what` (f empty). */
+int rm_cgit_parse_patch(struct rm_commit_facts *f, const char *buf, size_t len, const char *what,
+			struct rm_error *err);
+
+/* Merge facts from a /commit/ page into f: committer, commit time, parent;
+ * with `full` (a merge, whose /patch/ shows another commit) the subject,
+ * message and author too.  -1 with err naming `what`. */
+int rm_cgit_parse_page(struct rm_commit_facts *f, const char *buf, size_t len, bool full,
+		       const char *what, struct rm_error *err);
+
+/* The sha of the first commit of a /log/ search page whose subject is
+ * exactly `subject` (malloc()ed), or NULL. */
+char *rm_cgit_search_result(const char *body, size_t len, const char *subject);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * forge.h - commit facts from the JSON forges: GitHub (and GitHub
+ * Enterprise), Gitea/Forgejo, GitLab.
+ *
+ * Owns: each forge's REST URLs for a commit and for a commit search, the
+ * fixed headers its API asks for, which way it takes a token (the kind, not
+ * the token), and parsing its JSON answers into commit facts.  The parsers
+ * are pure (bytes in, facts out) and exposed for tests and fuzzing.
+ *
+ * Must not: set curl options or read or attach credentials (gitweb.c),
+ * decide what an HTTP status means for a lookup (lookup.c), touch the cache.
+ */
+#ifndef RM_FORGE_H
+#define RM_FORGE_H
+
+#include <stddef.h>
+
+#include "commit.h"
+#include "config.h"
+#include "error.h"
+#include "gitweb.h"
+
+/* The commit's URL under the API base `api` (malloc()ed), or NULL when p is
+ * no JSON forge.  `sha` must have passed rm_commit_valid_sha. */
+char *rm_forge_commit_url(enum rm_provider p, const char *api, const char *sha);
+/* The commit search for `subject` (malloc()ed), or NULL when the forge has
+ * none (Gitea) or the base does not allow one. */
+char *rm_forge_search_url(enum rm_provider p, const char *api, const char *subject);
+/* The sha of the first search result whose subject is exactly `subject`
+ * (malloc()ed), or NULL. */
+char *rm_forge_search_result(enum rm_provider p, const char *body, size_t len,
+			     const char *subject);
+
+/* The fixed headers of p's requests into hdr (NULL-terminated; static strings). */
+void rm_forge_headers(enum rm_provider p, const char *hdr[RM_GITWEB_MAX_HEADERS + 1]);
+/* How p takes a token. */
+enum rm_gitweb_auth rm_forge_auth(enum rm_provider p);
+
+/* GitHub REST commit, Gitea/Forgejo git/commits, GitLab repository/commits.
+ * Fills f (free with rm_commit_free); -1 with err naming `what` (f empty). */
+int rm_forge_parse_commit(struct rm_commit_facts *f, enum rm_provider p, const char *buf,
+			  size_t len, const char *what, struct rm_error *err);
+
+#endif
