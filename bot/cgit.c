@@ -100,7 +100,9 @@ int rm_cgit_parse_patch(struct rm_commit_facts *f, const char *buf, size_t len, 
 	}
 	body = msg->msg_body ? msg->msg_body->bd_text : "";
 	blen = msg->msg_body ? msg->msg_body->bd_size : 0;
-	/* the message ends at the "---" line before the diffstat */
+	/* the message ends at the "---" line before the diffstat: the last one
+	 * before the first "diff --git" (a message may hold "---" lines of its
+	 * own), or at that diff line when there is no "---" */
 	cut = NULL;
 	{
 		const char *p = body;
@@ -109,12 +111,11 @@ int rm_cgit_parse_patch(struct rm_commit_facts *f, const char *buf, size_t len, 
 			const char *eol = memchr(p, '\n', (size_t)(body + blen - p));
 			size_t l = eol ? (size_t)(eol - p) : (size_t)(body + blen - p);
 
-			if ((l == 3 || (l == 4 && p[3] == '\r')) && !strncmp(p, "---", 3)) {
+			if ((l == 3 || (l == 4 && p[3] == '\r')) && !strncmp(p, "---", 3))
 				cut = p;
-				break;
-			}
 			if (l >= 11 && !memcmp(p, "diff --git ", 11)) {
-				cut = p;
+				if (!cut)
+					cut = p;
 				break;
 			}
 			p = eol ? eol + 1 : body + blen;
@@ -274,7 +275,24 @@ int rm_cgit_parse_page(struct rm_commit_facts *f, const char *buf, size_t len, b
 		char *msg = html_find(buf, len, "<div class='commit-msg'>(.*?)</div>");
 		struct rm_sb m = RM_SB_INIT;
 
+		char *ad = html_find(buf, len, "<th>author</th><td>.*?</td><td class='right'>([^<]*)</td>");
+
 		person_from_text(&f->author, html_find(buf, len, "<th>author</th><td>(.*?)</td>"));
+		if (ad) {
+			/* "2025-10-17 09:53:20 +0000" -> the RFC 3339 form of the patch's Date */
+			int y, mo, d, h, mi, se, zh, zm;
+			char sign;
+
+			if (sscanf(ad, "%4d-%2d-%2d %2d:%2d:%2d %c%2d%2d", &y, &mo, &d, &h, &mi, &se, &sign,
+				   &zh, &zm) == 9 && (sign == '+' || sign == '-')) {
+				char iso[64];
+
+				snprintf(iso, sizeof(iso), "%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", y, mo,
+					 d, h, mi, se, sign, zh, zm);
+				set(&f->date, iso);
+			}
+			free(ad);
+		}
 		if (!subject) {
 			free(msg);
 			return rm_error_set(err, RM_ERR_INPUT, "%s: the commit page has no subject",
@@ -319,6 +337,16 @@ char *rm_cgit_search_result(const char *body, size_t len, const char *subject)
 	pcre2_match_data_free(md);
 	pcre2_code_free(re);
 	return found;
+}
+
+bool rm_cgit_empty_patch(const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (buf[i] == '\n' || buf[i] == '\r' || buf[i] == ' '))
+		i++;
+	return len - i >= 3 && !strncmp(buf + i, "--", 2) &&
+	       (buf[i + 2] == ' ' || buf[i + 2] == '\n' || buf[i + 2] == '\r');
 }
 
 char *rm_cgit_patch_url(const char *api, const char *sha)

@@ -31,9 +31,14 @@ char *rm_cgit_search_url(const char *api, const char *subject);
 int rm_cgit_parse_patch(struct rm_commit_facts *f, const char *buf, size_t len, const char *what,
 			struct rm_error *err);
 
+/* Is a /patch/ answer the one cgit gives for a commit without changes (no
+ * mbox at all, only its "-- " signature)?  Its facts are on the commit page. */
+bool rm_cgit_empty_patch(const char *buf, size_t len);
+
 /* Merge facts from a /commit/ page into f: committer, commit time, parent;
- * with `full` (a merge, whose /patch/ shows another commit) the subject,
- * message and author too.  -1 with err naming `what`. */
+ * with `full` (a merge, whose /patch/ shows another commit, or an empty
+ * commit, whose /patch/ shows none) the subject, message, author and author
+ * date too.  -1 with err naming `what`. */
 int rm_cgit_parse_page(struct rm_commit_facts *f, const char *buf, size_t len, bool full,
 		       const char *what, struct rm_error *err);
 

@@ -468,8 +468,9 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 		rc = 1;
 		break;
 	default:
-		rm_error_set(err, RM_ERR_TEMP, "commit %s: %s", req.sha, req.error);
-		rc = 75;
+		rm_error_set(err, req.error_kind == RM_ERR_CONFIG ? RM_ERR_CONFIG : RM_ERR_TEMP,
+			     "commit %s: %s", req.sha, req.error);
+		rc = rm_error_exit_code(err->kind);
 		break;
 	}
 	rm_commit_free(&req.facts);
@@ -634,7 +635,16 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 	rm_gitweb_opts_from_config(&o, &e->cfg);
 	if (b->nlookups && rm_lookup_run(b->lookups, b->nlookups, &o, e->ob ? &e->cache : NULL, err))
 		goto fail;
-	/* a lookup that failed for now defers its reports: say why, once */
+	/* a lookup the operator must fix (credentials, a clone git refuses)
+	 * stops the run (exit 2); one that failed for now defers its reports:
+	 * say why, once */
+	for (i = 0; i < b->nlookups; i++)
+		if (b->lookups[i].status == RM_LOOKUP_FAILED &&
+		    b->lookups[i].error_kind == RM_ERR_CONFIG) {
+			rm_error_set(err, RM_ERR_CONFIG, "commit %s: %s", b->lookups[i].sha,
+				     b->lookups[i].error);
+			goto fail;
+		}
 	for (i = 0; i < b->nlookups; i++)
 		if (b->lookups[i].status == RM_LOOKUP_FAILED)
 			fprintf(stderr, "robotmail: commit %s: %s\n", b->lookups[i].sha,

@@ -64,47 +64,117 @@ static int hexval(int c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-char *rm_commit_msgid_from_link(const char *url)
+/* A Message-ID (without <>) from text[0..len), percent-decoded when `pct`;
+ * NULL unless it looks like one: something@something, no blanks, quotes or
+ * angle brackets. */
+static char *msgid_text(const char *p, const char *end, bool pct)
 {
-	static const char *const hosts[] = { "https://lore.kernel.org/", "http://lore.kernel.org/",
-					     "https://patch.msgid.link/", "https://msgid.link/" };
-	const char *p = NULL, *end;
 	struct rm_sb sb = RM_SB_INIT;
-	size_t i;
-	bool lore = false;
 
-	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++)
-		if (!strncmp(url, hosts[i], strlen(hosts[i]))) {
-			p = url + strlen(hosts[i]);
-			lore = i < 2;
-			break;
-		}
-	if (!p)
-		return NULL;
-	if (lore) {
-		/* lore.kernel.org/<list or r or all>/<msgid>/... */
-		p = strchr(p, '/');
-		if (!p)
-			return NULL;
-		p++;
-	}
-	end = p + strcspn(p, "/?# \t>");
 	rm_sb_init(&sb);
 	for (; p < end; p++) {
-		if (*p == '%' && p + 2 < end + 0 + 1 && hexval(p[1]) >= 0 && hexval(p[2]) >= 0) {
+		if (pct && *p == '%' && end - p >= 3 && hexval(p[1]) >= 0 && hexval(p[2]) >= 0) {
 			rm_sb_addc(&sb, (char)(hexval(p[1]) * 16 + hexval(p[2])));
 			p += 2;
 		} else {
 			rm_sb_addc(&sb, *p);
 		}
 	}
-	/* a Message-ID: something@something, no spaces or angle brackets */
 	if (!strchr(sb.buf, '@') || sb.buf[0] == '@' || strpbrk(sb.buf, " \t<>\"\r\n") ||
 	    sb.len > 250) {
 		rm_sb_release(&sb);
 		return NULL;
 	}
 	return rm_sb_detach(&sb, NULL);
+}
+
+/* How surely a link names the patch's own posting: 3 patch.msgid.link (b4
+ * writes it for the patch it applied), 2 lore.kernel.org/r/ and
+ * lkml.kernel.org/r/ (the older form of the same), 1 any other list of lore
+ * (/all/, /<list>/: a report or a discussion as often as the patch); 0 and
+ * *msgid NULL when the URL names no Message-ID. */
+static int link_msgid(const char *url, char **msgid)
+{
+	static const struct {
+		const char *prefix;
+		int rank; /* -1: lore, the rank depends on the list part */
+	} forms[] = {
+		{ "https://patch.msgid.link/", 3 }, { "http://patch.msgid.link/", 3 },
+		{ "https://msgid.link/", 3 },       { "http://msgid.link/", 3 },
+		{ "https://lkml.kernel.org/r/", 2 }, { "http://lkml.kernel.org/r/", 2 },
+		{ "https://lore.kernel.org/", -1 },  { "http://lore.kernel.org/", -1 },
+	};
+	const char *p = NULL;
+	size_t i;
+	int rank = 0;
+
+	*msgid = NULL;
+	while (*url == ' ' || *url == '<')
+		url++;
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+		if (!strncasecmp(url, forms[i].prefix, strlen(forms[i].prefix))) {
+			p = url + strlen(forms[i].prefix);
+			rank = forms[i].rank;
+			break;
+		}
+	if (!p)
+		return 0;
+	if (rank < 0) {
+		/* lore.kernel.org/<list or r or all>/<msgid>/... */
+		const char *slash = strchr(p, '/');
+
+		if (!slash)
+			return 0;
+		rank = slash - p == 1 && *p == 'r' ? 2 : 1;
+		p = slash + 1;
+	}
+	*msgid = msgid_text(p, p + strcspn(p, "/?# \t>"), true);
+	return *msgid ? rank : 0;
+}
+
+char *rm_commit_msgid_from_link(const char *url)
+{
+	char *m;
+
+	link_msgid(url, &m);
+	return m;
+}
+
+/* The Message-ID of the patch itself among f's trailers: a Message-Id:
+ * trailer first, then the Link: of the highest rank (see link_msgid), the
+ * last of equal ones (a maintainer's tools add the patch's link after the
+ * author's references); never a Link: right after Reported-by: (the form a
+ * report's own link had before Closes:). */
+static char *patch_msgid(const struct rm_commit_facts *f)
+{
+	char *best = NULL;
+	int best_rank = 0;
+	size_t i;
+
+	for (i = 0; i < f->ntrailers; i++) {
+		const char *k = f->trailers[i].key, *v = f->trailers[i].value;
+		char *m = NULL;
+		int rank = 0;
+
+		if (!strcasecmp(k, "Message-Id") || !strcasecmp(k, "Message-ID")) {
+			const char *a = v + strspn(v, " <");
+
+			m = msgid_text(a, a + strcspn(a, "> \t"), false);
+			rank = m ? 4 : 0;
+		} else if (!strcasecmp(k, "Link")) {
+			if (i && !strcasecmp(f->trailers[i - 1].key, "Reported-by"))
+				continue;
+			rank = link_msgid(v, &m);
+		}
+		if (m && rank >= best_rank) {
+			free(best);
+			best = m;
+			best_rank = rank;
+		} else {
+			free(m);
+		}
+	}
+	return best;
 }
 
 static bool is_trailer_line(const char *s, size_t len, size_t *keylen)
@@ -153,7 +223,10 @@ void rm_commit_set_message(struct rm_commit_facts *f, const char *message)
 	rm_utf8_repair(f->body);
 	(void)nl;
 
-	/* trailers: the last paragraph, when all its lines are "Key: value" */
+	/* trailers, as `git interpret-trailers` finds them: the last paragraph,
+	 * when all its lines are "Key: value" (or their indented continuations),
+	 * or when at least a quarter are and one is git's own (Signed-off-by:,
+	 * "(cherry picked from commit ...)"); other lines there are skipped */
 	for (i = 0; i < f->ntrailers; i++) {
 		free(f->trailers[i].key);
 		free(f->trailers[i].value);
@@ -162,15 +235,17 @@ void rm_commit_set_message(struct rm_commit_facts *f, const char *message)
 	f->trailers = NULL;
 	f->ntrailers = 0;
 	{
-		size_t blen = strlen(body);
+		size_t blen = strlen(body), other = 0, recognised = 0;
+		bool gits = false, prev_trailer = false;
 
 		while (blen && (body[blen - 1] == '\n' || body[blen - 1] == ' ' ||
-				body[blen - 1] == '\r'))
+				body[blen - 1] == '\r' || body[blen - 1] == '\t'))
 			blen--;
 		last_para = body;
 		for (p = body; p + 1 < body + blen; p++)
-			if (p[0] == '\n' && p[1] == '\n')
-				last_para = p + 2;
+			if (p[0] == '\n' && (p[1] == '\n' || (p[1] == '\r' && p + 2 < body + blen &&
+							       p[2] == '\n')))
+				last_para = p + (p[1] == '\n' ? 2 : 3);
 		for (p = last_para; p < body + blen;) {
 			const char *eol = memchr(p, '\n', (size_t)(body + blen - p));
 			size_t len = eol ? (size_t)(eol - p) : (size_t)(body + blen - p);
@@ -178,18 +253,24 @@ void rm_commit_set_message(struct rm_commit_facts *f, const char *message)
 
 			if (len && p[len - 1] == '\r')
 				len--;
-			if (len && (p[0] == ' ' || p[0] == '\t') && f->ntrailers) {
+			if (len && (p[0] == ' ' || p[0] == '\t') && prev_trailer) {
 				p = eol ? eol + 1 : body + blen; /* continuation line */
 				continue;
 			}
-			if (!is_trailer_line(p, len, &kl)) {
-				for (i = 0; i < f->ntrailers; i++) {
-					free(f->trailers[i].key);
-					free(f->trailers[i].value);
+			prev_trailer = is_trailer_line(p, len, &kl);
+			if (!prev_trailer) {
+				if (len >= 27 && !memcmp(p, "(cherry picked from commit ", 27)) {
+					gits = true;
+					recognised++;
+				} else {
+					other++;
 				}
-				f->ntrailers = 0;
-				break;
+				p = eol ? eol + 1 : body + blen;
+				continue;
 			}
+			if (kl == 13 && !strncasecmp(p, "Signed-off-by", 13))
+				gits = true;
+			recognised++;
 			f->trailers = rm_xrealloc(f->trailers,
 						  (f->ntrailers + 1) * sizeof(*f->trailers));
 			f->trailers[f->ntrailers].key = rm_xstrndup(p, kl);
@@ -198,16 +279,20 @@ void rm_commit_set_message(struct rm_commit_facts *f, const char *message)
 			f->ntrailers++;
 			p = eol ? eol + 1 : body + blen;
 		}
+		if (other && !(gits && recognised * 3 >= other)) {
+			for (i = 0; i < f->ntrailers; i++) {
+				free(f->trailers[i].key);
+				free(f->trailers[i].value);
+			}
+			f->ntrailers = 0;
+		}
 		if (!f->ntrailers) {
 			free(f->trailers);
 			f->trailers = NULL;
 		}
 	}
 	free(f->patch_msgid);
-	f->patch_msgid = NULL;
-	for (i = 0; i < f->ntrailers && !f->patch_msgid; i++)
-		if (!strcasecmp(f->trailers[i].key, "Link"))
-			f->patch_msgid = rm_commit_msgid_from_link(f->trailers[i].value);
+	f->patch_msgid = patch_msgid(f);
 }
 
 void rm_commit_add_file(struct rm_commit_facts *f, const char *path, size_t len)

@@ -283,7 +283,10 @@ static bool finish(struct xfer *x, CURLcode cc, const struct rm_gitweb_opts *o)
 			return false;
 		}
 	}
-	if (cc == CURLE_OK && (code == 429 || (code == 403 && (x->rate_exhausted || x->retry_after)))) {
+	/* rate limits: 429; 403 with X-RateLimit-Remaining: 0 or Retry-After
+	 * (GitHub); 503 with Retry-After (a forge in maintenance) */
+	if (cc == CURLE_OK && (code == 429 || (code == 403 && (x->rate_exhausted || x->retry_after)) ||
+			       (code == 503 && x->retry_after))) {
 		long long wait_s = x->retry_after;
 
 		if (!wait_s && x->rate_reset)

@@ -11,7 +11,8 @@
  * most RM_GITWEB_MAX_REDIRS) so that a token never follows a redirect to
  * another origin or from https to http; retries with doubling backoff for
  * transport errors and 5xx; rate limits (429, 403 with X-RateLimit-*,
- * Retry-After, RateLimit-Reset) waited out up to `max_wait`; running many
+ * Retry-After, RateLimit-Reset; 503 with Retry-After) waited out up to
+ * `max_wait`; running many
  * jobs `concurrency` at a time.
  *
  * A job is a conversation of one or more GETs that a provider (cgit.c,

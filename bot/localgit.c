@@ -2,7 +2,7 @@
 #include "localgit.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -29,12 +29,14 @@ static void set_clean(char **dst, const char *v)
 	rm_commit_clean(*dst);
 }
 
-/* `git -C DIR ARGS...`, its stdout into out (at most LOCALGIT_MAX_OUT
- * bytes kept), its wait status into *status.  -1 when git cannot start. */
-static int run_git(const char *dir, char *const argv_tail[], struct rm_sb *out, int *status)
+/* `git -C DIR ARGS...`: its stdout into out (at most LOCALGIT_MAX_OUT bytes
+ * kept), the start of its stderr into errout, its wait status into *status.
+ * -1 when git cannot start. */
+static int run_git(const char *dir, char *const argv_tail[], struct rm_sb *out,
+		   struct rm_sb *errout, int *status)
 {
 	char *argv[16];
-	int pipefd[2], n = 0, i;
+	int po[2], pe[2], n = 0, i, open_fds = 2;
 	pid_t pid;
 	posix_spawn_file_actions_t fa;
 	char buf[8192];
@@ -45,36 +47,83 @@ static int run_git(const char *dir, char *const argv_tail[], struct rm_sb *out, 
 	for (i = 0; argv_tail[i] && n < 15; i++)
 		argv[n++] = argv_tail[i];
 	argv[n] = NULL;
-	if (pipe(pipefd))
+	if (pipe(po))
 		return -1;
+	if (pipe(pe)) {
+		close(po[0]);
+		close(po[1]);
+		return -1;
+	}
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addclose(&fa, pipefd[0]);
-	posix_spawn_file_actions_addclose(&fa, pipefd[1]);
+	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
+	posix_spawn_file_actions_addclose(&fa, po[0]);
+	posix_spawn_file_actions_addclose(&fa, po[1]);
+	posix_spawn_file_actions_addclose(&fa, pe[0]);
+	posix_spawn_file_actions_addclose(&fa, pe[1]);
 	if (posix_spawnp(&pid, "git", &fa, NULL, argv, environ)) {
 		posix_spawn_file_actions_destroy(&fa);
-		close(pipefd[0]);
-		close(pipefd[1]);
+		close(po[0]);
+		close(po[1]);
+		close(pe[0]);
+		close(pe[1]);
 		return -1;
 	}
 	posix_spawn_file_actions_destroy(&fa);
-	close(pipefd[1]);
-	for (;;) {
-		ssize_t got = read(pipefd[0], buf, sizeof(buf));
+	close(po[1]);
+	close(pe[1]);
+	/* both pipes at once: git must never block on a full one */
+	while (open_fds) {
+		struct pollfd pfd[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
+		int k;
 
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
 			break;
-		if (out->len + (size_t)got > LOCALGIT_MAX_OUT)
-			continue; /* drain, but keep no more */
-		rm_sb_add(out, buf, (size_t)got);
+		}
+		for (k = 0; k < 2; k++) {
+			struct rm_sb *sb = k ? errout : out;
+			size_t cap = k ? 4096 : LOCALGIT_MAX_OUT;
+			ssize_t got;
+
+			if (pfd[k].fd < 0 || !(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			got = read(pfd[k].fd, buf, sizeof(buf));
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				close(k ? pe[0] : po[0]);
+				if (k)
+					pe[0] = -1;
+				else
+					po[0] = -1;
+				open_fds--;
+				continue;
+			}
+			if (sb->len + (size_t)got <= cap)
+				rm_sb_add(sb, buf, (size_t)got); /* else drain, but keep no more */
+		}
 	}
-	close(pipefd[0]);
+	if (po[0] >= 0)
+		close(po[0]);
+	if (pe[0] >= 0)
+		close(pe[0]);
 	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
 	return 0;
+}
+
+/* The first line of git's complaint, for a message. */
+static const char *first_line(struct rm_sb *e)
+{
+	char *p = e->buf;
+
+	while (!strncmp(p, "warning: ", 9) && strchr(p, '\n'))
+		p = strchr(p, '\n') + 1;
+	p[strcspn(p, "\n")] = '\0';
+	rm_commit_clean(p);
+	return *p ? p : "no message";
 }
 
 int rm_localgit_lookup(const char *dir, const char *sha, struct rm_commit_facts *f,
@@ -83,13 +132,14 @@ int rm_localgit_lookup(const char *dir, const char *sha, struct rm_commit_facts 
 	char fmt[] = "--format=%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B";
 	char *show[] = { "show", "-s", fmt, "--no-color", (char *)sha, "--", NULL };
 	char *names[] = { "show", "--name-only", "--format=", "--no-color", (char *)sha, "--", NULL };
-	struct rm_sb out = RM_SB_INIT;
+	struct rm_sb out = RM_SB_INIT, errout = RM_SB_INIT;
 	const char *field[9];
 	int status = 0, i;
 	char *p;
 
 	memset(f, 0, sizeof(*f));
 	rm_sb_init(&out);
+	rm_sb_init(&errout);
 	(*runs)++;
 	{
 		/* a missing clone is a failure to retry, never an "unknown commit" */
@@ -100,18 +150,36 @@ int rm_localgit_lookup(const char *dir, const char *sha, struct rm_commit_facts 
 		free(head);
 		if (!repo) {
 			rm_sb_release(&out);
+			rm_sb_release(&errout);
 			return rm_error_set(err, RM_ERR_TEMP,
 					    "local clone '%s' is missing or not a git repository", dir);
 		}
 	}
-	if (run_git(dir, show, &out, &status)) {
+	if (run_git(dir, show, &out, &errout, &status)) {
 		rm_sb_release(&out);
+		rm_sb_release(&errout);
 		return rm_error_set(err, RM_ERR_TEMP, "cannot run git in '%s'", dir);
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		/* git exits 128 for an unknown revision */
+		int rc = 0;
+
+		if (strstr(errout.buf, "dubious ownership") || strstr(errout.buf, "safe.directory"))
+			/* git >= 2.35.2 reads no repository owned by another user:
+			 * every commit would look unknown, for good */
+			rc = rm_error_set(err, RM_ERR_CONFIG,
+					  "git refuses the local clone '%s': it is owned by another user "
+					  "(dubious ownership); run robotmail as its owner, or allow it with "
+					  "git config --global --add safe.directory '%s'",
+					  dir, dir);
+		else if (!WIFEXITED(status) ||
+			 (!strstr(errout.buf, "unknown revision") && !strstr(errout.buf, "bad object") &&
+			  !strstr(errout.buf, "bad revision") && !strstr(errout.buf, "ambiguous argument")))
+			rc = rm_error_set(err, RM_ERR_TEMP, "git show %s in '%s' failed: %s", sha, dir,
+					  first_line(&errout));
+		/* else: the clone does not have the commit (git exits 128) */
 		rm_sb_release(&out);
-		return 0;
+		rm_sb_release(&errout);
+		return rc;
 	}
 	p = out.buf;
 	for (i = 0; i < 9; i++) {
@@ -121,6 +189,7 @@ int rm_localgit_lookup(const char *dir, const char *sha, struct rm_commit_facts 
 
 			if (!z) {
 				rm_sb_release(&out);
+				rm_sb_release(&errout);
 				return rm_error_set(err, RM_ERR_TEMP,
 						    "unexpected output from git show in '%s'", dir);
 			}
@@ -138,7 +207,8 @@ int rm_localgit_lookup(const char *dir, const char *sha, struct rm_commit_facts 
 	f->commit_time = rm_commit_date(field[7]);
 	rm_commit_set_message(f, field[8]);
 	rm_sb_reset(&out);
-	if (!run_git(dir, names, &out, &status) && WIFEXITED(status) && !WEXITSTATUS(status)) {
+	rm_sb_reset(&errout);
+	if (!run_git(dir, names, &out, &errout, &status) && WIFEXITED(status) && !WEXITSTATUS(status)) {
 		const char *q = out.buf;
 
 		while (*q) {
@@ -152,5 +222,6 @@ int rm_localgit_lookup(const char *dir, const char *sha, struct rm_commit_facts 
 		}
 	}
 	rm_sb_release(&out);
+	rm_sb_release(&errout);
 	return 1;
 }

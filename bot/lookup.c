@@ -12,14 +12,15 @@
 #include "localgit.h"
 #include "strbuf.h"
 
-static void failf(struct rm_lookup_req *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void failf(struct rm_lookup_req *r, enum rm_error_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void failf(struct rm_lookup_req *r, const char *fmt, ...)
+static void failf(struct rm_lookup_req *r, enum rm_error_kind kind, const char *fmt, ...)
 {
 	va_list ap;
 
 	r->status = RM_LOOKUP_FAILED;
+	r->error_kind = kind;
 	va_start(ap, fmt);
 	vsnprintf(r->error, sizeof(r->error), fmt, ap);
 	va_end(ap);
@@ -45,6 +46,22 @@ static char *commit_url(const struct conv *c, const char *sha)
 	return rm_forge_commit_url(t->provider, t->api, sha);
 }
 
+/* The facts are about the commit asked for (the sha, or the one the search
+ * matched), or the lookup fails naming the server: a proxy or a forge that
+ * answers for another commit must not put its facts in a report. */
+static void found(struct conv *c)
+{
+	struct rm_lookup_req *r = c->req;
+	const char *want = r->facts.upstream_sha ? r->facts.upstream_sha : r->sha;
+
+	if (!r->facts.sha || strncasecmp(r->facts.sha, want, strlen(want))) {
+		failf(r, RM_ERR_TEMP, "%s answered for commit %.64s, not %s", r->tree->api,
+		      r->facts.sha ? r->facts.sha : "(none)", want);
+		return;
+	}
+	r->status = RM_LOOKUP_FOUND;
+}
+
 static bool ask(struct conv *c, char *url, struct rm_gitweb_call *next)
 {
 	next->url = url;
@@ -66,14 +83,21 @@ static bool got_commit(struct conv *c, const struct rm_gitweb_answer *a, struct 
 		rc = rm_cgit_parse_patch(&r->facts, a->body, a->len, a->url, &e);
 	else
 		rc = rm_forge_parse_commit(&r->facts, r->tree->provider, a->body, a->len, a->url, &e);
+	if (rc && r->tree->provider == RM_PROVIDER_CGIT && rm_cgit_empty_patch(a->body, a->len)) {
+		/* an empty commit: valid, and described by its page alone */
+		r->facts.upstream_sha = upstream;
+		c->page_full = true;
+		c->stage = STAGE_CGIT_PAGE;
+		return ask(c, rm_cgit_page_url(r->tree->api, want), next);
+	}
 	if (rc) {
 		free(upstream);
-		failf(r, "malformed response: %s", e.msg);
+		failf(r, RM_ERR_TEMP, "malformed response: %s", e.msg);
 		return false;
 	}
 	r->facts.upstream_sha = upstream;
 	if (r->tree->provider != RM_PROVIDER_CGIT) {
-		r->status = RM_LOOKUP_FOUND;
+		found(c);
 		return false;
 	}
 	/* committer and parent are on the commit page; a merge's /patch/
@@ -120,10 +144,10 @@ static bool step(void *ctx, const struct rm_gitweb_answer *a, struct rm_gitweb_c
 			return ask(c, commit_url(c, sha), next);
 		case STAGE_CGIT_PAGE:
 			if (rm_cgit_parse_page(&r->facts, a->body, a->len, c->page_full, a->url, &e)) {
-				failf(r, "malformed response: %s", e.msg);
+				failf(r, RM_ERR_TEMP, "malformed response: %s", e.msg);
 				return false;
 			}
-			r->status = RM_LOOKUP_FOUND;
+			found(c);
 			return false;
 		case STAGE_COMMIT:
 			return got_commit(c, a, next);
@@ -144,13 +168,27 @@ static bool step(void *ctx, const struct rm_gitweb_answer *a, struct rm_gitweb_c
 		r->status = RM_LOOKUP_UNKNOWN;
 		return false;
 	}
+	if (a->status == 401 || a->status == 403) {
+		/* not a rate limit (gitweb.c waits those out): the credentials */
+		if (t->token_env || t->token_file)
+			failf(r, RM_ERR_CONFIG,
+			      "%s: HTTP %ld: the API refuses the token of tree '%s' (%s %s); "
+			      "check that it is valid and may read the repository",
+			      a->url, a->status, t->name, t->token_env ? "token_env" : "token_file",
+			      t->token_env ? t->token_env : t->token_file);
+		else
+			failf(r, RM_ERR_CONFIG,
+			      "%s: HTTP %ld: the API wants credentials; give tree '%s' a token_file "
+			      "or token_env", a->url, a->status, t->name);
+		return false;
+	}
 	if (c->stage == STAGE_SEARCH) {
 		/* the commit itself was unknown; a search the provider refuses
 		 * leaves it unknown */
 		r->status = RM_LOOKUP_UNKNOWN;
 		return false;
 	}
-	failf(r, "%s: unexpected HTTP %ld", a->url, a->status);
+	failf(r, RM_ERR_TEMP, "%s: unexpected HTTP %ld", a->url, a->status);
 	return false;
 }
 
@@ -158,8 +196,7 @@ static void fail(void *ctx, enum rm_gitweb_fail_kind kind, const char *why)
 {
 	struct conv *c = ctx;
 
-	(void)kind;
-	failf(c->req, "%s", why);
+	failf(c->req, kind == RM_GITWEB_CONFIG ? RM_ERR_CONFIG : RM_ERR_TEMP, "%s", why);
 }
 
 /* ---- the cache */
@@ -208,7 +245,7 @@ static void lookup_local(struct rm_lookup_req *r)
 	int got = rm_localgit_lookup(r->tree->api, r->sha, &r->facts, &r->requests, &e);
 
 	if (got < 0)
-		failf(r, "%s", e.msg);
+		failf(r, e.kind, "%s", e.msg);
 	else
 		r->status = got ? RM_LOOKUP_FOUND : RM_LOOKUP_UNKNOWN;
 }
@@ -230,13 +267,14 @@ int rm_lookup_run(struct rm_lookup_req *reqs, size_t n, const struct rm_gitweb_o
 		r->requests = 0;
 		r->from_cache = false;
 		r->status = RM_LOOKUP_FAILED;
+		r->error_kind = RM_ERR_TEMP;
 		if (!r->tree || r->tree->provider == RM_PROVIDER_NONE) {
-			failf(r, "tree '%s' has no git web API configured",
+			failf(r, RM_ERR_TEMP, "tree '%s' has no git web API configured",
 			      r->tree ? r->tree->name : "?");
 			continue;
 		}
 		if (!rm_commit_valid_sha(r->sha)) {
-			failf(r, "'%.80s' is not a commit sha", r->sha);
+			failf(r, RM_ERR_TEMP, "'%.80s' is not a commit sha", r->sha);
 			continue;
 		}
 		if (cache_lookup(cache, r))

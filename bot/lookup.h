@@ -28,7 +28,7 @@
 enum rm_lookup_status {
 	RM_LOOKUP_FOUND,
 	RM_LOOKUP_UNKNOWN,  /* the provider does not know the commit (404/422) */
-	RM_LOOKUP_FAILED,   /* transient: timeouts, 5xx, rate limits; retry later */
+	RM_LOOKUP_FAILED,   /* see error_kind */
 };
 
 struct rm_lookup_req {
@@ -39,6 +39,10 @@ struct rm_lookup_req {
 	enum rm_lookup_status status;
 	struct rm_commit_facts facts;  /* when FOUND; free with rm_commit_free */
 	char error[512];         /* when FAILED: what went wrong, naming the URL */
+	enum rm_error_kind error_kind; /* when FAILED: RM_ERR_TEMP (timeouts, 5xx, rate
+				  * limits: retry later) or RM_ERR_CONFIG (401/403,
+				  * an unreadable token, a clone git refuses: the
+				  * operator must act) */
 	unsigned requests;       /* HTTP requests (or git runs) made for this lookup */
 	bool from_cache;
 };

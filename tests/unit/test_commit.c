@@ -2,6 +2,7 @@
  * records, and the cgit and forge parsers that fill them. */
 #include "unit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,11 +36,95 @@ static void test_message_subject_body_trailers(void **state)
 	assert_string_equal(f.patch_msgid, "20251014-1-ann@example.org");
 	rm_commit_free(&f);
 
-	/* a last paragraph that is not all trailers gives none */
-	rm_commit_set_message(&f, "x: y\n\nText.\n\nSigned-off-by: A <a@example.org>\nnot a trailer\n");
+	/* git interpret-trailers: a last paragraph of mostly prose is no trailer block */
+	rm_commit_set_message(&f, "x: y\n\nText.\n\nReviewed-by: A <a@example.org>\nnot a trailer\n"
+				  "nor this\nnor that\nnor more\n");
 	assert_int_equal(f.ntrailers, 0);
 	assert_null(f.patch_msgid);
 	rm_commit_free(&f);
+	/* ... but a quarter of trailers with git's own Signed-off-by is one, the
+	 * other lines ("[ maintainer's note ]") skipped */
+	rm_commit_set_message(&f, "x: y\n\nText.\n\nSigned-off-by: A <a@example.org>\n"
+				  "[ m: reworded the changelog ]\nSigned-off-by: M <m@example.org>\n");
+	assert_int_equal(f.ntrailers, 2);
+	assert_string_equal(f.trailers[1].value, "M <m@example.org>");
+	rm_commit_free(&f);
+	/* a message that contains "---" keeps its trailers (no patch divider in
+	 * a commit message) */
+	rm_commit_set_message(&f, "x: y\n\nText.\n---\nMore.\n\nSigned-off-by: A <a@example.org>\n");
+	assert_int_equal(f.ntrailers, 1);
+	rm_commit_free(&f);
+	/* an empty message body: no trailers, no crash */
+	rm_commit_set_message(&f, "only a subject");
+	assert_string_equal(f.subject, "only a subject");
+	assert_int_equal(f.ntrailers, 0);
+	rm_commit_free(&f);
+}
+
+/* The patch's Message-ID chosen from message `m` (malloc()ed) or NULL. */
+static char *chosen(const char *m)
+{
+	struct rm_commit_facts f;
+	char *id;
+
+	memset(&f, 0, sizeof(f));
+	rm_commit_set_message(&f, m);
+	id = f.patch_msgid ? strdup(f.patch_msgid) : NULL;
+	rm_commit_free(&f);
+	return id;
+}
+
+static void test_patch_link_choice(void **state)
+{
+	static const struct {
+		const char *trailers, *want;
+	} cases[] = {
+		/* each form alone */
+		{ "Link: https://patch.msgid.link/p1@example.org", "p1@example.org" },
+		{ "Link: https://msgid.link/p1@example.org", "p1@example.org" },
+		{ "Link: https://lore.kernel.org/r/p2@example.org", "p2@example.org" },
+		{ "Link: https://lore.kernel.org/all/p3@example.org/", "p3@example.org" },
+		{ "Link: https://lore.kernel.org/linux-mm/p4@example.org/T/", "p4@example.org" },
+		{ "Link: https://lkml.kernel.org/r/p5@example.org", "p5@example.org" },
+		{ "Message-Id: <p6@example.org>", "p6@example.org" },
+		{ "Link: https://example.org/not-a-msgid", NULL },
+		/* the patch's own posting beats a discussion and a report */
+		{ "Link: https://lore.kernel.org/all/disc@example.org/\n"
+		  "Link: https://patch.msgid.link/own@example.org", "own@example.org" },
+		{ "Link: https://patch.msgid.link/own@example.org\n"
+		  "Link: https://lore.kernel.org/all/disc@example.org/", "own@example.org" },
+		{ "Link: https://lore.kernel.org/linux-mm/disc@example.org/\n"
+		  "Link: https://lore.kernel.org/r/own@example.org", "own@example.org" },
+		{ "Link: https://patch.msgid.link/own@example.org\nMessage-Id: <mid@example.org>",
+		  "mid@example.org" },
+		/* a Link: right after Reported-by: is the report's, never the patch */
+		{ "Reported-by: robot <lkp@example.org>\n"
+		  "Link: https://lore.kernel.org/oe-lkp/report-lkp@example.org\n"
+		  "Signed-off-by: A <a@example.org>", NULL },
+		{ "Reported-by: robot <lkp@example.org>\n"
+		  "Link: https://lore.kernel.org/r/report-lkp@example.org\n"
+		  "Signed-off-by: A <a@example.org>\n"
+		  "Link: https://lore.kernel.org/all/own@example.org/", "own@example.org" },
+		/* of equal ones the last (the maintainer's, added when applying) */
+		{ "Link: https://lore.kernel.org/r/v1@example.org\n"
+		  "Link: https://lore.kernel.org/r/v2@example.org", "v2@example.org" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char msg[1024], *got;
+
+		snprintf(msg, sizeof(msg), "x: y\n\nBody.\n\n%s\n", cases[i].trailers);
+		got = chosen(msg);
+		if (cases[i].want) {
+			assert_non_null(got);
+			assert_string_equal(got, cases[i].want);
+		} else {
+			assert_null(got);
+		}
+		free(got);
+	}
 }
 
 static void test_msgid_from_link(void **state)
@@ -110,6 +195,26 @@ static const char patch[] =
 	"diff --git a/drivers/iommu/x.c b/drivers/iommu/x.c\n"
 	"index 1..2 100644\n";
 
+static const char patch_dashes[] =
+	"From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n"
+	"From: A <a@example.org>\n"
+	"Subject: b: dashes\n"
+	"\n"
+	"Text.\n"
+	"---\n"
+	"After the dashes.\n"
+	"\n"
+	"Signed-off-by: A <a@example.org>\n"
+	"Acked-by: R <r@example.org>\n"
+	"---\n"
+	" b | 1 +\n"
+	"\n"
+	"diff --git a/b b/b\n"
+	"--- /dev/null\n"
+	"+++ b/b\n"
+	"-- \n"
+	"cgit v1.2.3\n";
+
 static void test_cgit_patch(void **state)
 {
 	struct rm_commit_facts f;
@@ -126,6 +231,19 @@ static void test_cgit_patch(void **state)
 	rm_commit_free(&f);
 	assert_int_equal(rm_cgit_parse_patch(&f, "hello", 5, "p", &err), -1);
 	assert_non_null(strstr(err.msg, "p: expected a patch"));
+	assert_false(rm_cgit_empty_patch("hello", 5));
+
+	/* a "---" line of the message itself: the divider is the last one before the diff */
+	assert_int_equal(rm_cgit_parse_patch(&f, patch_dashes, strlen(patch_dashes), "p", &err), 0);
+	assert_int_equal(f.ntrailers, 2);
+	assert_string_equal(f.trailers[1].key, "Acked-by");
+	assert_non_null(strstr(f.body, "After the dashes."));
+	assert_int_equal(f.nfiles, 1);
+	rm_commit_free(&f);
+
+	/* what cgit answers for an empty commit: no mbox, the signature only */
+	assert_true(rm_cgit_empty_patch("-- \ncgit v1.2.3\n\n", 18));
+	assert_int_equal(rm_cgit_parse_patch(&f, "-- \ncgit v1.2.3\n\n", 18, "p", &err), -1);
 }
 
 static void test_forge_json(void **state)
@@ -163,6 +281,7 @@ static void test_forge_json(void **state)
 const struct CMUnitTest unit_commit_tests[] = {
 	cmocka_unit_test(test_message_subject_body_trailers),
 	cmocka_unit_test(test_msgid_from_link),
+	cmocka_unit_test(test_patch_link_choice),
 	cmocka_unit_test(test_cache_json_round_trip),
 	cmocka_unit_test(test_sha_and_dates),
 	cmocka_unit_test(test_cgit_patch),

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# gitweb-trust: commit lookups against misbehaving servers and clones (issue
+# 15): credentials never follow a redirect to another origin, Retry-After on
+# 503, 401/403 as configuration errors, a local clone git refuses (dubious
+# ownership) as a configuration error.  Two forge.py servers on free ports
+# of 127.0.0.1 (the second is where the first redirects to), a local git
+# repository; all stopped at exit.
+. tests/lib.sh
+mk_tmp
+T=$TEST_TMP
+FA_PID= FB_PID=
+cleanup() {
+	tests/peers/cgit.sh stop "$T/cg" >/dev/null 2>&1
+	[ -n "$FA_PID" ] && kill "$FA_PID" 2>/dev/null && wait "$FA_PID" 2>/dev/null
+	[ -n "$FB_PID" ] && kill "$FB_PID" 2>/dev/null && wait "$FB_PID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+tests/peers/make-test-repo.sh "$T/repo" >"$T/manifest" || { not_ok "test repository"; exit 0; }
+sha() { grep -F " $1" "$T/manifest" | head -1 | cut -c1-40; }
+LINK=$(sha "mm: avoid unnecessary lru drain")
+IOMMU=$(sha "iommu: fix the thing")
+
+forge() { # NAME [options]: starts forge.py, sets PORT
+	local name=$1
+	shift
+	"$PY" tests/peers/forge.py --port 0 --fixtures tests/peers/forge-fixtures --log "$T/$name.log" \
+		--auth-log "$T/$name.auth" "$@" >"$T/$name.out" 2>&1 &
+	LAST_PID=$!
+	for _ in $(seq 50); do grep -q listening "$T/$name.out" && break; sleep 0.1; done
+	PORT=$(awk '/listening/ {print $2}' "$T/$name.out")
+}
+forge b
+FB_PID=$LAST_PID
+B=http://127.0.0.1:$PORT
+forge a --redirect "$B"
+FA_PID=$LAST_PID
+A=http://127.0.0.1:$PORT
+[ -n "$FA_PID" ] && [ -n "$FB_PID" ] && [ "$A" != "$B" ] && ok "two forges on 127.0.0.1 ($A, $B)" ||
+	{ not_ok "forges start" "$(cat "$T/a.out" "$T/b.out")"; exit 0; }
+
+tree() { # name provider api [token_env]
+	printf '  - name: %s\n    branch: master\n    url: https://example.org/%s.git\n    provider: %s\n    api: %s\n' "$1" "$1" "$2" "$3"
+	[ -n "${4:-}" ] && printf '    token_env: %s\n' "$4"
+	return 0
+}
+{
+	printf 'paths:\n  state_db: %s/state.db\n' "$T"
+	printf 'gitweb:\n  connect_timeout: 2\n  timeout: 4\n  retries: 0\n  max_wait: 3\n'
+	printf 'trees:\n'
+	tree glmoved gitlab "$A/moved/api/v4/projects/42" RM_TEST_TOKEN
+	tree ghmoved github "$A/moved/repos/test/linux" RM_TEST_TOKEN
+	tree gtmoved gitea "$A/moved/api/v1/repos/test/linux" RM_TEST_TOKEN
+	tree glrenamed gitlab "$A/renamed/api/v4/projects/42" RM_TEST_TOKEN
+	tree ghbusy github "$A/busy/repos/test/linux"
+	tree gh401 github "$A/401/repos/test/linux" RM_TEST_TOKEN
+	tree gh401anon github "$A/401/repos/test/linux"
+	tree lg local-git "$T/theirs"
+} >"$T/cfg.yaml"
+export RM_TEST_TOKEN=s3cret-test-token
+rc=0
+commit() { "$ROBOTMAIL" commit --no-cache -c "$T/cfg.yaml" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
+
+# ---- credentials and redirects
+for t in glmoved ghmoved gtmoved; do
+	: >"$T/a.auth"
+	: >"$T/b.auth"
+	commit "$t" "$LINK"
+	if [ $rc -eq 0 ] && grep -qx "sha: $LINK" "$T/out" && grep -q "s3cret-test-token" "$T/a.auth" &&
+		[ -s "$T/b.auth" ] && ! grep -q "s3cret" "$T/b.auth" && grep -q ' - -$' "$T/b.auth"; then
+		ok "$t: the token goes to the configured origin, and not across a redirect to another port"
+	else
+		not_ok "$t: token across a redirect" "rc=$rc" "at $A: $(cat "$T/a.auth")" "at $B: $(cat "$T/b.auth")" "$(cat "$T/err")"
+	fi
+done
+: >"$T/a.auth"
+commit glrenamed "$LINK"
+[ $rc -eq 0 ] && grep -qx "/renamed/api/v4/projects/42/repository/commits/$LINK - s3cret-test-token" "$T/a.auth" &&
+	grep -qx "/api/v4/projects/42/repository/commits/$LINK - s3cret-test-token" "$T/a.auth" &&
+	ok "a redirect within the same origin keeps the token" ||
+	not_ok "same-origin redirect keeps the token" "rc=$rc" "$(cat "$T/a.auth")" "$(cat "$T/err")"
+
+# ---- Retry-After on 503 (no retries configured: only Retry-After makes it)
+n0=$(wc -l <"$T/a.log")
+start=$(date +%s)
+commit ghbusy "$IOMMU"
+el=$(($(date +%s) - start))
+n1=$(wc -l <"$T/a.log")
+[ $rc -eq 0 ] && grep -qx "sha: $IOMMU" "$T/out" && [ $((n1 - n0)) -eq 2 ] && [ $el -ge 1 ] &&
+	ok "503 with Retry-After is waited out (${el}s, 2 requests), not failed" ||
+	not_ok "503 Retry-After" "rc=$rc requests=$((n1 - n0)) elapsed=$el" "$(cat "$T/err")"
+
+# ---- 401: the operator must fix the credentials (exit 2, named)
+commit gh401 "$LINK"
+[ $rc -eq 2 ] && grep -q "HTTP 401" "$T/err" && grep -q "token_env RM_TEST_TOKEN" "$T/err" && ! grep -q s3cret "$T/err" &&
+	ok "401 with a token is a configuration error naming the token's source, not the token (exit 2)" ||
+	not_ok "401 with a token" "rc=$rc" "$(cat "$T/err")"
+commit gh401anon "$LINK"
+[ $rc -eq 2 ] && grep -q "give tree 'gh401anon' a token_file or token_env" "$T/err" &&
+	ok "401 without a token says to configure one (exit 2)" || not_ok "401 without a token" "rc=$rc" "$(cat "$T/err")"
+
+# ---- odd commits under a real cgit: empty, "---" inside the message, a report's Link
+mkdir -p "$T/odd"
+git -C "$T/odd" init -q
+gc() { GIT_AUTHOR_DATE="2025-10-17T09:53:20Z" GIT_COMMITTER_DATE="2025-10-17T10:00:00Z" git -C "$T/odd" \
+	-c user.name="Ann Author" -c user.email=ann@example.org commit -q "$@"; }
+echo a >"$T/odd/a" && git -C "$T/odd" add a && gc -m "a: first"
+gc --allow-empty -F - <<'MSG'
+mm: an empty commit that only records a decision
+
+Some text.
+---
+More text after a line of dashes, still the message.
+
+Reported-by: kernel test robot <lkp@example.org>
+Link: https://lore.kernel.org/oe-lkp/202510170953.abc-lkp@example.org
+Signed-off-by: Ann Author <ann@example.org>
+Link: https://lore.kernel.org/all/20251010-discussion-1-x@example.org/
+Link: https://patch.msgid.link/20251014-1-ann@example.org
+MSG
+EMPTY=$(git -C "$T/odd" rev-parse HEAD)
+echo b >"$T/odd/b" && git -C "$T/odd" add b && gc -F - <<'MSG'
+b: a change whose message holds a dashes line
+
+Text.
+---
+After the dashes.
+
+Signed-off-by: Ann Author <ann@example.org>
+Acked-by: Rev Iewer <rev@example.org>
+MSG
+DASHES=$(git -C "$T/odd" rev-parse HEAD)
+CG=$(tests/peers/cgit.sh start "$T/cg" "$T/odd") || not_ok "cgit starts" "$CG"
+{
+	sed -n '/^paths:/,/^trees:/p' "$T/cfg.yaml"
+	tree odd cgit "$CG"
+	tree oddlocal local-git "$T/odd"
+} >"$T/cfg-odd.yaml"
+for t in odd oddlocal; do
+	"$ROBOTMAIL" commit --no-cache -c "$T/cfg-odd.yaml" $t "$EMPTY" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 0 ] && grep -qx "sha: $EMPTY" "$T/out" &&
+		grep -qx "subject: mm: an empty commit that only records a decision" "$T/out" &&
+		grep -qx "trailer: Signed-off-by: Ann Author <ann@example.org>" "$T/out" &&
+		grep -qx "date: 2025-10-17T09:53:20+00:00" "$T/out" &&
+		ok "$t: an empty commit is a valid commit (subject, trailers, author date)" ||
+		not_ok "$t: empty commit" "rc=$rc" "$(cat "$T/out" "$T/err")"
+	grep -qx "patch-message-id: <20251014-1-ann@example.org>" "$T/out" &&
+		ok "$t: the patch link is the patch's own posting, not the report's Link or a discussion" ||
+		not_ok "$t: patch link choice" "$(grep patch-message-id "$T/out")"
+	"$ROBOTMAIL" commit --no-cache -c "$T/cfg-odd.yaml" $t "$DASHES" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 0 ] && grep -qx "trailer: Signed-off-by: Ann Author <ann@example.org>" "$T/out" &&
+		grep -qx "trailer: Acked-by: Rev Iewer <rev@example.org>" "$T/out" && grep -qx "file: b" "$T/out" &&
+		ok "$t: a '---' line inside the message does not cut the trailers" ||
+		not_ok "$t: '---' in the message" "rc=$rc" "$(cat "$T/out" "$T/err")"
+done
+
+# ---- a clone owned by another user: git refuses it (dubious ownership)
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	cp -a "$T/repo" "$T/theirs"
+	chown -R nobody "$T/theirs"
+	mkdir -p "$T/home"
+	HOME=$T/home GIT_CONFIG_NOSYSTEM=1 "$ROBOTMAIL" commit --no-cache -c "$T/cfg.yaml" lg "$IOMMU" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "dubious ownership" "$T/err" && grep -q "safe.directory '$T/theirs'" "$T/err" &&
+		ok "local-git: a clone git refuses (dubious ownership) is a configuration error naming safe.directory (exit 2)" ||
+		not_ok "local-git: dubious ownership" "rc=$rc" "$(cat "$T/err")"
+	printf '[safe]\n\tdirectory = %s\n' "$T/theirs" >"$T/home/.gitconfig"
+	HOME=$T/home GIT_CONFIG_NOSYSTEM=1 "$ROBOTMAIL" commit --no-cache -c "$T/cfg.yaml" lg "$IOMMU" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 0 ] && grep -qx "sha: $IOMMU" "$T/out" &&
+		ok "local-git: with the safe.directory fix the same clone answers" || not_ok "local-git: safe.directory fix" "rc=$rc" "$(cat "$T/err")"
+else
+	ok "local-git: dubious ownership # SKIP needs root to give a clone to another user"
+	ok "local-git: safe.directory fix # SKIP needs root"
+fi
