@@ -345,7 +345,7 @@ bool rm_cgit_empty_patch(const char *buf, size_t len)
 
 	while (i < len && (buf[i] == '\n' || buf[i] == '\r' || buf[i] == ' '))
 		i++;
-	return len - i >= 3 && !strncmp(buf + i, "--", 2) &&
+	return i + 3 <= len && buf[i] == '-' && buf[i + 1] == '-' &&
 	       (buf[i + 2] == ' ' || buf[i + 2] == '\n' || buf[i + 2] == '\r');
 }
 

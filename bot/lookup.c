@@ -49,7 +49,7 @@ static char *commit_url(const struct conv *c, const char *sha)
 /* The facts are about the commit asked for (the sha, or the one the search
  * matched), or the lookup fails naming the server: a proxy or a forge that
  * answers for another commit must not put its facts in a report. */
-static void found(struct conv *c)
+static void settle_found(struct conv *c)
 {
 	struct rm_lookup_req *r = c->req;
 	const char *want = r->facts.upstream_sha ? r->facts.upstream_sha : r->sha;
@@ -97,7 +97,7 @@ static bool got_commit(struct conv *c, const struct rm_gitweb_answer *a, struct 
 	}
 	r->facts.upstream_sha = upstream;
 	if (r->tree->provider != RM_PROVIDER_CGIT) {
-		found(c);
+		settle_found(c);
 		return false;
 	}
 	/* committer and parent are on the commit page; a merge's /patch/
@@ -147,7 +147,7 @@ static bool step(void *ctx, const struct rm_gitweb_answer *a, struct rm_gitweb_c
 				failf(r, RM_ERR_TEMP, "malformed response: %s", e.msg);
 				return false;
 			}
-			found(c);
+			settle_found(c);
 			return false;
 		case STAGE_COMMIT:
 			return got_commit(c, a, next);
