@@ -339,6 +339,40 @@ char *rm_cgit_search_result(const char *body, size_t len, const char *subject)
 	return found;
 }
 
+enum rm_gitweb_keep rm_cgit_page_keep(const char *kept, size_t kept_len, const char *line,
+				      size_t len)
+{
+	static const char *const marks[] = { "class='diffstat-header'", "<table summary='diff" };
+	size_t i, k;
+
+	(void)kept;
+	(void)kept_len;
+	/* the commit info and message come first (the message's end may share
+	 * the line); the diffstat and the diff (all of a huge commit, as HTML)
+	 * are not needed */
+	for (k = 0; k < sizeof(marks) / sizeof(marks[0]); k++)
+		for (i = 0; i + strlen(marks[k]) <= len; i++)
+			if (!memcmp(line + i, marks[k], strlen(marks[k])))
+				return RM_GITWEB_STOP;
+	return RM_GITWEB_KEEP;
+}
+
+enum rm_gitweb_keep rm_cgit_patch_keep(const char *kept, size_t kept_len, const char *line,
+				       size_t len)
+{
+	size_t i = kept_len;
+
+	if (len >= 11 && !memcmp(line, "diff --git ", 11))
+		return RM_GITWEB_KEEP;
+	/* past the first diff line only diff lines were kept: is the last one? */
+	if (i && kept[i - 1] == '\n')
+		i--;
+	while (i && kept[i - 1] != '\n')
+		i--;
+	return kept_len - i >= 11 && !memcmp(kept + i, "diff --git ", 11) ? RM_GITWEB_DROP :
+									    RM_GITWEB_KEEP;
+}
+
 bool rm_cgit_empty_patch(const char *buf, size_t len)
 {
 	size_t i = 0;
@@ -362,8 +396,11 @@ char *rm_cgit_page_url(const char *api, const char *sha)
 {
 	struct rm_sb u = RM_SB_INIT;
 
+	/* path=.git limits the page's diff to a path no tree can hold: cgit
+	 * then spends no time diffing a huge commit (the facts robotmail reads
+	 * on the page come before the diff) */
 	rm_sb_init(&u);
-	rm_sb_addf(&u, "%s/commit/?id=%s", api, sha);
+	rm_sb_addf(&u, "%s/commit/?id=%s&path=.git", api, sha);
 	return rm_sb_detach(&u, NULL);
 }
 

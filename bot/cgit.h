@@ -18,6 +18,7 @@
 
 #include "commit.h"
 #include "error.h"
+#include "gitweb.h"
 
 /* URLs under the repository base `api` (malloc()ed).  `sha` must have passed
  * rm_commit_valid_sha. */
@@ -30,6 +31,16 @@ char *rm_cgit_search_url(const char *api, const char *subject);
  * Fills f (free with rm_commit_free); -1 with err naming `what` (f empty). */
 int rm_cgit_parse_patch(struct rm_commit_facts *f, const char *buf, size_t len, const char *what,
 			struct rm_error *err);
+
+/* The line filter of a /patch/ request (see rm_gitweb_call.keep): everything
+ * up to the first "diff --git" line, then only those lines, which is all
+ * rm_cgit_parse_patch reads; a huge diff costs no memory. */
+enum rm_gitweb_keep rm_cgit_patch_keep(const char *kept, size_t kept_len, const char *line,
+				       size_t len);
+/* The line filter of a /commit/ page: everything up to the diffstat, where
+ * the transfer stops (a huge commit's page is mostly its diff). */
+enum rm_gitweb_keep rm_cgit_page_keep(const char *kept, size_t kept_len, const char *line,
+				      size_t len);
 
 /* Is a /patch/ answer the one cgit gives for a commit without changes (no
  * mbox at all, only its "-- " signature)?  Its facts are on the commit page. */

@@ -108,6 +108,8 @@ struct xfer {
 	char *cred_origin;     /* where the token may go */
 	char *token;
 	struct rm_sb body;
+	struct rm_sb line;     /* with a line filter: the line not yet ended */
+	bool stopped;          /* the filter had what it needs: the answer is complete */
 	bool too_big;
 	long retry_after;      /* seconds, from Retry-After */
 	long long rate_reset;  /* epoch seconds, from X-RateLimit-Reset */
@@ -119,16 +121,60 @@ struct xfer {
 	bool running, done;
 };
 
+/* Offer one line (or the unterminated end) to the call's filter. */
+static bool keep_line(struct xfer *x, const char *line, size_t len)
+{
+	enum rm_gitweb_keep k = x->call.keep(x->body.buf, x->body.len, line, len);
+
+	if (k == RM_GITWEB_DROP)
+		return true;
+	if (x->body.len + len > RM_GITWEB_MAX_BODY) {
+		x->too_big = true;
+		return false;
+	}
+	rm_sb_add(&x->body, line, len);
+	if (k == RM_GITWEB_STOP) {
+		x->stopped = true;
+		return false;
+	}
+	return true;
+}
+
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 {
 	struct xfer *x = userp;
-	size_t n = size * nmemb;
+	size_t n = size * nmemb, i, start = 0;
 
-	if (x->body.len + n > RM_GITWEB_MAX_BODY) {
-		x->too_big = true;
-		return 0; /* abort the transfer */
+	if (!x->call.keep) {
+		if (x->body.len + n > RM_GITWEB_MAX_BODY) {
+			x->too_big = true;
+			return 0; /* abort the transfer */
+		}
+		rm_sb_add(&x->body, data, n);
+		return n;
 	}
-	rm_sb_add(&x->body, data, n);
+	/* line by line through the filter; a line split between two calls
+	 * waits in x->line */
+	for (i = 0; i < n; i++) {
+		if (data[i] != '\n')
+			continue;
+		if (x->line.len) {
+			rm_sb_add(&x->line, data + start, i + 1 - start);
+			if (!keep_line(x, x->line.buf, x->line.len))
+				return 0;
+			rm_sb_reset(&x->line);
+		} else if (!keep_line(x, data + start, i + 1 - start)) {
+			return 0;
+		}
+		start = i + 1;
+	}
+	rm_sb_add(&x->line, data + start, n - start);
+	if (x->line.len > RM_GITWEB_MAX_LINE) {
+		/* a very long line: hand it over in pieces */
+		if (!keep_line(x, x->line.buf, x->line.len))
+			return 0;
+		rm_sb_reset(&x->line);
+	}
 	return n;
 }
 
@@ -173,6 +219,8 @@ static void xfer_setup(struct xfer *x, const struct rm_gitweb_opts *o)
 
 	curl_easy_reset(x->easy);
 	rm_sb_reset(&x->body);
+	rm_sb_reset(&x->line);
+	x->stopped = false;
 	x->too_big = false;
 	x->retry_after = 0;
 	x->rate_reset = 0;
@@ -264,6 +312,11 @@ static bool finish(struct xfer *x, CURLcode cc, const struct rm_gitweb_opts *o)
 
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
 	x->job->requests++;
+	if (x->stopped && cc == CURLE_WRITE_ERROR)
+		cc = CURLE_OK; /* ended by the filter, not by a failure */
+	else if (cc == CURLE_OK && x->line.len && !x->too_big)
+		keep_line(x, x->line.buf, x->line.len); /* the last line had no '\n' */
+	rm_sb_reset(&x->line);
 	if (x->call.once && cc == CURLE_OK && code > 0 && !x->too_big)
 		goto answer;
 	if (cc == CURLE_OK && code >= 300 && code < 400) {
@@ -338,6 +391,7 @@ static void xfer_free(struct xfer *x)
 	curl_slist_free_all(x->headers);
 	free(x->cred_origin);
 	rm_sb_release(&x->body);
+	rm_sb_release(&x->line);
 	if (x->token) {
 		memset(x->token, 0, strlen(x->token));
 		free(x->token);
@@ -361,6 +415,7 @@ int rm_gitweb_run(struct rm_gitweb_job *jobs, size_t n, const struct rm_gitweb_o
 		x->done = true;
 		jobs[i].requests = 0;
 		rm_sb_init(&x->body);
+		rm_sb_init(&x->line);
 		if (read_token(jobs[i].cred, &x->token, why, sizeof(why))) {
 			job_fail(x, RM_GITWEB_CONFIG, "the token of %s: %s", jobs[i].cred->base, why);
 			continue;

@@ -34,6 +34,7 @@
 #include "error.h"
 
 #define RM_GITWEB_MAX_BODY (16u << 20) /* a response larger than this is refused */
+#define RM_GITWEB_MAX_LINE (1u << 20)  /* with a line filter: the longest line */
 #define RM_GITWEB_MAX_REDIRS 3
 #define RM_GITWEB_MAX_HEADERS 4
 
@@ -63,6 +64,8 @@ struct rm_gitweb_cred {
 	enum rm_gitweb_auth auth;
 };
 
+enum rm_gitweb_keep { RM_GITWEB_DROP, RM_GITWEB_KEEP, RM_GITWEB_STOP };
+
 /* One request, as a job asks for it. */
 struct rm_gitweb_call {
 	char *url;  /* malloc()ed by the job; the engine owns (and frees) it */
@@ -72,6 +75,15 @@ struct rm_gitweb_call {
 	bool once;  /* no retry, no redirect, no rate-limit wait: every HTTP answer
 		     * goes back to the job (for probes) */
 	bool head;  /* HEAD instead of GET */
+	/* When set, the body is handed to it line by line (each with its '\n';
+	 * `kept` is what was kept so far; a line longer than RM_GITWEB_MAX_LINE
+	 * comes in pieces of that size) and only the lines it keeps are kept;
+	 * RM_GITWEB_STOP keeps the line and ends the transfer there, as a
+	 * complete answer (the job has what it needs).  RM_GITWEB_MAX_BODY then
+	 * bounds what is kept, not what was sent: a provider that needs a few
+	 * lines of a 100 MB answer reads it in the memory of a small one. */
+	enum rm_gitweb_keep (*keep)(const char *kept, size_t kept_len, const char *line,
+				    size_t len);
 };
 
 /* An HTTP answer handed back to its job (borrowed for the call of step). */

@@ -66,6 +66,10 @@ static bool ask(struct conv *c, char *url, struct rm_gitweb_call *next)
 {
 	next->url = url;
 	rm_forge_headers(c->req->tree->provider, next->headers);
+	if (c->req->tree->provider == RM_PROVIDER_CGIT && c->stage == STAGE_COMMIT)
+		next->keep = rm_cgit_patch_keep; /* headers, message, file list: not the diff */
+	else if (c->req->tree->provider == RM_PROVIDER_CGIT && c->stage == STAGE_CGIT_PAGE)
+		next->keep = rm_cgit_page_keep;  /* up to the diffstat */
 	return true;
 }
 

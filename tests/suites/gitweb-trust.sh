@@ -131,6 +131,10 @@ Signed-off-by: Ann Author <ann@example.org>
 Acked-by: Rev Iewer <rev@example.org>
 MSG
 DASHES=$(git -C "$T/odd" rev-parse HEAD)
+# a diff of about 24 MB, over the 16 MiB a response may keep
+head -c 18000000 /dev/zero | tr '\0' 'x' | fold -w 100 >"$T/odd/big"
+git -C "$T/odd" add big && gc -m "big: a huge generated file" -m "Signed-off-by: Ann Author <ann@example.org>"
+BIG=$(git -C "$T/odd" rev-parse HEAD)
 CG=$(tests/peers/cgit.sh start "$T/cg" "$T/odd") || not_ok "cgit starts" "$CG"
 {
 	sed -n '/^paths:/,/^trees:/p' "$T/cfg.yaml"
@@ -156,6 +160,16 @@ for t in odd oddlocal; do
 		ok "$t: a '---' line inside the message does not cut the trailers" ||
 		not_ok "$t: '---' in the message" "rc=$rc" "$(cat "$T/out" "$T/err")"
 done
+
+/usr/bin/time -f '%M' -o "$T/rss" "$ROBOTMAIL" commit --no-cache -c "$T/cfg-odd.yaml" odd "$DASHES" >/dev/null 2>&1
+small=$(tail -1 "$T/rss")
+/usr/bin/time -f '%M' -o "$T/rss" "$ROBOTMAIL" commit --no-cache -c "$T/cfg-odd.yaml" odd "$BIG" >"$T/out" 2>"$T/err"
+rc=$?
+rss=$(tail -1 "$T/rss")
+[ $rc -eq 0 ] && grep -qx "sha: $BIG" "$T/out" && grep -qx "file: big" "$T/out" &&
+	grep -qx "trailer: Signed-off-by: Ann Author <ann@example.org>" "$T/out" && [ "$rss" -le $((small + 4096)) ] &&
+	ok "cgit: a commit whose patch is over 16 MiB is read in the memory of a small one (peak RSS ${rss} KiB, small ${small} KiB)" ||
+	not_ok "cgit: huge commit" "rc=$rc rss=${rss} KiB small=${small} KiB" "$(cat "$T/out" "$T/err")"
 
 # ---- a clone owned by another user: git refuses it (dubious ownership)
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
