@@ -544,6 +544,35 @@ static size_t lookup_index(struct batch *b, const struct rm_tree_cfg *t, const c
 	return b->nlookups++;
 }
 
+/* A commit its tree does not know may only not be fetched yet (a mirror
+ * behind): until the archive is gitweb.lookup_horizon old its report waits
+ * (held: the archive stays in the inbox, exit 75; the miss is asked again
+ * after gitweb.miss_ttl), then the archive fails naming the commit. */
+static void unknown_within_horizon(const struct env *e, const struct batch *b, size_t i,
+				   time_t now, struct rm_report *r)
+{
+	const struct rm_archive *ar = &b->archives[b->report_archive[i]];
+	struct stat st;
+	time_t until;
+
+	if (stat(ar->source, &st))
+		return;
+	until = st.st_mtime + (time_t)e->cfg.lookup_horizon;
+	if (now >= until)
+		return;
+	{
+		char when[32];
+		struct tm tm;
+
+		gmtime_r(&until, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		fprintf(stderr, "robotmail: '%s': commit %s is not known to the git web API yet; "
+			"the report waits until %s (gitweb.lookup_horizon)\n", ar->source,
+			r->head_unknown ? r->tests[0].head->commit : r->tests[0].base->commit, when);
+	}
+	r->base_unknown = r->head_unknown = false; /* no facts: the report is held */
+}
+
 /* Read every archive, compare, pick headlines, fold tests per commit into
  * reports, look the commits up, and build each report. */
 static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, int verbose,
@@ -658,6 +687,8 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 		r->head_facts = hl->status == RM_LOOKUP_FOUND ? &hl->facts : NULL;
 		r->base_unknown = bl->status == RM_LOOKUP_UNKNOWN;
 		r->head_unknown = hl->status == RM_LOOKUP_UNKNOWN;
+		if ((r->base_unknown || r->head_unknown) && e->cfg.lookup_horizon > 0)
+			unknown_within_horizon(e, b, i, now, r);
 		if (!b->patches)
 			b->patches = rm_xcalloc(b->nreports + 1, sizeof(*b->patches));
 		if (e->cfg.patch_mail_base && hl->tree && hl->tree->patches && r->head_facts &&

@@ -171,6 +171,55 @@ rss=$(tail -1 "$T/rss")
 	ok "cgit: a commit whose patch is over 16 MiB is read in the memory of a small one (peak RSS ${rss} KiB, small ${small} KiB)" ||
 	not_ok "cgit: huge commit" "rc=$rc rss=${rss} KiB small=${small} KiB" "$(cat "$T/out" "$T/err")"
 
+# ---- a commit the clone has not fetched yet: the archive waits (exit 75) up to
+# gitweb.lookup_horizon, and is reported once the commit arrives; past the
+# horizon it fails naming the commit.  The mincore example's head commit is
+# 8807b68 of the test repository; "behind" clones stop at its parent.
+behind() { # DIR: a clone of the test repository without 8807b68
+	git clone -q --no-local --single-branch "$T/repo" "$1" &&
+		git -C "$1" remote remove origin && git -C "$1" reset -q --hard b5ac70b750f93ba32446145be56472cf6e5c1e8c &&
+		git -C "$1" reflog expire --expire=now --all && git -C "$1" gc -q --prune=now
+}
+runcfg() { # NAME CLONE
+	mkdir -p "$T/$1/inbox"
+	cat <<CFG
+paths:
+  state_db: $T/$1/state.db
+  inbox: $T/$1/inbox
+  done: $T/$1/done
+  failed: $T/$1/failed
+gitweb:
+  miss_ttl: 0
+  lookup_horizon: 3600
+$(linus_tree local-git "$2")
+delivery:
+  transport: maildir:$T/$1/Maildir
+  settle: 0
+CFG
+}
+behind "$T/behind" && behind "$T/behind2" || not_ok "clones behind"
+runcfg h1 "$T/behind" >"$T/h1.yaml"
+cp contrib/examples/mincore.tar.xz "$T/h1/inbox/"
+"$ROBOTMAIL" run -c "$T/h1.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 75 ] && [ -e "$T/h1/inbox/mincore.tar.xz" ] && grep -q "commit 8807b68269657a8e419152e36c54046ec75247d3 is not known to the git web API yet; the report waits until" "$T/err" &&
+	ok "an unknown commit within gitweb.lookup_horizon: the archive waits in the inbox (exit 75)" ||
+	not_ok "unknown commit within the horizon" "rc=$rc" "$(ls -R "$T/h1" | head)" "$(cat "$T/err")"
+git -C "$T/behind" fetch -q "$T/repo" master
+"$ROBOTMAIL" run -c "$T/h1.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && [ -e "$T/h1/done/mincore.tar.xz" ] && [ "$(ls "$T/h1/Maildir/new" 2>/dev/null | wc -l)" -eq 1 ] &&
+	ok "once the clone has the commit, the waiting archive is reported (one mail)" ||
+	not_ok "commit appears later" "rc=$rc" "$(ls -R "$T/h1" | head -20)" "$(cat "$T/err")"
+runcfg h2 "$T/behind2" >"$T/h2.yaml"
+cp contrib/examples/mincore.tar.xz "$T/h2/inbox/"
+touch -d '2 hours ago' "$T/h2/inbox/mincore.tar.xz"
+"$ROBOTMAIL" run -c "$T/h2.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && [ -e "$T/h2/failed/mincore.tar.xz" ] && grep -q "commit 8807b68269657a8e419152e36c54046ec75247d3 is unknown" "$T/err" &&
+	ok "past gitweb.lookup_horizon the archive fails naming the commit (exit 1)" ||
+	not_ok "unknown commit past the horizon" "rc=$rc" "$(ls -R "$T/h2" | head)" "$(cat "$T/err")"
+
 # ---- a clone owned by another user: git refuses it (dubious ownership)
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 	cp -a "$T/repo" "$T/theirs"
