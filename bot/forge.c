@@ -185,3 +185,40 @@ enum rm_gitweb_auth rm_forge_auth(enum rm_provider p)
 		return RM_GITWEB_AUTH_TOKEN;
 	return RM_GITWEB_AUTH_BEARER;
 }
+
+char *rm_forge_gitlab_diff_url(const char *api, const char *sha, unsigned page)
+{
+	struct rm_sb u = RM_SB_INIT;
+
+	rm_sb_init(&u);
+	rm_sb_addf(&u, "%s/repository/commits/%s/diff?per_page=%d&page=%u", api, sha,
+		   RM_FORGE_DIFF_PAGE, page);
+	return rm_sb_detach(&u, NULL);
+}
+
+int rm_forge_gitlab_diff(struct rm_commit_facts *f, const char *buf, size_t len, const char *what,
+			 size_t *entries, struct rm_error *err)
+{
+	json_t *j = rm_json_load(what, buf, len, NULL, err);
+	size_t i;
+
+	*entries = 0;
+	if (!j)
+		return -1;
+	if (!json_is_array(j)) {
+		json_decref(j);
+		return rm_error_set(err, RM_ERR_INPUT, "%s: expected a JSON array of changes", what);
+	}
+	for (i = 0; i < json_array_size(j); i++) {
+		json_t *d = json_array_get(j, i);
+		const char *np = jstr(d, "new_path"), *op = jstr(d, "old_path");
+
+		if (np)
+			rm_commit_add_file(f, np, strlen(np));
+		if (op && (!np || strcmp(op, np)))
+			rm_commit_add_file(f, op, strlen(op));
+	}
+	*entries = json_array_size(j);
+	json_decref(j);
+	return 0;
+}

@@ -2,7 +2,8 @@
  * forge.h - commit facts from the JSON forges: GitHub (and GitHub
  * Enterprise), Gitea/Forgejo, GitLab.
  *
- * Owns: each forge's REST URLs for a commit and for a commit search, the
+ * Owns: each forge's REST URLs for a commit, its changed files (GitLab) and
+ * for a commit search, the
  * fixed headers its API asks for, which way it takes a token (the kind, not
  * the token), and parsing its JSON answers into commit facts.  The parsers
  * are pure (bytes in, facts out) and exposed for tests and fuzzing.
@@ -35,6 +36,18 @@ char *rm_forge_search_result(enum rm_provider p, const char *body, size_t len,
 void rm_forge_headers(enum rm_provider p, const char *hdr[RM_GITWEB_MAX_HEADERS + 1]);
 /* How p takes a token. */
 enum rm_gitweb_auth rm_forge_auth(enum rm_provider p);
+
+/* GitLab's commit answer has no changed files: they are on the paginated
+ * repository/commits/<sha>/diff endpoint.  Page `page` (1-based) of it,
+ * RM_FORGE_DIFF_PAGE entries a page (malloc()ed URL). */
+#define RM_FORGE_DIFF_PAGE 50
+#define RM_FORGE_DIFF_MAX_PAGES 200 /* 10,000 files: the rest is not asked */
+char *rm_forge_gitlab_diff_url(const char *api, const char *sha, unsigned page);
+/* Add the paths of a diff page to f (new_path, and old_path when renamed or
+ * deleted); *entries is the page's length (fewer than RM_FORGE_DIFF_PAGE:
+ * the last page).  -1 with err naming `what` when it is no JSON array. */
+int rm_forge_gitlab_diff(struct rm_commit_facts *f, const char *buf, size_t len, const char *what,
+			 size_t *entries, struct rm_error *err);
 
 /* GitHub REST commit, Gitea/Forgejo git/commits, GitLab repository/commits.
  * Fills f (free with rm_commit_free); -1 with err naming `what` (f empty). */

@@ -28,13 +28,14 @@ static void failf(struct rm_lookup_req *r, enum rm_error_kind kind, const char *
 
 /* ---- one lookup over HTTP: a conversation with the tree's provider */
 
-enum stage { STAGE_COMMIT, STAGE_CGIT_PAGE, STAGE_SEARCH };
+enum stage { STAGE_COMMIT, STAGE_CGIT_PAGE, STAGE_SEARCH, STAGE_GITLAB_DIFF };
 
 struct conv {
 	struct rm_lookup_req *req;
 	struct rm_gitweb_cred cred;
 	enum stage stage;
 	bool page_full;        /* the patch showed another commit (a merge) */
+	unsigned diff_page;    /* GitLab: the diff page asked for */
 };
 
 static char *commit_url(const struct conv *c, const char *sha)
@@ -100,6 +101,16 @@ static bool got_commit(struct conv *c, const struct rm_gitweb_answer *a, struct 
 		return false;
 	}
 	r->facts.upstream_sha = upstream;
+	if (r->tree->provider == RM_PROVIDER_GITLAB) {
+		/* its changed files are on another endpoint, paginated */
+		settle_found(c);
+		if (r->status != RM_LOOKUP_FOUND)
+			return false;
+		r->status = RM_LOOKUP_FAILED;
+		c->stage = STAGE_GITLAB_DIFF;
+		c->diff_page = 1;
+		return ask(c, rm_forge_gitlab_diff_url(r->tree->api, r->facts.sha, 1), next);
+	}
 	if (r->tree->provider != RM_PROVIDER_CGIT) {
 		settle_found(c);
 		return false;
@@ -155,7 +166,24 @@ static bool step(void *ctx, const struct rm_gitweb_answer *a, struct rm_gitweb_c
 			return false;
 		case STAGE_COMMIT:
 			return got_commit(c, a, next);
+		case STAGE_GITLAB_DIFF: {
+			size_t n;
+
+			if (rm_forge_gitlab_diff(&r->facts, a->body, a->len, a->url, &n, &e)) {
+				failf(r, RM_ERR_TEMP, "malformed response: %s", e.msg);
+				return false;
+			}
+			if (n >= RM_FORGE_DIFF_PAGE && c->diff_page < RM_FORGE_DIFF_MAX_PAGES)
+				return ask(c, rm_forge_gitlab_diff_url(t->api, r->facts.sha, ++c->diff_page),
+					   next);
+			r->status = RM_LOOKUP_FOUND;
+			return false;
 		}
+		}
+	}
+	if (c->stage == STAGE_GITLAB_DIFF && a->status != 401 && a->status != 403) {
+		failf(r, RM_ERR_TEMP, "%s: HTTP %ld for the commit's changed files", a->url, a->status);
+		return false;
 	}
 	if (a->status == 404 || a->status == 422) {
 		/* unknown upstream: try the subject when the provider can search */

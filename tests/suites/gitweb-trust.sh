@@ -81,6 +81,14 @@ commit glrenamed "$LINK"
 	ok "a redirect within the same origin keeps the token" ||
 	not_ok "same-origin redirect keeps the token" "rc=$rc" "$(cat "$T/a.auth")" "$(cat "$T/err")"
 
+# ---- GitLab: changed files from the paginated diff endpoint
+tree gl gitlab "$A/api/v4/projects/42" >>"$T/cfg.yaml"
+commit gl "$LINK"
+[ $rc -eq 0 ] && grep -qx "file: mm/memory.c" "$T/out" && grep -qx "file: mm/swap.c" "$T/out" &&
+	grep -q "GET /api/v4/projects/42/repository/commits/$LINK/diff?per_page=50&page=1" "$T/a.log" &&
+	ok "gitlab: changed files come from the diff endpoint, so path rules work" ||
+	not_ok "gitlab: changed files" "rc=$rc" "$(cat "$T/out" "$T/err")"
+
 # ---- Retry-After on 503 (no retries configured: only Retry-After makes it)
 n0=$(wc -l <"$T/a.log")
 start=$(date +%s)
