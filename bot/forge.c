@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "jsonload.h"
 #include "strbuf.h"
@@ -221,4 +222,72 @@ int rm_forge_gitlab_diff(struct rm_commit_facts *f, const char *buf, size_t len,
 	*entries = json_array_size(j);
 	json_decref(j);
 	return 0;
+}
+
+/* The first `n` '/'-separated segments of s (from its start), length. */
+static size_t segments(const char *s, int n)
+{
+	size_t i = 0;
+
+	while (s[i] && n > 0) {
+		i++;
+		i += strcspn(s + i, "/?#");
+		if (s[i] != '/')
+			break;
+		n--;
+	}
+	return i;
+}
+
+int rm_forge_check_repo(enum rm_provider p, const char *api, const char *buf, size_t len,
+			char *why, size_t whylen)
+{
+	json_error_t je;
+	json_t *j;
+	const char *u, *want, *got;
+	size_t wl, gl;
+	char *decoded = NULL;
+	int rc = 0;
+
+	if (p == RM_PROVIDER_GITLAB) {
+		/* .../projects/GROUP%2FPROJECT vs web_url https://host/GROUP/PROJECT/-/commit/SHA */
+		const char *pp = strstr(api, "/projects/");
+
+		if (!pp || !strstr(pp, "%2F"))
+			return 0;
+		decoded = rm_gitweb_unescape(pp + 9);
+		want = decoded;
+	} else {
+		want = strstr(api, "/repos/");
+		if (!want)
+			return 0;
+	}
+	j = json_loadb(buf, len, 0, &je);
+	u = jstr(j, p == RM_PROVIDER_GITLAB ? "web_url" : "url");
+	if (!u) {
+		json_decref(j);
+		free(decoded);
+		return 0;
+	}
+	if (p == RM_PROVIDER_GITLAB) {
+		/* the path of web_url up to "/-/" */
+		const char *host = strstr(u, "://");
+		const char *dash;
+
+		got = host ? strchr(host + 3, '/') : NULL;
+		dash = got ? strstr(got, "/-/") : NULL;
+		gl = got && dash ? (size_t)(dash - got) : 0;
+		wl = strlen(want);
+	} else {
+		got = strstr(u, "/repos/");
+		wl = segments(want, 3); /* "/repos/OWNER/REPO" */
+		gl = got ? segments(got, 3) : 0;
+	}
+	if (got && (gl != wl || strncasecmp(got, want, wl))) {
+		snprintf(why, whylen, "%.*s", (int)gl, got);
+		rc = -1;
+	}
+	json_decref(j);
+	free(decoded);
+	return rc;
 }

@@ -49,6 +49,13 @@ char *rm_forge_gitlab_diff_url(const char *api, const char *sha, unsigned page);
 int rm_forge_gitlab_diff(struct rm_commit_facts *f, const char *buf, size_t len, const char *what,
 			 size_t *entries, struct rm_error *err);
 
+/* Is a commit answer about the repository of `api`?  GitHub and Gitea name
+ * it in "url" (.../repos/OWNER/REPO/...), GitLab in "web_url" (checked when
+ * api names the project by its path, GROUP%2FPROJECT).  0 yes or cannot
+ * tell; -1 with why (the repository answered for) when it is another. */
+int rm_forge_check_repo(enum rm_provider p, const char *api, const char *buf, size_t len,
+			char *why, size_t whylen);
+
 /* GitHub REST commit, Gitea/Forgejo git/commits, GitLab repository/commits.
  * Fills f (free with rm_commit_free); -1 with err naming `what` (f empty). */
 int rm_forge_parse_commit(struct rm_commit_facts *f, enum rm_provider p, const char *buf,

@@ -41,6 +41,15 @@ char *rm_gitweb_escape(const char *s)
 	return r;
 }
 
+char *rm_gitweb_unescape(const char *s)
+{
+	char *e = curl_easy_unescape(NULL, s, 0, NULL);
+	char *r = rm_xstrdup(e ? e : "");
+
+	curl_free(e);
+	return r;
+}
+
 /* ---- origins and credentials */
 
 /* "scheme://host:port" of a URL (lower case, the port made explicit), or

@@ -125,8 +125,10 @@ int rm_gitweb_run(struct rm_gitweb_job *jobs, size_t n, const struct rm_gitweb_o
 int rm_gitweb_get(char *url, const struct rm_gitweb_opts *o, long *status, char **body,
 		  size_t *len, struct rm_error *err);
 
-/* `s` percent-encoded for a URL path segment or query value (malloc()ed). */
+/* `s` percent-encoded for a URL path segment or query value, and back
+ * (malloc()ed). */
 char *rm_gitweb_escape(const char *s);
+char *rm_gitweb_unescape(const char *s);
 
 /* Is the API base reachable (any HTTP answer below 500)?  0 yes, -1 no;
  * `why` says which. */

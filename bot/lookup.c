@@ -101,6 +101,18 @@ static bool got_commit(struct conv *c, const struct rm_gitweb_answer *a, struct 
 		return false;
 	}
 	r->facts.upstream_sha = upstream;
+	if (r->tree->provider != RM_PROVIDER_CGIT) {
+		char other[256];
+
+		if (rm_forge_check_repo(r->tree->provider, r->tree->api, a->body, a->len, other,
+					sizeof(other))) {
+			/* a moved repository or a confused proxy: the api: line needs a look */
+			rm_error_scrub(other);
+			failf(r, RM_ERR_CONFIG, "%s answered for repository '%s', not the one of tree "
+			      "'%s' (%s); moved? check its api", a->url, other, r->tree->name, r->tree->api);
+			return false;
+		}
+	}
 	if (r->tree->provider == RM_PROVIDER_GITLAB) {
 		/* its changed files are on another endpoint, paginated */
 		settle_found(c);

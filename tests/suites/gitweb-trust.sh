@@ -8,9 +8,10 @@
 . tests/lib.sh
 mk_tmp
 T=$TEST_TMP
-FA_PID= FB_PID=
+FA_PID= FB_PID= FC_PID=
 cleanup() {
 	tests/peers/cgit.sh stop "$T/cg" >/dev/null 2>&1
+	[ -n "$FC_PID" ] && kill "$FC_PID" 2>/dev/null && wait "$FC_PID" 2>/dev/null
 	[ -n "$FA_PID" ] && kill "$FA_PID" 2>/dev/null && wait "$FA_PID" 2>/dev/null
 	[ -n "$FB_PID" ] && kill "$FB_PID" 2>/dev/null && wait "$FB_PID" 2>/dev/null
 	rm -rf "$T"
@@ -88,6 +89,36 @@ commit gl "$LINK"
 	grep -q "GET /api/v4/projects/42/repository/commits/$LINK/diff?per_page=50&page=1" "$T/a.log" &&
 	ok "gitlab: changed files come from the diff endpoint, so path rules work" ||
 	not_ok "gitlab: changed files" "rc=$rc" "$(cat "$T/out" "$T/err")"
+
+# ---- an answer about another repository (moved, or a confused proxy)
+GLF=tests/peers/forge-fixtures/api/v4/projects/42/repository/commits/$LINK
+mkdir -p "$T/fx/repos/other/linux/commits" "$T/fx/api/v4/projects/test/linux/repository/commits/$LINK" \
+	"$T/fx/api/v4/projects/other/linux/repository/commits/$LINK"
+cp "tests/peers/forge-fixtures/repos/test/linux/commits/$LINK" "$T/fx/repos/other/linux/commits/"
+for d in test other; do cp "$GLF/index.json" "$GLF/diff" "$T/fx/api/v4/projects/$d/linux/repository/commits/$LINK/"; done
+"$PY" tests/peers/forge.py --port 0 --fixtures "$T/fx" >"$T/c.out" 2>&1 &
+FC_PID=$!
+for _ in $(seq 50); do grep -q listening "$T/c.out" && break; sleep 0.1; done
+C=http://127.0.0.1:$(awk '/listening/ {print $2}' "$T/c.out")
+{
+	sed -n '/^paths:/,/^trees:/p' "$T/cfg.yaml"
+	tree ghother github "$C/repos/other/linux"
+	tree glpath gitlab "$C/api/v4/projects/test%2Flinux"
+	tree glother gitlab "$C/api/v4/projects/other%2Flinux"
+} >"$T/cfg-repo.yaml"
+"$ROBOTMAIL" commit --no-cache -c "$T/cfg-repo.yaml" ghother "$LINK" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "answered for repository '/repos/test/linux', not the one of tree 'ghother'" "$T/err" &&
+	ok "github: an answer about another repository is refused, naming the server (exit 2)" ||
+	not_ok "github: another repository" "rc=$rc" "$(cat "$T/out" "$T/err")"
+"$ROBOTMAIL" commit --no-cache -c "$T/cfg-repo.yaml" glpath "$LINK" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -qx "sha: $LINK" "$T/out" && ok "gitlab: a project named by its path is checked and accepted" ||
+	not_ok "gitlab: project path" "rc=$rc" "$(cat "$T/out" "$T/err")"
+"$ROBOTMAIL" commit --no-cache -c "$T/cfg-repo.yaml" glother "$LINK" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "answered for repository '/test/linux'" "$T/err" &&
+	ok "gitlab: an answer about another project is refused (exit 2)" || not_ok "gitlab: another project" "rc=$rc" "$(cat "$T/out" "$T/err")"
 
 # ---- Retry-After on 503 (no retries configured: only Retry-After makes it)
 n0=$(wc -l <"$T/a.log")
