@@ -306,40 +306,85 @@ void rm_commit_add_file(struct rm_commit_facts *f, const char *path, size_t len)
 	f->files[f->nfiles++] = rm_xstrndup(path, len);
 }
 
+/* The zone "+hhmm", "+hh:mm" or "Z" at s as seconds east of UTC; false when
+ * it is none. */
+static bool zone(const char *s, long long *east)
+{
+	int zh, zm, sign;
+
+	while (*s == ' ')
+		s++;
+	if (*s == 'Z' || !strcmp(s, "UT") || !strcmp(s, "GMT")) {
+		*east = 0;
+		return true;
+	}
+	if (*s != '+' && *s != '-')
+		return false;
+	sign = *s++ == '-' ? -1 : 1;
+	if (sscanf(s, "%2d:%2d", &zh, &zm) != 2 && sscanf(s, "%2d%2d", &zh, &zm) != 2)
+		return false;
+	if (zh > 14 || zm > 59)
+		return false;
+	*east = sign * (zh * 3600LL + zm * 60);
+	return true;
+}
+
+static bool valid_tm(const struct tm *tm)
+{
+	return tm->tm_year >= 70 && tm->tm_mon >= 0 && tm->tm_mon <= 11 && tm->tm_mday >= 1 &&
+	       tm->tm_mday <= 31 && tm->tm_hour <= 23 && tm->tm_min <= 59 && tm->tm_sec <= 60;
+}
+
 long long rm_commit_date(const char *s)
 {
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 	struct tm tm;
-	int sign, zh, zm, n = 0;
-	long long t;
+	int n = 0;
+	long long east, epoch;
+	char mon[4];
 
 	if (!s)
 		return 0;
-	memset(&tm, 0, sizeof(tm));
-	if (sscanf(s, "%4d-%2d-%2d%*1[T ]%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || !n)
-		return 0;
-	s += n;
-	if (*s == '.')
-		while (*++s >= '0' && *s <= '9')
-			;
 	while (*s == ' ')
 		s++;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	if (tm.tm_year < 70 || tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
-	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
-		return 0;
-	t = (long long)timegm(&tm);
-	if (*s == 'Z' || !*s)
-		return t;
-	if (*s != '+' && *s != '-')
-		return 0;
-	sign = *s++ == '-' ? -1 : 1;
-	if (sscanf(s, "%2d:%2d", &zh, &zm) != 2 && sscanf(s, "%2d%2d", &zh, &zm) != 2)
-		return 0;
-	if (zh > 14 || zm > 59)
-		return 0;
-	return t - sign * (zh * 3600LL + zm * 60);
+	memset(&tm, 0, sizeof(tm));
+	/* ISO 8601 / RFC 3339 and cgit's "2025-10-17 09:53:20 +0000" */
+	if (sscanf(s, "%4d-%2d-%2d%*1[T ]%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) == 6 && n) {
+		s += n;
+		if (*s == '.')
+			while (*++s >= '0' && *s <= '9')
+				;
+		tm.tm_year -= 1900;
+		tm.tm_mon -= 1;
+		if (!valid_tm(&tm))
+			return 0;
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			return (long long)timegm(&tm); /* no zone: UTC, as GitHub means it */
+		return zone(s, &east) ? (long long)timegm(&tm) - east : 0;
+	}
+	/* git's raw form "1760694800 +0000" */
+	if (sscanf(s, "%lld%n", &epoch, &n) == 1 && n >= 9 && (!s[n] || s[n] == ' ') &&
+	    (!s[n] || zone(s + n, &east)))
+		return epoch;
+	/* RFC 2822 (a mail's Date): "[Fri, ]17 Oct 2025 09:53:20 +0000" */
+	if (strchr(s, ',') && strchr(s, ',') - s <= 4)
+		s = strchr(s, ',') + 1;
+	if (sscanf(s, "%2d %3s %4d %2d:%2d:%2d%n", &tm.tm_mday, mon, &tm.tm_year, &tm.tm_hour,
+		   &tm.tm_min, &tm.tm_sec, &n) == 6 && n) {
+		const char *m = strlen(mon) == 3 ? strstr(months, mon) : NULL;
+
+		if (!m || (m - months) % 3)
+			return 0;
+		tm.tm_mon = (int)((m - months) / 3);
+		tm.tm_year -= 1900;
+		if (!valid_tm(&tm) || !zone(s + n, &east))
+			return 0;
+		return (long long)timegm(&tm) - east;
+	}
+	return 0;
 }
 
 static const char *jstr(json_t *o, const char *k)

@@ -63,9 +63,11 @@ void rm_commit_add_file(struct rm_commit_facts *f, const char *path, size_t len)
  * space: a subject or a name must never carry one into a header or a table. */
 void rm_commit_clean(char *s);
 
-/* Epoch seconds of a git date as providers print it: "2025-10-17 09:53:20
+/* Epoch seconds of a date as providers print it: "2025-10-17 09:53:20
  * +0000" (cgit), "2025-10-17T09:53:20Z" or "...T09:53:20+02:00" (git %cI,
- * GitHub, Gitea), with optional fractions (GitLab).  0 when it is none. */
+ * GitHub, Gitea), with optional fractions (GitLab); git's raw "1760694800
+ * +0000"; RFC 2822 "Fri, 17 Oct 2025 09:53:20 +0000".  0 for anything else
+ * (a date it cannot read is no date, never a wrong one). */
 long long rm_commit_date(const char *s);
 
 /* 4 to 64 hex digits: what may be looked up (and put in a URL). */

@@ -196,8 +196,19 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 
 	memcpy(line, data, l);
 	line[l] = '\0';
-	if (!strncasecmp(line, "Retry-After:", 12))
-		x->retry_after = strtol(line + 12, NULL, 10);
+	if (!strncasecmp(line, "Retry-After:", 12)) {
+		/* seconds, or an HTTP date (RFC 9110) */
+		const char *v = line + 12 + strspn(line + 12, " \t");
+
+		if (*v >= '0' && *v <= '9') {
+			x->retry_after = strtol(v, NULL, 10);
+		} else {
+			time_t when = curl_getdate(v, NULL);
+
+			if (when > 0)
+				x->retry_after = when > time(NULL) ? (long)(when - time(NULL)) : 1;
+		}
+	}
 	else if (!strncasecmp(line, "X-RateLimit-Reset:", 18))
 		x->rate_reset = strtoll(line + 18, NULL, 10);
 	else if (!strncasecmp(line, "RateLimit-Reset:", 16))

@@ -178,6 +178,14 @@ static void test_sha_and_dates(void **state)
 	assert_int_equal(rm_commit_date("2025-10-17T11:53:20+02:00"), 1760694800);
 	assert_int_equal(rm_commit_date("2025-10-17T09:53:20.000Z"), 1760694800);
 	assert_int_equal(rm_commit_date("yesterday"), 0);
+	assert_int_equal(rm_commit_date("1760694800 +0200"), 1760694800);
+	assert_int_equal(rm_commit_date("Fri, 17 Oct 2025 11:53:20 +0200"), 1760694800);
+	assert_int_equal(rm_commit_date("17 Oct 2025 09:53:20 GMT"), 1760694800);
+	assert_int_equal(rm_commit_date("2025-10-17T09:53:20"), 1760694800);
+	assert_int_equal(rm_commit_date("2025-10-17T09:53:20 +2500"), 0);
+	assert_int_equal(rm_commit_date("Fri, 17 Foo 2025 09:53:20 +0000"), 0);
+	assert_int_equal(rm_commit_date("2025-13-17T09:53:20Z"), 0);
+	assert_int_equal(rm_commit_date("12345"), 0);
 }
 
 static const char patch[] =
