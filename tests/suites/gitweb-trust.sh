@@ -96,7 +96,12 @@ mkdir -p "$T/fx/repos/other/linux/commits" "$T/fx/api/v4/projects/test/linux/rep
 	"$T/fx/api/v4/projects/other/linux/repository/commits/$LINK"
 cp "tests/peers/forge-fixtures/repos/test/linux/commits/$LINK" "$T/fx/repos/other/linux/commits/"
 for d in test other; do cp "$GLF/index.json" "$GLF/diff" "$T/fx/api/v4/projects/$d/linux/repository/commits/$LINK/"; done
-"$PY" tests/peers/forge.py --port 0 --fixtures "$T/fx" >"$T/c.out" 2>&1 &
+# a GitLab commit of 120 changed files: three pages of the diff endpoint
+mkdir -p "$T/fx/api/v4/projects/77/repository/commits/$LINK"
+cp "$GLF/index.json" "$T/fx/api/v4/projects/77/repository/commits/$LINK/"
+"$PY" -c 'import json, sys; json.dump([{"new_path": "f/%03d" % i, "old_path": "f/%03d" % i, "diff": ""} for i in range(120)], sys.stdout)' \
+	>"$T/fx/api/v4/projects/77/repository/commits/$LINK/diff"
+"$PY" tests/peers/forge.py --port 0 --fixtures "$T/fx" --log "$T/c.log" >"$T/c.out" 2>&1 &
 FC_PID=$!
 for _ in $(seq 50); do grep -q listening "$T/c.out" && break; sleep 0.1; done
 C=http://127.0.0.1:$(awk '/listening/ {print $2}' "$T/c.out")
@@ -105,7 +110,14 @@ C=http://127.0.0.1:$(awk '/listening/ {print $2}' "$T/c.out")
 	tree ghother github "$C/repos/other/linux"
 	tree glpath gitlab "$C/api/v4/projects/test%2Flinux"
 	tree glother gitlab "$C/api/v4/projects/other%2Flinux"
+	tree glmany gitlab "$C/api/v4/projects/77"
 } >"$T/cfg-repo.yaml"
+"$ROBOTMAIL" commit --no-cache -c "$T/cfg-repo.yaml" glmany "$LINK" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^file: f/' "$T/out")" -eq 120 ] && grep -qx "file: f/119" "$T/out" &&
+	[ "$(grep -c "/projects/77/repository/commits/$LINK/diff?per_page=50&page=" "$T/c.log")" -eq 3 ] &&
+	ok "gitlab: the diff endpoint is read page by page (120 files, 3 pages)" ||
+	not_ok "gitlab: diff pages" "rc=$rc files=$(grep -c '^file: f/' "$T/out")" "$(cat "$T/c.log" "$T/err")"
 "$ROBOTMAIL" commit --no-cache -c "$T/cfg-repo.yaml" ghother "$LINK" >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 2 ] && grep -q "answered for repository '/repos/test/linux', not the one of tree 'ghother'" "$T/err" &&
