@@ -29,6 +29,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	p = providers[data[0] % 3];
 	rm_error_clear(&err);
+	{
+		/* the same bytes as a repository check and as a GitLab diff page:
+		 * any answer, never a crash; a diff page's files are strings */
+		char why[256];
+		size_t entries;
+
+		memset(&g, 0, sizeof(g));
+		if (rm_forge_check_repo(p, p == RM_PROVIDER_GITLAB ? "https://gitlab.example.org/api/v4/projects/a%2Fb" :
+								      "https://forge.example.org/repos/a/b",
+					(const char *)data + 1, size - 1, why, sizeof(why)) &&
+		    strlen(why) >= sizeof(why))
+			__builtin_trap();
+		if (!rm_forge_gitlab_diff(&g, (const char *)data + 1, size - 1, "fuzz/diff.json", &entries,
+					  &err))
+			for (i = 0; i < g.nfiles; i++)
+				if (!g.files[i])
+					__builtin_trap();
+		rm_commit_free(&g);
+		rm_error_clear(&err);
+	}
 	if (rm_forge_parse_commit(&f, p, (const char *)data + 1, size - 1, "fuzz/commit.json", &err)) {
 		if (err.kind == RM_OK || !err.msg[0] || f.sha || f.subject || f.trailers || f.files)
 			__builtin_trap();
