@@ -80,6 +80,16 @@ static char *origin_of(const char *url)
 	return out;
 }
 
+bool rm_gitweb_same_origin(const char *a, const char *b)
+{
+	char *oa = origin_of(a), *ob = origin_of(b);
+	bool same = oa && ob && !strcmp(oa, ob);
+
+	free(oa);
+	free(ob);
+	return same;
+}
+
 /* The token of cred: 0 with *token (malloc()ed, NULL when none is
  * configured), -1 with why when the configured file cannot be read. */
 static int read_token(const struct rm_gitweb_cred *c, char **token, char *why, size_t len)
@@ -114,7 +124,6 @@ struct xfer {
 	struct curl_slist *headers;
 	struct rm_gitweb_call call;
 	char *url;             /* the URL of this hop (call.url or a redirect's target) */
-	char *cred_origin;     /* where the token may go */
 	char *token;
 	struct rm_sb body;
 	struct rm_sb line;     /* with a line filter: the line not yet ended */
@@ -221,15 +230,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 /* Does this hop's URL have the origin the credentials were configured for? */
 static bool token_goes(const struct xfer *x)
 {
-	char *o;
-	bool same;
-
-	if (!x->token || !x->cred_origin)
-		return false;
-	o = origin_of(x->url);
-	same = o && !strcmp(o, x->cred_origin);
-	free(o);
-	return same;
+	return x->token && rm_gitweb_same_origin(x->job->cred->base, x->url);
 }
 
 /* Every curl option of every request robotmail makes is set here. */
@@ -409,7 +410,6 @@ static void xfer_free(struct xfer *x)
 	free(x->call.url);
 	curl_easy_cleanup(x->easy);
 	curl_slist_free_all(x->headers);
-	free(x->cred_origin);
 	rm_sb_release(&x->body);
 	rm_sb_release(&x->line);
 	if (x->token) {
@@ -440,8 +440,6 @@ int rm_gitweb_run(struct rm_gitweb_job *jobs, size_t n, const struct rm_gitweb_o
 			job_fail(x, RM_GITWEB_CONFIG, "the token of %s: %s", jobs[i].cred->base, why);
 			continue;
 		}
-		if (x->token)
-			x->cred_origin = origin_of(jobs[i].cred->base);
 		if (!next_call(x, NULL))
 			continue;
 		if (!multi) {

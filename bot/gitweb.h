@@ -130,6 +130,11 @@ int rm_gitweb_get(char *url, const struct rm_gitweb_opts *o, long *status, char 
 char *rm_gitweb_escape(const char *s);
 char *rm_gitweb_unescape(const char *s);
 
+/* Do two URLs have the same origin (scheme, host, port; default ports made
+ * explicit, case ignored)?  The rule for where a token may go; false when
+ * either is no absolute URL. */
+bool rm_gitweb_same_origin(const char *a, const char *b);
+
 /* Is the API base reachable (any HTTP answer below 500)?  0 yes, -1 no;
  * `why` says which. */
 int rm_gitweb_ping(const char *url, const struct rm_gitweb_opts *o, char *why, size_t len);

@@ -23,5 +23,7 @@ extern const struct CMUnitTest unit_parse_tests[];
 extern const size_t unit_parse_ntests;
 extern const struct CMUnitTest unit_commit_tests[];
 extern const size_t unit_commit_ntests;
+extern const struct CMUnitTest unit_gitweb_tests[];
+extern const size_t unit_gitweb_ntests;
 
 #endif
