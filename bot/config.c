@@ -301,6 +301,8 @@ static int gitweb_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v,
 		return get_long(x, v, "gitweb.miss_ttl", 0, 30L * 86400, &c->miss_ttl);
 	if (!strcmp(key, "max_wait"))
 		return get_long(x, v, "gitweb.max_wait", 0, 3600, &c->max_wait);
+	if (!strcmp(key, "lookup_horizon"))
+		return get_long(x, v, "gitweb.lookup_horizon", 0, 30L * 86400, &c->lookup_horizon);
 	if (!strcmp(key, "on_failure")) {
 		const char *s = rm_yaml_scalar(v);
 

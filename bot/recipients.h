@@ -25,9 +25,10 @@
 
 #include <stddef.h>
 
+#include "commit.h"
 #include "config.h"
-#include "gitweb.h"
 #include "message.h"
+#include "patchmail.h"
 
 struct rm_recipients {
 	struct rm_address *to;

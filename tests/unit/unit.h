@@ -31,5 +31,9 @@ extern const struct CMUnitTest unit_report_tests[];
 extern const size_t unit_report_ntests;
 extern const struct CMUnitTest unit_strbuf_tests[];
 extern const size_t unit_strbuf_ntests;
+extern const struct CMUnitTest unit_commit_tests[];
+extern const size_t unit_commit_ntests;
+extern const struct CMUnitTest unit_gitweb_tests[];
+extern const size_t unit_gitweb_ntests;
 
 #endif
