@@ -831,6 +831,8 @@ static int dry_run_chunk(struct env *e, char **paths, size_t npaths, const char 
 		}
 		for (size_t k = 0; verbose && k < rcp.ndropped; k++)
 			fprintf(stderr, "robotmail: recipient left out: %s\n", rcp.dropped[k]);
+		for (size_t k = 0; !verbose && k < rcp.ninvalid; k++)
+			fprintf(stderr, "robotmail: warning: recipient left out: %s\n", rcp.invalid[k]);
 		rm_recipients_free(&rcp);
 		free(msg);
 	}
@@ -1336,6 +1338,9 @@ static int queue_chunk(struct env *e, char **paths, size_t npaths, bool once, co
 			errors[ai] = 1;
 			continue;
 		}
+		for (k = 0; k < rcp.ninvalid; k++)
+			fprintf(stderr, "robotmail: warning: '%s': recipient left out: %s\n",
+				b->archives[ai].source, rcp.invalid[k]);
 		memset(&m, 0, sizeof(m));
 		m.message_id = r->message_id;
 		m.dedupe_key = r->dedupe_key;

@@ -22,12 +22,8 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "address.h"
 #include "error.h"
-
-struct rm_address {
-	char *name; /* display name, UTF-8, may be NULL */
-	char *addr; /* local@domain */
-};
 
 struct rm_message_in {
 	const char *from_name, *from_addr;
@@ -59,10 +55,6 @@ struct rm_message_in {
  * Message-ID or a body line longer than 998 octets. */
 int rm_message_build(const struct rm_message_in *in, char **out, size_t *len,
 		     struct rm_error *err);
-
-/* Is `addr` a plain address we can put on the wire (local@domain, printable
- * ASCII, no blanks, brackets, quotes, commas, CR/LF; at most 254 octets)? */
-bool rm_address_valid(const char *addr);
 
 /* RFC 2047 Q-encoding of UTF-8 text in words of at most 75 characters that
  * never split a character; ASCII text without specials comes back as is.
