@@ -601,11 +601,16 @@ static int facts_from_cgit_page(struct rm_commit_facts *f, const char *buf, size
 
 /* ================================================================ JSON */
 
+/* A string member; one holding a NUL byte ("\u0000") reads as empty, never
+ * as its text up to the NUL: a commit fact never holds one, and cut there
+ * "a@example.org\u0000b" would turn into another, valid, address. */
 static const char *jstr(json_t *o, const char *k)
 {
 	json_t *v = json_object_get(o, k);
 
-	return json_is_string(v) ? json_string_value(v) : NULL;
+	if (!json_is_string(v))
+		return NULL;
+	return strlen(json_string_value(v)) == json_string_length(v) ? json_string_value(v) : "";
 }
 
 static void set_clean(char **dst, const char *v)
