@@ -13,7 +13,7 @@
 /* A word longer than this cannot be folded by the header writer, so the
  * text is encoded (encoded words can be split anywhere between characters):
  * a header line then stays far below 998 octets whatever the input. */
-#define MAX_PLAIN_WORD 60
+#define MAX_PLAIN_WORD 200
 
 static bool needs_encoding(const char *s)
 {
