@@ -8,10 +8,13 @@
  * Auto-Submitted, X-Auto-Response-Suppress, Precedence and X-Robotmail-Report),
  * built with libetpan's header structures and written by its writer, which
  * folds long lines; RFC 2047 encoding of non-ASCII display names and
- * subjects (our own encoder: libetpan only decodes); address validation; and
- * the body in wire form (CRLF, lines of at most 998 octets, checked, never
- * cut).  CR, LF and control characters never reach a header: they are
- * refused in addresses and turned into spaces in names and subjects.
+ * subjects (our own encoder: libetpan only decodes; text with a word longer
+ * than 200 octets is encoded too, so that it folds); and the body in wire
+ * form (CRLF, lines of at most 998 octets, checked, never cut).  Every
+ * address is checked again by the rule of address.h just before it is
+ * written.  CR, LF, NEL, U+2028/U+2029 and other control characters never
+ * reach a header: they are refused in addresses and turned into spaces in
+ * names and subjects.
  *
  * Must not: talk to the network, choose recipients or words.
  */

@@ -29,3 +29,21 @@ for _ in $(seq 100); do grep -q listening "$T/forge.out" && break; sleep 0.1; do
 FPORT=$(awk '/listening/ {print $2}' "$T/forge.out")
 [ -n "$FPORT" ] || { not_ok "forge starts" "$(cat "$T/forge.out")"; exit 0; }
 "$PY" tests/injection/inject.py run "$T/w" "$ROBOTMAIL" "$CGIT" "http://127.0.0.1:$FPORT"
+
+# the configuration's addresses go through the same rule: an error naming
+# the file, line and key (exit 2), never a recipient
+cfgbad() { # NAME YAML KEY
+	printf '%b' "$2" >"$T/bad.yaml"
+	"$ROBOTMAIL" check-config -c "$T/bad.yaml" >"$T/bad.out" 2>&1
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q "bad.yaml' line [0-9]*: '$3'" "$T/bad.out"; then
+		ok "configuration: $1 is refused naming the line and key"
+	else
+		not_ok "configuration: $1 is refused naming the line and key" "rc=$rc" "$(cat "$T/bad.out")"
+	fi
+}
+cfgbad "robot.address with a comma" 'robot:\n  address: "a@example.org, victim@example.org"\n' robot.address
+cfgbad "robot.cc with two bracketed addresses" 'robot:\n  cc: [ok@example.org, "Evil <a@example.org> <victim@example.org>"]\n' robot.cc
+cfgbad "a tree's mail_cc with two addresses in one item" 'trees:\n  - name: x\n    branch: master\n    url: https://example.org/x.git\n    mail_cc: "a@example.org, victim@example.org"\n' trees.mail_cc
+cfgbad "a tree's mail_to with a U+2028" 'trees:\n  - name: x\n    branch: master\n    url: https://example.org/x.git\n    mail_to: ["A\xe2\x80\xa8 <victim@example.org>"]\n' trees.mail_to
+cfgbad "a rule's cc with a relay route" 'recipients:\n  rules:\n    - {on: path, pattern: x, cc: ["v%evil.example.org@example.org"]}\n' 'recipients.rules\[\].cc'
