@@ -190,11 +190,12 @@ static int check_mailbox(struct ctx *x, yaml_node_t *n, const char *key, const c
 static int get_mailboxes(struct ctx *x, yaml_node_t *n, const char *key, struct rm_strlist *dst)
 {
 	size_t first = dst->n, i;
-	yaml_node_item_t *it;
 
 	if (get_list(x, n, key, dst))
 		return -1;
 	if (n && n->type == YAML_SEQUENCE_NODE) {
+		yaml_node_item_t *it;
+
 		for (it = n->data.sequence.items.start, i = first;
 		     it < n->data.sequence.items.top && i < dst->n; it++, i++)
 			if (check_mailbox(x, rm_yaml_node(x->y, *it), key, dst->v[i]))

@@ -128,26 +128,27 @@ static void add(struct builder *b, bool to, const char *spec, const char *source
 	struct rm_address a;
 	struct rm_error e;
 	bool bad_spec;
-	char text[600];
 
 	if (!spec || !*spec)
 		return;
 	rm_error_clear(&e);
 	if (rm_address_parse(&a, spec, &bad_spec, &e)) {
 		/* "malformed" names the whole spec, "not a valid address" the
-		 * address; e.msg has the detail */
-		const char *detail = strchr(e.msg, ':');
+		 * address alone, as the parser cut it out: e.msg is "malformed:
+		 * <why>" or "not a valid address '<addr>': <why>" (no why holds
+		 * "': ", so the last one ends the address) */
+		char text[600];
 
-		reason(text, sizeof(text), b, bad_spec ? "malformed" : "not a valid address", source,
-		       fact, detail ? detail + 2 : NULL);
 		if (bad_spec) {
+			reason(text, sizeof(text), b, "malformed", source, fact, e.msg + 11);
 			drop(b->r, spec, text, fact);
 		} else {
-			/* the address alone, as the parser cut it out */
-			const char *q = strchr(e.msg, '\'');
-			const char *qe = q ? strstr(q + 1, "': ") : NULL;
-			char *addr = q && qe ? rm_xstrndup(q + 1, (size_t)(qe - q - 1)) : rm_xstrdup(spec);
+			const char *q = strchr(e.msg, '\''), *qe = NULL, *p;
+			char *addr;
 
+			for (p = q; p && (p = strstr(p + 1, "': ")); )
+				qe = p;
+			addr = q && qe ? rm_xstrndup(q + 1, (size_t)(qe - q - 1)) : rm_xstrdup(spec);
 			reason(text, sizeof(text), b, "not a valid address", source, fact,
 			       qe ? qe + 3 : NULL);
 			drop(b->r, addr, text, fact);
@@ -164,11 +165,11 @@ static void add_author(struct builder *b, const struct rm_person *who)
 {
 	struct rm_address a;
 	struct rm_error e;
-	char text[600];
 
 	rm_error_clear(&e);
 	if (rm_address_make(&a, who->name, who->email, &e)) {
 		const char *detail = strstr(e.msg, ": ");
+		char text[600];
 
 		reason(text, sizeof(text), b, "not a valid address", "the commit author's email", true,
 		       detail ? detail + 2 : NULL);

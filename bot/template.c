@@ -361,12 +361,12 @@ static const struct tval *lookup(const struct scope *sc, const char *name)
 static void add_value(struct rm_sb *out, const char *v)
 {
 	while (*v) {
-		size_t seg = strcspn(v, "\n"), col = 0, room;
+		size_t seg = strcspn(v, "\n"), col = 0;
 
 		while (col < out->len && out->buf[out->len - col - 1] != '\n')
 			col++;
 		if (col + seg > RM_TEMPLATE_VALUE_COL) {
-			room = col + 3 < RM_TEMPLATE_VALUE_COL ? RM_TEMPLATE_VALUE_COL - col - 3 : 0;
+			size_t room = col + 3 < RM_TEMPLATE_VALUE_COL ? RM_TEMPLATE_VALUE_COL - col - 3 : 0;
 			while (room && ((unsigned char)v[room] & 0xc0) == 0x80)
 				room--; /* do not split a UTF-8 character */
 			rm_sb_add(out, v, room);
