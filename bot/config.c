@@ -404,8 +404,14 @@ static int delivery_key(struct ctx *x, void *obj, const char *key, yaml_node_t *
 	}
 	if (!strcmp(key, "public_inbox_config"))
 		return get_str(x, v, "delivery.public_inbox_config", &c->pi_config);
-	if (!strcmp(key, "public_inbox_address"))
-		return get_str(x, v, "delivery.public_inbox_address", &c->pi_address);
+	if (!strcmp(key, "public_inbox_address")) {
+		const char *why;
+
+		if (get_str(x, v, "delivery.public_inbox_address", &c->pi_address))
+			return -1;
+		why = rm_address_check(c->pi_address);
+		return why ? fail(x, v, "delivery.public_inbox_address", why) : 0;
+	}
 	if (!strcmp(key, "daily_caps")) {
 		yaml_node_pair_t *p;
 

@@ -240,6 +240,8 @@ def check_message(raw, allowed):
 def verdict(c, prov, r):
     """(test name, problems, stderr) of one dry run."""
     bad = []
+    if re.search(rb"AddressSanitizer|LeakSanitizer|runtime error", r.stderr):
+        bad.append("a sanitizer report")
     want = c.get("expect_exit", {}).get(prov, 0)
     allowed = set(ALLOWED)
     if prov in ("cgit", "local-git"):
