@@ -44,7 +44,11 @@ delivery:
 CFG
 	cp -r "$T/fx/mincore" "$T/inbox/a"
 }
-run() { "$ROBOTMAIL" run -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"; rc=$?; }
+run() {
+	"$ROBOTMAIL" run -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+	rc=$?
+	grep -q 'AddressSanitizer\|LeakSanitizer\|runtime error' "$T/err" && rc="$rc (sanitizer report)"
+}
 # bad NAME PATTERN: exit 1, the archive in failed/, one error matching PATTERN
 bad() {
 	run
