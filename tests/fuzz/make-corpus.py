@@ -484,6 +484,19 @@ def depth_seeds(out):
             '{"a.b": [1, 2], "s": "' + "[" * 300 + '\\" ' + "{" * 300 + '"}')
 
 
+def address_seeds(out):
+    """Mailbox specs for fuzz_address: honest forms and injections."""
+    for name, data in (
+            ("name-addr", "J\u00f6rg R\u00f6del <joro@example.org>"),
+            ("quoted-name", '"Doe, John" <john@example.org>'),
+            ("comment", "rev@example.org (Rev Iewer)"),
+            ("crlf-injection", "author@example.org>\r\nBcc: <victim@example.org"),
+            ("quoted-local", '"a b"@example.org'),
+            ("u2028", "Evil\u2028 <victim@example.org>"),
+            ("encoded-word", "=?UTF-8?Q?victim=40example.org?= <a@example.org>")):
+        put(out, "fuzz_address", name, data.encode("utf-8"))
+
+
 def strip_partials(text):
     return "".join(l for l in text.splitlines(True) if "{{>" not in l)
 
@@ -510,6 +523,7 @@ def main():
         "testcase: x\n" + "".join("  " * i + "k%d:\n" % i for i in range(20)) + "  " * 20 + "v: 1\n")
 
     depth_seeds(out)
+    address_seeds(out)
 
     # JSON
     stats = {k: v[0][0] for k, v in VALS.items()}
