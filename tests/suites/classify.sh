@@ -133,6 +133,24 @@ tar -C "$T/fx/mincore" -czf "$T/a.tar.gz" result
 head -c $(($(stat -c %s "$T/a.tar.gz") / 2)) "$T/a.tar.gz" >"$T/inbox/a"
 bad "a truncated tarball" "'$T/inbox/a'.*(truncated|corrupt)"
 
+# ---- not an archive error: a hostile author email is left out, the report made
+case_setup "$F/repos/seed/linux"
+"$PY" - "$RECS/$H" "$H" <<'PYEOF'
+import json, sys
+who = {"name": "Evil", "email": "author@example.org>\r\nBcc: <victim@example.org", "date": "2025-10-01T00:00:00Z"}
+json.dump({"sha": sys.argv[2], "commit": {"message": "mm: a subject\n\nbody\n", "author": who, "committer": who},
+           "parents": [], "files": []}, open(sys.argv[1], "w"))
+PYEOF
+run
+if [ "$rc" = 0 ] && [ -e "$T/done/a" ] && grep -q "^Subject: " "$T/mbox" && ! grep -q victim "$T/mbox" &&
+	grep -q "warning: '$T/inbox/a': recipient left out: .*(from the commit author's email) in commit $H: " "$T/err"; then
+	ok "a hostile author email: the report is made without it (done/, exit 0), with a warning naming the field and commit"
+else
+	not_ok "a hostile author email: the report is made without it (done/, exit 0), with a warning naming the field and commit" \
+		"rc=$rc" "$(cat "$T/err")" "$(grep -i '^\(to\|cc\):' "$T/mbox" 2>&1)"
+fi
+cp "$T/head.orig" "$RECS/$H"
+
 # ---- temporary
 case_setup "$F/500/repos/seed/linux"
 temporary "the forge answers 500" "HTTP 500"
