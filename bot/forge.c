@@ -23,6 +23,18 @@ static const char *jstr(json_t *o, const char *k)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
+/* An email member; one holding a NUL byte ("\u0000") reads as empty, never
+ * as its text up to the NUL: cut there, "a@example.org\u0000b" would turn
+ * into another, valid, address. */
+static const char *jaddr(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!json_is_string(v))
+		return NULL;
+	return strlen(json_string_value(v)) == json_string_length(v) ? json_string_value(v) : "";
+}
+
 static void set_clean(char **dst, const char *v)
 {
 	set(dst, v);
@@ -48,9 +60,9 @@ int rm_forge_parse_commit(struct rm_commit_facts *f, enum rm_provider p, const c
 		set(&f->sha, jstr(j, "id"));
 		message = jstr(j, "message");
 		set_clean(&f->author.name, jstr(j, "author_name"));
-		set_clean(&f->author.email, jstr(j, "author_email"));
+		set_clean(&f->author.email, jaddr(j, "author_email"));
 		set_clean(&f->committer.name, jstr(j, "committer_name"));
-		set_clean(&f->committer.email, jstr(j, "committer_email"));
+		set_clean(&f->committer.email, jaddr(j, "committer_email"));
 		set_clean(&f->date, jstr(j, "authored_date"));
 		f->commit_time = rm_commit_date(jstr(j, "committed_date"));
 		if (json_is_array(parents) && json_is_string(json_array_get(parents, 0)))
@@ -67,10 +79,10 @@ int rm_forge_parse_commit(struct rm_commit_facts *f, enum rm_provider p, const c
 		set(&f->sha, jstr(j, "sha"));
 		message = jstr(c, "message");
 		set_clean(&f->author.name, jstr(a, "name"));
-		set_clean(&f->author.email, jstr(a, "email"));
+		set_clean(&f->author.email, jaddr(a, "email"));
 		set_clean(&f->date, jstr(a, "date"));
 		set_clean(&f->committer.name, jstr(m, "name"));
-		set_clean(&f->committer.email, jstr(m, "email"));
+		set_clean(&f->committer.email, jaddr(m, "email"));
 		f->commit_time = rm_commit_date(jstr(m, "date"));
 		if (json_is_array(parents) && json_array_size(parents))
 			set(&f->parent, jstr(json_array_get(parents, 0), "sha"));

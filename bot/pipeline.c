@@ -460,8 +460,8 @@ static void run_threads_free(struct rm_pipeline *p)
  * the finding), headers and bytes.  Returns 0, or -1 with *err set: kind
  * RM_ERR_TEMP or RM_ERR_INTERNAL when the store failed (the run stops),
  * else the report's mail cannot be made (the archive fails). */
-static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm_mail *m,
-		     bool *store_failed, struct rm_error *err)
+static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const char *source,
+		     struct rm_mail *m, bool *store_failed, struct rm_error *err)
 {
 	struct rm_message_in in;
 	const struct rm_tree_cfg *t = rm_config_tree_for_branch(
@@ -491,6 +491,10 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm
 	rm_thread_first_free(&first);
 	if (rm_recipients_build(&m->rcp, &ri, err))
 		return -1;
+	/* a hostile fact left out is said even in a quiet run */
+	for (k = 0; k < m->rcp.ninvalid; k++)
+		fprintf(stderr, "robotmail: warning: '%s': recipient left out: %s\n", source,
+			m->rcp.invalid[k]);
 	m->mail_from = p->cfg->robot_address;
 	m->rcpts = rm_xcalloc(m->rcp.nto + m->rcp.ncc + 1, sizeof(char *));
 	for (k = 0; k < m->rcp.nto; k++)
@@ -575,7 +579,7 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			    (it.outcome == RM_OUT_SEEN && s->mail_when_seen && !r->bad_reason &&
 			     !r->hold_reason);
 		rm_error_clear(&me);
-		if (want_mail && make_mail(p, r, &mail, &store_failed, &me)) {
+		if (want_mail && make_mail(p, r, it.archive->source, &mail, &store_failed, &me)) {
 			if (store_failed) {
 				*err = me;
 				free(seen_id);

@@ -35,5 +35,7 @@ extern const struct CMUnitTest unit_commit_tests[];
 extern const size_t unit_commit_ntests;
 extern const struct CMUnitTest unit_gitweb_tests[];
 extern const size_t unit_gitweb_ntests;
+extern const struct CMUnitTest unit_address_tests[];
+extern const size_t unit_address_ntests;
 
 #endif
