@@ -165,6 +165,11 @@ static bool matrix_has_base(const struct rm_matrix *m, const char *k, size_t ble
 	for (i = lo; i < m->n && !strncmp(m->s[i].name, k, blen); i++)
 		if (base_len(m->s[i].name) == blen)
 			return true;
+	/* or a row of that base was dropped while reading (matrix.h) */
+	if (blen == 12 && !strncmp(k, "perf-profile", 12))
+		return m->dropped_bases & RM_MATRIX_DROPPED_PERF_PROFILE;
+	if (blen == 9 && !strncmp(k, "lock_stat", 9))
+		return m->dropped_bases & RM_MATRIX_DROPPED_LOCK_STAT;
 	return false;
 }
 
