@@ -24,6 +24,9 @@ struct rm_file {
 	char *path;
 	char *data;
 	size_t len;
+	/* a commit's matrix.json found by a directory walk is not held: it is
+	 * read from here when its root loads, and freed once read (data NULL) */
+	char *abs;
 };
 
 /* ------------------------------------------------------------ small helpers */
@@ -160,6 +163,7 @@ static int add_file(struct filelist *fl, const char *source, const char *path, c
 	fl->v[fl->n].path = rm_xstrdup(path);
 	fl->v[fl->n].data = data;
 	fl->v[fl->n].len = len;
+	fl->v[fl->n].abs = NULL;
 	fl->n++;
 	return 0;
 }
@@ -209,12 +213,18 @@ const char *rm_archive_file_path(const struct rm_archive *a, size_t i)
 	return i < a->nfiles ? a->files[i].path : NULL;
 }
 
-const char *rm_archive_file(const struct rm_archive *a, const char *path, size_t *len)
+static struct rm_file *find_file(const struct rm_archive *a, const char *path)
 {
-	struct rm_file key, *f;
+	struct rm_file key;
 
 	key.path = (char *)path;
-	f = rm_bsearch(&key, a->files, a->nfiles, sizeof(*a->files), cmp_file);
+	return rm_bsearch(&key, a->files, a->nfiles, sizeof(*a->files), cmp_file);
+}
+
+const char *rm_archive_file(const struct rm_archive *a, const char *path, size_t *len)
+{
+	struct rm_file *f = find_file(a, path);
+
 	if (!f)
 		return NULL;
 	if (len)
@@ -320,6 +330,14 @@ static int walk_dir(struct filelist *fl, struct deferred *df, const char *source
 			df->rel[df->n] = crel;
 			df->n++;
 			cabs = crel = NULL;
+		} else if (S_ISREG(st.st_mode) && is_commit_matrix(crel)) {
+			/* read when its root loads (struct rm_file) */
+			rc = add_file(fl, source, crel, NULL, (size_t)st.st_size, err);
+			if (!rc) {
+				fl->v[fl->n - 1].abs = cabs;
+				fl->v[fl->n - 1].len = 0;
+				cabs = NULL;
+			}
 		} else if (S_ISREG(st.st_mode) && is_wanted(crel)) {
 			char *buf;
 			size_t len;
@@ -575,11 +593,27 @@ static int member_bytes(const struct rm_archive *a, const char *path, char **whi
 			const char **data, size_t *len, char **owned, struct rm_error *err)
 {
 	char *gz = rm_xmalloc(strlen(path) + 4);
+	struct rm_file *f;
 
 	*owned = NULL;
 	*which = NULL;
 	memcpy(gz, path, strlen(path));
 	memcpy(gz + strlen(path), ".gz", 4);
+	f = find_file(a, gz);
+	if (f && f->abs) {
+		char *raw = NULL;
+		size_t rawlen;
+		char *display = rm_path_join(a->source, gz);
+		int rc = read_regular(f->abs, &raw, &rawlen, err);
+
+		if (!rc)
+			rc = gunzip(display, raw, rawlen, owned, len, err);
+		free(raw);
+		free(display);
+		*which = gz;
+		*data = *owned;
+		return rc ? -1 : 1;
+	}
 	if ((*data = rm_archive_file(a, gz, len))) {
 		char *display = rm_path_join(a->source, gz);
 		int rc = gunzip(display, *data, *len, owned, len, err);
@@ -590,6 +624,15 @@ static int member_bytes(const struct rm_archive *a, const char *path, char **whi
 		return rc ? -1 : 1;
 	}
 	free(gz);
+	f = find_file(a, path);
+	if (f && f->abs) {
+		/* not held: read it now (the caller frees it) */
+		if (read_regular(f->abs, owned, len, err))
+			return -1;
+		*which = rm_xstrdup(path);
+		*data = *owned;
+		return 1;
+	}
 	if ((*data = rm_archive_file(a, path, len))) {
 		*which = rm_xstrdup(path);
 		return 1;
@@ -894,6 +937,76 @@ static bool keep_stat(void *ctx, const char *name)
 	return rm_rules_keep_stat(ctx, name);
 }
 
+/* A commit matrix.json(.gz) a directory walk left on disk, streamed
+ * (matrix.h); a refusal or anything unusual is left to the whole-file path. */
+struct src {
+	int fd;                 /* the plain file, or -1 */
+	struct archive *ar;     /* the .gz, decompressing */
+	unsigned long long total;
+};
+
+static long src_read(void *ctx, char *buf, size_t cap)
+{
+	struct src *s = ctx;
+	long n;
+
+	if (s->ar) {
+		n = (long)archive_read_data(s->ar, buf, cap);
+	} else {
+		do
+			n = (long)read(s->fd, buf, cap);
+		while (n < 0 && errno == EINTR);
+	}
+	if (n < 0)
+		return -1;
+	s->total += (unsigned long long)n;
+	return s->total > RM_ARCHIVE_MAX_MEMBER ? -1 : n;
+}
+
+/* 0: r->all read; 1: use the whole-file path (errors are worded there). */
+static int stream_matrix(const struct rm_archive *a, struct rm_result_root *r,
+			 const struct rm_file *f, bool gz, const struct rm_rules *rules)
+{
+	struct src s;
+	struct stat st;
+	char *raw = NULL, *display;
+	size_t rawlen;
+	struct rm_error ignored;
+	int rc = 1;
+
+	memset(&s, 0, sizeof(s));
+	s.fd = -1;
+	if (gz) {
+		if (read_regular(f->abs, &raw, &rawlen, &ignored))
+			return 1;
+		s.ar = archive_read_new();
+		archive_read_support_filter_gzip(s.ar);
+		archive_read_support_format_raw(s.ar);
+		{
+			struct archive_entry *e;
+
+			if (archive_read_open_memory(s.ar, raw, rawlen) != ARCHIVE_OK ||
+			    archive_read_next_header(s.ar, &e) != ARCHIVE_OK)
+				goto out;
+		}
+	} else {
+		s.fd = open(f->abs, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (s.fd < 0 || fstat(s.fd, &st) || !S_ISREG(st.st_mode))
+			goto out;
+	}
+	display = rm_path_join(a->source, f->path);
+	rc = rm_matrix_read_stream(&r->all, display, src_read, &s, rules ? keep_stat : NULL,
+				   (void *)rules);
+	free(display);
+out:
+	if (s.ar)
+		archive_read_free(s.ar);
+	if (s.fd >= 0)
+		close(s.fd);
+	free(raw);
+	return rc;
+}
+
 /* The root's matrix: its matrix.json, read with rows no rule keeps dropped
  * (rules NULL: every row kept), or else its runs' stats.json united. */
 static int load_matrix(struct rm_archive *a, struct rm_result_root *r, const struct rm_rules *rules,
@@ -907,6 +1020,18 @@ static int load_matrix(struct rm_archive *a, struct rm_result_root *r, const str
 	int rc = 0;
 
 	rm_error_clear(err);
+	{
+		/* left on disk by a directory walk: streamed, not held */
+		char *gz = rm_path_join(r->path, "matrix.json.gz");
+		const struct rm_file *f = find_file(a, gz), *plain = find_file(a, mpath);
+
+		free(gz);
+		if ((f && f->abs && !stream_matrix(a, r, f, true, rules)) ||
+		    (!f && plain && plain->abs && !stream_matrix(a, r, plain, false, rules))) {
+			free(mpath);
+			return 0;
+		}
+	}
 	rc = member_bytes(a, mpath, &which, &data, &len, &owned, err);
 	free(mpath);
 	if (rc > 0) {
@@ -1418,6 +1543,7 @@ void rm_archive_free(struct rm_archive *a)
 	for (i = 0; i < a->nfiles; i++) {
 		free(a->files[i].path);
 		free(a->files[i].data);
+		free(a->files[i].abs);
 	}
 	free(a->files);
 	for (i = 0; i < a->nroots; i++)

@@ -578,10 +578,14 @@ bool rm_matrix_json_valid(const char *buf, size_t len)
 struct keyset {
 	struct kslot {
 		uint64_t h;
-		size_t off; /* offset of the opening quote + 1; 0 = empty */
+		/* the file offset of the opening quote + 1 (0 = empty); when
+		 * streaming, the series index + 1, or KEY_DROPPED */
+		size_t off;
 	} *v;
 	size_t n, cap;
 };
+
+#define KEY_DROPPED ((size_t)-1)
 
 static uint64_t hash_bytes(const char *p, size_t n)
 {
@@ -592,7 +596,10 @@ static uint64_t hash_bytes(const char *p, size_t n)
 		h ^= (unsigned char)p[i];
 		h *= 1099511628211ull;
 	}
-	return h ^ (h >> 29);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
 }
 
 static void keyset_grow(struct keyset *k)
@@ -615,8 +622,11 @@ static void keyset_grow(struct keyset *k)
 }
 
 /* Add key (decoded: key[0..len)) found at file offset off.  Returns false
- * when it is already there. */
-static bool keyset_add(struct keyset *k, struct scan *s, const char *key, size_t len, size_t off)
+ * when it is already there.  Streaming (m not NULL), off is what the slot
+ * keeps (struct kslot), and *suspect is set when the hash matches a dropped
+ * key's, which only the whole file can settle. */
+static bool keyset_add(struct keyset *k, struct scan *s, const char *key, size_t len, size_t off,
+		       const struct rm_matrix *m, bool *suspect)
 {
 	uint64_t h = hash_bytes(key, len);
 	size_t j;
@@ -624,7 +634,17 @@ static bool keyset_add(struct keyset *k, struct scan *s, const char *key, size_t
 	if ((k->n + 1) * 2 > k->cap)
 		keyset_grow(k);
 	for (j = h & (k->cap - 1); k->v[j].off; j = (j + 1) & (k->cap - 1)) {
-		if (k->v[j].h == h) {
+		if (k->v[j].h == h && m) {
+			const char *other;
+
+			if (k->v[j].off == KEY_DROPPED) {
+				*suspect = true;
+				return false;
+			}
+			other = m->s[k->v[j].off - 1].name;
+			if (strlen(other) == len && !memcmp(other, key, len))
+				return false;
+		} else if (k->v[j].h == h) {
 			/* decode the earlier key again and compare */
 			const unsigned char *save = s->p;
 			bool same;
@@ -638,7 +658,7 @@ static bool keyset_add(struct keyset *k, struct scan *s, const char *key, size_t
 		}
 	}
 	k->v[j].h = h;
-	k->v[j].off = off + 1;
+	k->v[j].off = m ? off : off + 1;
 	k->n++;
 	return true;
 }
@@ -691,6 +711,9 @@ struct reader {
 	bool src_seen, src_bad, any;
 	size_t src_count, first, last;
 	struct rm_error key_err; /* the first key at fault, in file order */
+	/* streaming (rm_matrix_read_stream): anything but a clean pair sends
+	 * the caller to rm_matrix_read over the whole file */
+	bool stream, fallback;
 };
 
 /* The array of one stat at s->p ('['): its values into r->tv/ti when want. */
@@ -757,22 +780,24 @@ static int read_row(struct reader *r, bool want, size_t *n, bool *is_string, boo
 	}
 }
 
-/* One "key": value pair of the top object, s->p on the key's quote. */
+/* One "key": value pair of the top object, s->p on the key's quote.  Nothing
+ * is recorded until the whole pair and the byte after it are read, so a
+ * stream can read the pair again from its start with more bytes. */
 static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 		     rm_matrix_keep_fn keep, void *ctx)
 {
 	struct scan *s = &r->s;
-	size_t off = (size_t)(s->p - s->buf), n = 0;
+	size_t off = (size_t)(s->p - s->buf), n = 0, count = 0;
 	const char *name;
-	bool want, is_string = false, is_bad = false, key_ok;
+	bool want = false, is_string = false, is_bad = false, suspect = false;
+	bool source, array;
 	int kind;
 
 	if (scan_string(s, &r->key))
 		return -1;
 	name = r->key.buf;
-	if (memchr(name, '\0', r->key.len) ||
-	    !keyset_add(&r->keys, s, name, r->key.len, off)) {
-		s->bad = true; /* a NUL in a key, a duplicate key */
+	if (memchr(name, '\0', r->key.len)) {
+		s->bad = true; /* "NUL byte in object key not supported" */
 		return -1;
 	}
 	skip_ws(s);
@@ -786,35 +811,56 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 		s->bad = true;
 		return -1;
 	}
-	if (!strcmp(name, "stats_source")) {
-		if (*s->p == '[') {
-			r->src_seen = true;
-			return read_row(r, false, &r->src_count, &is_string, &is_bad) ? -1 : 0;
-		}
-		r->src_bad = true;
-		return skip_value(s, 2, &kind);
+	source = !strcmp(name, "stats_source");
+	array = *s->p == '[';
+	if (source && array) {
+		if (read_row(r, false, &count, &is_string, &is_bad))
+			return -1;
+	} else if (!array) {
+		if (skip_value(s, 2, &kind))
+			return -1;
+	} else {
+		if (regex_stem(name, r->key.len))
+			m->regex_stem = true;
+		want = r->key_err.kind == RM_OK && (!keep || keep(ctx, name));
+		if (read_row(r, want, &n, &is_string, &is_bad))
+			return -1;
 	}
-	key_ok = r->key_err.kind == RM_OK;
-	if (key_ok && rm_matrix_check_name(file, name, &r->key_err))
-		key_ok = false;
-	if (*s->p != '[') {
-		if (key_ok)
-			rm_error_set(&r->key_err, RM_ERR_INPUT,
-				     "'%s': stat '%.200s': expected an array with one value per run",
-				     file, name);
-		return skip_value(s, 2, &kind);
-	}
-	if (regex_stem(name, r->key.len))
-		m->regex_stem = true;
-	want = r->key_err.kind == RM_OK && (!keep || keep(ctx, name));
-	if (read_row(r, want, &n, &is_string, &is_bad))
+	/* the pair is whole only when a byte follows it */
+	skip_ws(s);
+	if (s->p >= s->end) {
+		s->bad = true;
 		return -1;
+	}
+	/* duplicates: the key as a kept series, a dropped one, or a file offset */
+	if (!keyset_add(&r->keys, s, name, r->key.len,
+			r->stream ? (want || is_string || is_bad ? m->n + 1 : KEY_DROPPED) : off,
+			r->stream ? m : NULL, &suspect)) {
+		s->bad = true;
+		r->fallback = r->fallback || suspect || r->stream;
+		return -1;
+	}
+	if (source) {
+		if (array) {
+			r->src_seen = true;
+			r->src_count = count;
+		} else {
+			r->src_bad = true;
+		}
+		return 0;
+	}
+	if (r->key_err.kind == RM_OK && !rm_matrix_check_name(file, name, &r->key_err) && !array)
+		rm_error_set(&r->key_err, RM_ERR_INPUT,
+			     "'%s': stat '%.200s': expected an array with one value per run", file,
+			     name);
+	if (r->key_err.kind != RM_OK) {
+		r->fallback = r->stream;
+		return r->stream ? -1 : 0;
+	}
 	if (!r->any)
 		r->first = n;
 	r->any = true;
 	r->last = n;
-	if (r->key_err.kind != RM_OK)
-		return 0;
 	if (want || is_string || is_bad) {
 		struct rm_series *se;
 		size_t alloc = n ? n : 1;
@@ -944,6 +990,133 @@ int rm_matrix_read(struct rm_matrix *m, const char *file, const char *buf, size_
 	}
 	/* matrix_cols (archive-format.md 2.4): the stats_source count; without
 	 * it, the longer of the first and the last array in file order */
+	m->cols = r.src_seen ? r.src_count : r.first > r.last ? r.first : r.last;
+	fill_zeros(m);
+	rm_sort(m->s, m->n, sizeof(*m->s), cmp_series);
+	return 0;
+}
+
+/* ------------------------------------------------------------ streaming */
+
+struct window {
+	unsigned char *buf;
+	size_t cap;
+	bool eof;
+	bool failed; /* the source could not be read */
+	rm_matrix_read_fn rd;
+	void *ctx;
+};
+
+/* Keep s->buf[from..end), read more after it (the window doubles when what
+ * is kept fills half of it).  Returns -1 when nothing more can come. */
+static int refill(struct window *w, struct scan *s, const unsigned char *from)
+{
+	size_t keep = (size_t)(s->end - from), off = (size_t)(s->p - from), len;
+
+	if (w->eof)
+		return -1;
+	memmove(w->buf, from, keep);
+	if (keep * 2 > w->cap) {
+		w->cap *= 2;
+		w->buf = rm_xrealloc(w->buf, w->cap);
+	}
+	len = keep;
+	while (len < w->cap && !w->eof) {
+		long n = w->rd(w->ctx, (char *)w->buf + len, w->cap - len);
+
+		if (n < 0) {
+			w->failed = w->eof = true;
+			return -1;
+		}
+		if (n == 0)
+			w->eof = true;
+		len += (size_t)n;
+	}
+	s->buf = w->buf;
+	s->p = w->buf + off;
+	s->end = w->buf + len;
+	return 0;
+}
+
+/* Skip white space, reading more as needed; false at the end of input. */
+static bool stream_ws(struct window *w, struct scan *s)
+{
+	for (;;) {
+		skip_ws(s);
+		if (s->p < s->end)
+			return true;
+		if (refill(w, s, s->p))
+			return false;
+	}
+}
+
+int rm_matrix_read_stream(struct rm_matrix *m, const char *file, rm_matrix_read_fn rd,
+			  void *rctx, rm_matrix_keep_fn keep, void *ctx)
+{
+	struct reader r;
+	struct scan *s = &r.s;
+	struct window w;
+	bool ok = false;
+
+	memset(m, 0, sizeof(*m));
+	memset(&r, 0, sizeof(r));
+	memset(&w, 0, sizeof(w));
+	w.cap = 1u << 20;
+	w.buf = rm_xmalloc(w.cap);
+	w.rd = rd;
+	w.ctx = rctx;
+	scan_init(s, (const char *)w.buf, 0);
+	rm_sb_init(&r.key);
+	rm_error_clear(&r.key_err);
+	r.stream = true;
+	if (refill(&w, s, s->p) || !stream_ws(&w, s) || *s->p != '{')
+		goto out;
+	s->p++;
+	if (!stream_ws(&w, s))
+		goto out;
+	if (*s->p == '}') {
+		s->p++;
+	} else {
+		for (;;) {
+			const unsigned char *start;
+
+			if (!stream_ws(&w, s) || *s->p != '"')
+				goto out;
+			start = s->p;
+			while (read_pair(&r, m, file, keep, ctx)) {
+				/* short of bytes, or wrong: read on from the pair's start */
+				if (r.fallback || refill(&w, s, start))
+					goto out;
+				s->nnk = 0; /* nested keys of the pair: read again */
+				rm_sb_reset(&s->arena);
+				s->p = s->buf;
+				s->bad = false;
+				start = s->p;
+			}
+			if (!stream_ws(&w, s))
+				goto out;
+			if (*s->p == ',') {
+				s->p++;
+				continue;
+			}
+			if (*s->p != '}')
+				goto out;
+			s->p++;
+			break;
+		}
+	}
+	ok = !stream_ws(&w, s) && !w.failed && !r.src_bad;
+out:
+	scan_release(s);
+	rm_sb_release(&r.key);
+	free(r.keys.v);
+	free(r.tv);
+	free(r.ti);
+	free(w.buf);
+	if (!ok) {
+		rm_matrix_free(m);
+		return 1;
+	}
 	m->cols = r.src_seen ? r.src_count : r.first > r.last ? r.first : r.last;
 	fill_zeros(m);
 	rm_sort(m->s, m->n, sizeof(*m->s), cmp_series);

@@ -90,6 +90,18 @@ typedef bool (*rm_matrix_keep_fn)(void *ctx, const char *name);
 int rm_matrix_read(struct rm_matrix *m, const char *file, const char *buf, size_t len,
 		   rm_matrix_keep_fn keep, void *ctx, struct rm_error *err);
 
+/* Read into buf up to cap bytes: how many (0 at the end), or -1. */
+typedef long (*rm_matrix_read_fn)(void *ctx, char *buf, size_t cap);
+
+/* rm_matrix_read over a stream of the file's bytes, holding about one
+ * window (1 MiB, more only for a longer stat) instead of the whole file.
+ * Returns 0 with m filled, exactly as rm_matrix_read would; or 1, with m
+ * empty, whenever it cannot be sure without the whole file (any error, a
+ * read failure, a hash of a dropped key met twice): the caller then reads
+ * the whole file and calls rm_matrix_read, which decides and words it. */
+int rm_matrix_read_stream(struct rm_matrix *m, const char *file, rm_matrix_read_fn rd,
+			  void *rctx, rm_matrix_keep_fn keep, void *ctx);
+
 /* archive-format.md 2.6: a stat name has no white space or control
  * character.  Otherwise err names the file and the (escaped) stat. */
 int rm_matrix_check_name(const char *file, const char *key, struct rm_error *err);

@@ -471,6 +471,7 @@ struct cache {
 	size_t n, cap;
 };
 
+/* FNV-1a, then a final mix so the low bits (the slot) depend on every byte */
 static uint64_t name_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -479,7 +480,10 @@ static uint64_t name_hash(const char *s)
 		h ^= (unsigned char)*s;
 		h *= 1099511628211ull;
 	}
-	return h ^ (h >> 29);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
 }
 
 static void cache_free(struct rm_rules *r)
@@ -731,31 +735,17 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && !memcmp(s + a - b, suffix, b);
 }
 
-static bool compute_keep(const struct rm_rules *r, const char *stat)
-{
-	return rm_rules_is_reportable(r, stat) || ends_with(stat, ".pass") ||
-	       ends_with(stat, ".error") || ends_with(stat, ".warn") || ends_with(stat, ".fail") ||
-	       !strcmp(stat, "last_state.is_incomplete_run");
-}
-
-/* One yes/no answer about stat, from the cache or computed into it. */
+/* One yes/no answer about stat, from the cache or computed into it (the
+ * compute_* functions never touch the cache, so d stays valid). */
 static bool answer(const struct rm_rules *r, const char *stat, unsigned bit,
 		   bool (*compute)(const struct rm_rules *, const char *))
 {
 	struct decision scratch, *d = decide(r, stat, &scratch);
 
 	if (!(d->known & bit)) {
-		bool yes = compute(r, stat);
-
-		/* decide() may not be asked again before d is written: compute
-		 * can call answer() for another bit of the same name only */
-		d = decide(r, stat, &scratch);
 		d->known |= bit;
-		if (yes)
+		if (compute(r, stat))
 			d->value |= bit;
-		else
-			d->value &= ~bit;
-		return yes;
 	}
 	return (d->value & bit) != 0;
 }
@@ -777,7 +767,21 @@ bool rm_rules_is_reportable(const struct rm_rules *r, const char *stat)
 
 bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat)
 {
-	return answer(r, stat, D_KEEP, compute_keep);
+	struct decision scratch, *d = decide(r, stat, &scratch);
+
+	if (!(d->known & D_KEEP)) {
+		if (!(d->known & D_REPORTABLE)) {
+			d->known |= D_REPORTABLE;
+			if (compute_reportable(r, stat))
+				d->value |= D_REPORTABLE;
+		}
+		d->known |= D_KEEP;
+		if ((d->value & D_REPORTABLE) || ends_with(stat, ".pass") ||
+		    ends_with(stat, ".error") || ends_with(stat, ".warn") ||
+		    ends_with(stat, ".fail") || !strcmp(stat, "last_state.is_incomplete_run"))
+			d->value |= D_KEEP;
+	}
+	return (d->value & D_KEEP) != 0;
 }
 
 bool rm_rules_reasonable_change(const struct rm_rules *r, const char *name, double delta,
