@@ -998,6 +998,8 @@ int rm_matrix_read(struct rm_matrix *m, const char *file, const char *buf, size_
 
 /* ------------------------------------------------------------ streaming */
 
+size_t rm_matrix_stream_window = 1u << 20;
+
 struct window {
 	unsigned char *buf;
 	size_t cap;
@@ -1061,7 +1063,7 @@ int rm_matrix_read_stream(struct rm_matrix *m, const char *file, rm_matrix_read_
 	memset(m, 0, sizeof(*m));
 	memset(&r, 0, sizeof(r));
 	memset(&w, 0, sizeof(w));
-	w.cap = 1u << 20;
+	w.cap = rm_matrix_stream_window ? rm_matrix_stream_window : 1;
 	w.buf = rm_xmalloc(w.cap);
 	w.rd = rd;
 	w.ctx = rctx;

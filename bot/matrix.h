@@ -99,6 +99,10 @@ typedef long (*rm_matrix_read_fn)(void *ctx, char *buf, size_t cap);
  * empty, whenever it cannot be sure without the whole file (any error, a
  * read failure, a hash of a dropped key met twice): the caller then reads
  * the whole file and calls rm_matrix_read, which decides and words it. */
+/* The stream's first window in bytes (1 MiB; tests make it tiny so that
+ * every pair straddles a refill). */
+extern size_t rm_matrix_stream_window;
+
 int rm_matrix_read_stream(struct rm_matrix *m, const char *file, rm_matrix_read_fn rd,
 			  void *rctx, rm_matrix_keep_fn keep, void *ctx);
 

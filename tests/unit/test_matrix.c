@@ -245,6 +245,97 @@ static void test_matrix_drops_rows_while_reading(void **state)
 	rm_matrix_free(&m);
 }
 
+/* The stream reader, fed a few bytes at a time through a tiny window, gives
+ * the whole-file reader's matrix, or hands over (1) and never decides alone. */
+struct chunks {
+	const char *p;
+	size_t left, step;
+};
+
+static long chunk_read(void *ctx, char *buf, size_t cap)
+{
+	struct chunks *c = ctx;
+	size_t n = c->left < c->step ? c->left : c->step;
+
+	if (n > cap)
+		n = cap;
+	memcpy(buf, c->p, n);
+	c->p += n;
+	c->left -= n;
+	return (long)n;
+}
+
+static void assert_same_matrix(const struct rm_matrix *a, const struct rm_matrix *b)
+{
+	size_t i, k;
+
+	assert_int_equal(a->n, b->n);
+	assert_int_equal(a->cols, b->cols);
+	assert_int_equal(a->ndropped, b->ndropped);
+	assert_int_equal(a->dropped_bases, b->dropped_bases);
+	assert_int_equal(a->regex_stem, b->regex_stem);
+	for (i = 0; i < a->n; i++) {
+		assert_string_equal(a->s[i].name, b->s[i].name);
+		assert_int_equal(a->s[i].n, b->s[i].n);
+		assert_int_equal(a->s[i].is_bad, b->s[i].is_bad);
+		assert_int_equal(a->s[i].is_string, b->s[i].is_string);
+		for (k = 0; k < a->s[i].n; k++) {
+			assert_memory_equal(&a->s[i].v[k], &b->s[i].v[k], sizeof(double));
+			assert_int_equal(a->s[i].is_int[k], b->s[i].is_int[k]);
+		}
+	}
+}
+
+static void test_matrix_stream_matches_whole_file(void **state)
+{
+	static const char *const texts[] = {
+		"{\"k.a\": [1, 2.5, 3], \"stats_source\": [\"x\", \"y\", \"z\", \"w\"], \"d.b\": [3],"
+		" \"perf-profile.x\": [1.5], \"k.long-name-longer-than-the-window\": [123456.789e-3],"
+		" \"k.o\": [{\"k\": {\"j\": [1, 2]}, \"l\": \"\\u00e9\"}], \"k.s\": [\"NaN\", -Infinity],"
+		" \"k.z\": []}\n",
+		"{}",
+		" { \"k.a\" : [ 1 , 2 ] } ",
+		"{\"k.a\": [1], \"k.a\": [2]}",  /* duplicate: handed over */
+		"{\"d.a\": [1], \"d.a\": [2]}",  /* duplicate of a dropped key */
+		"{\"k.a\": [1], \"b\": 2}",      /* shape error: handed over */
+		"{\"k.a\": [1, 2]",              /* truncated */
+		"{\"k.a\": [1, 2]} x",
+		"[1]",
+	};
+	size_t i, window, step;
+	size_t saved = rm_matrix_stream_window;
+
+	(void)state;
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct rm_matrix whole;
+		struct rm_error err;
+		int wrc = read_text(&whole, texts[i], keep_k, &err);
+
+		for (window = 1; window <= 64; window *= 2)
+			for (step = 1; step <= 7; step += 3) {
+				struct chunks c = { texts[i], strlen(texts[i]), step };
+				struct rm_matrix m;
+				int rc;
+
+				rm_matrix_stream_window = window;
+				rc = rm_matrix_read_stream(&m, "r/matrix.json", chunk_read, &c, keep_k,
+							   NULL);
+				if (wrc) {
+					assert_int_equal(rc, 1);
+				} else {
+					assert_int_equal(rc, i == 0 || i == 1 || i == 2 ? 0 : 1);
+					if (!rc)
+						assert_same_matrix(&whole, &m);
+				}
+				assert_true(rc || m.n == whole.n);
+				rm_matrix_free(&m);
+			}
+		if (!wrc)
+			rm_matrix_free(&whole);
+	}
+	rm_matrix_stream_window = saved;
+}
+
 /* ------------------------------------------------------------ rules */
 
 static void test_rules_keep_decisions(void **state)
@@ -330,6 +421,7 @@ const struct CMUnitTest unit_matrix_tests[] = {
 	cmocka_unit_test(test_matrix_depth_limit),
 	cmocka_unit_test(test_matrix_shape_errors),
 	cmocka_unit_test(test_matrix_drops_rows_while_reading),
+	cmocka_unit_test(test_matrix_stream_matches_whole_file),
 	cmocka_unit_test(test_rules_keep_decisions),
 	cmocka_unit_test(test_rules_combined_first_match),
 };
