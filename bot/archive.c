@@ -852,22 +852,21 @@ static void matrix_complete(struct rm_matrix *dst, const struct rm_matrix *src)
 	dst->ndropped = src->ndropped;
 	dst->regex_stem = src->regex_stem;
 	dst->s = rm_xcalloc(src->n + 1, sizeof(*dst->s));
-	if (inc)
-		for (k = 0; k < inc->n; k++)
-			removed += inc->v[k] == 1;
+	for (k = 0; k < inc->n; k++)
+		removed += inc->v[k] == 1;
 	for (i = 0; i < src->n; i++) {
 		const struct rm_series *s = &src->s[i];
 		struct rm_series *d;
 		size_t alloc = 0;
 
-		if (inc && s == inc)
+		if (s == inc)
 			continue;
 		d = &dst->s[dst->n++];
 		d->name = rm_xstrdup(s->name);
 		d->is_string = s->is_string;
 		d->is_bad = s->is_bad;
 		for (k = 0; k < s->n; k++)
-			if (!(inc && k < inc->n && inc->v[k] == 1))
+			if (!(k < inc->n && inc->v[k] == 1))
 				series_push(d, &alloc, s->v[k], s->is_int[k]);
 	}
 	dst->cols = src->cols >= removed ? src->cols - removed : 0;
@@ -1016,7 +1015,6 @@ static int load_matrix(struct rm_archive *a, struct rm_result_root *r, const str
 	char *which = NULL, *owned;
 	const char *data;
 	size_t len;
-	json_t *j;
 	int rc = 0;
 
 	rm_error_clear(err);
@@ -1055,6 +1053,7 @@ static int load_matrix(struct rm_archive *a, struct rm_result_root *r, const str
 		memset(&u, 0, sizeof(u));
 		for (i = 0; i < r->nruns && !rc; i++) {
 			char num[16], *rundir, *spath;
+			json_t *j;
 
 			snprintf(num, sizeof(num), "%d", r->runs[i]);
 			rundir = rm_path_join(r->path, num);

@@ -30,9 +30,9 @@ const struct rm_series *rm_matrix_get(const struct rm_matrix *m, const char *nam
 
 void rm_matrix_free(struct rm_matrix *m)
 {
-	size_t i;
-
 	if (!m->shared) {
+		size_t i;
+
 		for (i = 0; i < m->n; i++) {
 			free(m->s[i].name);
 			free(m->s[i].v);
@@ -389,11 +389,13 @@ static int cmp_nkey_sort(const void *a, const void *b)
 /* Close a nested object at `level`: refuse duplicate keys among its own. */
 static int close_object(struct scan *s, unsigned level)
 {
-	size_t first = s->nnk, i;
+	size_t first = s->nnk;
 
 	while (first > 0 && s->nk[first - 1].level == level)
 		first--;
 	if (s->nnk - first > 1) {
+		size_t i;
+
 		sort_arena = s->arena.buf;
 		rm_sort(s->nk + first, s->nnk - first, sizeof(*s->nk), cmp_nkey_sort);
 		for (i = first + 1; i < s->nnk; i++)
