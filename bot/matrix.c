@@ -28,17 +28,54 @@ const struct rm_series *rm_matrix_get(const struct rm_matrix *m, const char *nam
 	return rm_bsearch(&key, m->s, m->n, sizeof(*m->s), cmp_series);
 }
 
+/* The pool: series of a matrix the reader made, carved from big chunks (one
+ * malloc per chunk, not three per stat). */
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+static void *pool_alloc(struct rm_matrix *m, size_t n)
+{
+	struct chunk *c = m->pool;
+	void *p;
+
+	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > (256u << 10) ? n : 256u << 10;
+
+		c = rm_xmalloc(sizeof(*c) + cap);
+		c->next = m->pool;
+		c->used = 0;
+		c->cap = cap;
+		m->pool = c;
+	}
+	p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
+}
+
 void rm_matrix_free(struct rm_matrix *m)
 {
 	if (!m->shared) {
+		struct chunk *c = m->pool;
 		size_t i;
 
 		for (i = 0; i < m->n; i++) {
+			if (m->s[i].pooled)
+				continue;
 			free(m->s[i].name);
 			free(m->s[i].v);
 			free(m->s[i].is_int);
 		}
 		free(m->s);
+		while (c) {
+			struct chunk *next = c->next;
+
+			free(c);
+			c = next;
+		}
 	}
 	memset(m, 0, sizeof(*m));
 }
@@ -589,21 +626,6 @@ struct keyset {
 
 #define KEY_DROPPED ((size_t)-1)
 
-static uint64_t hash_bytes(const char *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)p[i];
-		h *= 1099511628211ull;
-	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
-}
-
 static void keyset_grow(struct keyset *k)
 {
 	size_t cap = k->cap ? k->cap * 2 : 1024, i;
@@ -630,7 +652,7 @@ static void keyset_grow(struct keyset *k)
 static bool keyset_add(struct keyset *k, struct scan *s, const char *key, size_t len, size_t off,
 		       const struct rm_matrix *m, bool *suspect)
 {
-	uint64_t h = hash_bytes(key, len);
+	uint64_t h = rm_hash(key, len);
 	size_t j;
 
 	if ((k->n + 1) * 2 > k->cap)
@@ -668,9 +690,13 @@ static bool keyset_add(struct keyset *k, struct scan *s, const char *key, size_t
 int rm_matrix_check_name(const char *file, const char *key, struct rm_error *err)
 {
 	unsigned cp = 0;
+	const unsigned char *k = (const unsigned char *)key;
 	char *shown;
 
-	if (!rm_text_bad_char(key, RM_TEXT_NAME, &cp))
+	/* printable ASCII without blanks is always fine: no need to decode */
+	while (*k > 0x20 && *k < 0x7f)
+		k++;
+	if (!*k || !rm_text_bad_char(key, RM_TEXT_NAME, &cp))
 		return 0;
 	shown = rm_text_escaped(key, 200);
 	rm_error_set(err, RM_ERR_INPUT,
@@ -870,9 +896,11 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 		m->s = rm_xgrow(m->s, &r->salloc, m->n + 1, sizeof(*m->s));
 		se = &m->s[m->n++];
 		memset(se, 0, sizeof(*se));
-		se->name = rm_xstrndup(name, r->key.len);
-		se->v = rm_xmalloc(alloc * sizeof(*se->v));
-		se->is_int = rm_xmalloc(alloc);
+		se->pooled = true;
+		se->v = pool_alloc(m, alloc * sizeof(*se->v) + alloc + r->key.len + 1);
+		se->is_int = (unsigned char *)(se->v + alloc);
+		se->name = (char *)se->is_int + alloc;
+		memcpy(se->name, name, r->key.len + 1);
 		if (want) {
 			memcpy(se->v, r->tv, n * sizeof(*se->v));
 			memcpy(se->is_int, r->ti, n);
@@ -901,8 +929,21 @@ static void fill_zeros(struct rm_matrix *m)
 
 		if (se->n >= m->cols)
 			continue;
-		se->v = rm_xrealloc(se->v, m->cols * sizeof(*se->v));
-		se->is_int = rm_xrealloc(se->is_int, m->cols);
+		if (se->pooled) {
+			/* a short row: its own arrays from here on */
+			double *v = rm_xmalloc(m->cols * sizeof(*v));
+			unsigned char *is_int = rm_xmalloc(m->cols);
+
+			memcpy(v, se->v, se->n * sizeof(*v));
+			memcpy(is_int, se->is_int, se->n);
+			se->name = rm_xstrdup(se->name);
+			se->v = v;
+			se->is_int = is_int;
+			se->pooled = false;
+		} else {
+			se->v = rm_xrealloc(se->v, m->cols * sizeof(*se->v));
+			se->is_int = rm_xrealloc(se->is_int, m->cols);
+		}
 		for (k = se->n; k < m->cols; k++) {
 			se->v[k] = 0;
 			se->is_int[k] = 1;

@@ -45,6 +45,7 @@ struct rm_series {
 	size_t n;
 	bool is_string; /* some value was a string: lkp-tests skips the stat */
 	bool is_bad;    /* NaN/Infinity/null/boolean/array/object: the stat is left out */
+	bool pooled;    /* name, v and is_int live in the matrix's pool (not freed one by one) */
 };
 
 /* Rows of these bases were dropped while reading (stats.c asks whether the
@@ -58,6 +59,7 @@ struct rm_matrix {
 	size_t n;
 	size_t cols;
 	bool shared;            /* s[] belongs to another matrix: not freed here */
+	void *pool;             /* the reader's allocations for pooled series */
 	unsigned dropped_bases; /* RM_MATRIX_DROPPED_* bits */
 	size_t ndropped;        /* rows dropped while reading */
 	/* a ".pass" name whose stem holds regex syntax: lkp-tests interpolates

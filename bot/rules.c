@@ -471,21 +471,6 @@ struct cache {
 	size_t n, cap;
 };
 
-/* FNV-1a, then a final mix so the low bits (the slot) depend on every byte */
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
-}
-
 static void cache_free(struct rm_rules *r)
 {
 	struct cache *c = r->cache;
@@ -526,7 +511,7 @@ static struct decision *decide(const struct rm_rules *r, const char *stat,
 			       struct decision *scratch)
 {
 	struct cache *c = r->cache;
-	uint64_t h = name_hash(stat);
+	uint64_t h = rm_hash(stat, strlen(stat));
 	size_t j;
 
 	if (!c) {
