@@ -7,8 +7,9 @@
  * devices, size caps against bombs), finding every `_result_root` (a commit
  * directory whose numbered run directories hold a job.yaml), reading its
  * job.yaml (via job.c) and its matrix (the commit-level matrix.json with
- * stats_source, or, when it is missing, the runs' stats.json united the way
- * lkp-tests unites them), zero-filling short columns, dropping incomplete
+ * stats_source, read by matrix.c: streamed from disk for a directory, rows
+ * no metric rule keeps dropped while reading; or, when it is missing, the
+ * runs' stats.json united the way lkp-tests unites them), zero-filling short columns, dropping incomplete
  * runs, grouping roots by axes and pairing base and head in each group.
  *
  * Must not: compute statistics or decide what changed (stats.c does).
