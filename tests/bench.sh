@@ -9,9 +9,10 @@
 # tests/bench-rawscan.c, which only turns the numbers of the same two
 # matrix.json files into doubles; the ratio is printed.  With LKP_SRC (a clone
 # of intel/lkp-tests) and ruby, lkp-tests' sbin/ncompare runs on the same tree
-# (it finds result roots under /lkp/result: gen-fixtures.py note 15) and the
-# ratios and a byte comparison of the tables are printed; without them the
-# line says it is skipped.  The 10x20000 tree is also compared as a .tar.gz
+# (NCOMPARE_REPEAT times, 1: it is slow; it finds result roots under
+# /lkp/result, so the bench points a symlink there and registers the tree as
+# lkp-tests' bin/proc-local does) and the ratios and a byte comparison of the
+# tables are printed; without them the line says it is skipped.  The 10x20000 tree is also compared as a .tar.gz
 # and against the Python model.  Last, cpu per stat at 2k, 20k, 200k stats.
 #
 # A benchmark, not a test: the figures never make it fail.  It exits non-zero
@@ -30,7 +31,8 @@
 # Skipped (not failed) when cgit or lighttpd is not installed.
 #
 # Environment: BUILD (build), ROBOTMAIL (binary), BENCH_SIZES, BENCH_RUNS and
-# BENCH_STATS (one size), LKP_SRC, BENCH_REPEAT (3), BENCH_DIR (a temp dir, removed at
+# BENCH_STATS (one size), LKP_SRC, NCOMPARE_REPEAT (1), NCOMPARE_TIMEOUT
+# (1800 s), BENCH_REPEAT (3), BENCH_DIR (a temp dir, removed at
 # exit; set it to keep the tree and reuse it on the next run), BENCH_COMMITS
 # (1000), BENCH_GITWEB (0: skip the git web part), BENCH_GITWEB_BUDGET (120), BENCH_CLI_CALLS (20), CC (cc), CFLAGS (-O2).
 set -uo pipefail
@@ -59,6 +61,7 @@ fi
 CGIT_DIR=
 # shellcheck disable=SC2317 # called by the trap
 cleanup() {
+	[ -n "${LKP_LINKED:-}" ] && [ -L /lkp/result ] && rm -f /lkp/result
 	[ -n "$CGIT_DIR" ] && tests/peers/cgit.sh stop "$CGIT_DIR" >/dev/null 2>&1
 	[ -n "${REMOVE_W:-}" ] && rm -rf "$W"
 	return 0
@@ -131,9 +134,23 @@ elif [ ! -f "$LKP_SRC/sbin/ncompare" ]; then
 	ncompare_skip="no sbin/ncompare in LKP_SRC=$LKP_SRC"
 elif ! command -v ruby >/dev/null; then
 	ncompare_skip="ruby is not installed"
+elif [ -e /lkp/result ] && [ ! -L /lkp/result ]; then
+	ncompare_skip="/lkp/result is a real directory here (the bench points a symlink there)"
 else
 	NCOMPARE=$LKP_SRC/sbin/ncompare
 fi
+# lkp-tests finds result roots by their axes under /lkp/result, registered in
+# /lkp/data/mresult_root (its own convert_mrt, as bin/proc-local does): the
+# bench points /lkp/result at the tree (a symlink, removed at exit) and
+# registers both commits; then `ncompare BASE HEAD` compares them.
+lkp_register() { # TREE
+	mkdir -p /lkp && ln -sfn "$1/result" /lkp/result && LKP_LINKED=1 || return 1
+	mapfile -t roots < <(find -L /lkp/result -name matrix.json -not -path '*/[0-9]*/matrix.json' -printf '%h\n' | sort)
+	LKP_SRC=$LKP_SRC ruby -e 'require "#{ENV["LKP_SRC"]}/lib/result_root"
+		require "#{ENV["LKP_SRC"]}/lib/nresult_root"
+		MResultRootTableSet.create_tables_layout
+		ARGV.each { |p| convert_mrt(p) }' "${roots[@]}" >"$W/lkp.log" 2>&1
+}
 echo "robotmail compare bench: $ROBOTMAIL; best of $BENCH_REPEAT runs; cpu = user + sys"
 [ -n "$NCOMPARE" ] || echo "ncompare: skipped, $ncompare_skip"
 
@@ -168,10 +185,17 @@ for size in $BENCH_SIZES; do
 		fi
 	fi
 	if [ -n "$NCOMPARE" ]; then
-		# lkp-tests finds result roots by their axes under /lkp/result
-		# (gen-fixtures.py note 15): the tree is laid out that way
-		base_run=$(dirname "${matrices[0]}")/0 head_run=$(dirname "${matrices[1]}")/0
-		best env LKP_SRC="$LKP_SRC" ruby "$NCOMPARE" -j "$base_run" -j "$head_run"
+		base=$(sed -n 's/^base_commit: //p' "$(dirname "${matrices[0]}")/0/job.yaml")
+		head=$(sed -n 's/^head_commit: //p' "$(dirname "${matrices[0]}")/0/job.yaml")
+		rep=$BENCH_REPEAT
+		BENCH_REPEAT=${NCOMPARE_REPEAT:-1}
+		RC=1
+		if lkp_register "$TREE"; then
+			best timeout "${NCOMPARE_TIMEOUT:-1800}" env LKP_SRC="$LKP_SRC" ruby "$NCOMPARE" "$base" "$head"
+		else
+			sed 's/^/    /' "$W/lkp.log" | tail -5 >"$W/err"
+		fi
+		BENCH_REPEAT=$rep
 		if [ "$RC" -ne 0 ]; then
 			failed "ncompare"
 		else
@@ -207,11 +231,18 @@ for size in $BENCH_SIZES; do
 	fi
 done
 echo
-line="scaling (cpu per stat, 10 runs):"
+line="scaling (cpu per stat, 10 runs):" marg="  each stat added (cpu of the larger tree minus the smaller, per stat):" prev=""
 for size in $BENCH_SIZES; do
-	[ "${size%x*}" = 10 ] && [ -n "${PER_STAT[$size]:-}" ] && line+=" ${size#*x} stats ${PER_STAT[$size]} us;"
+	[ "${size%x*}" = 10 ] && [ -n "${PER_STAT[$size]:-}" ] || continue
+	line+=" ${size#*x} stats ${PER_STAT[$size]} us;"
+	if [ -n "$prev" ]; then
+		marg+=" $(awk -v a="${PER_STAT[$prev]}" -v na="${prev#*x}" -v b="${PER_STAT[$size]}" -v nb="${size#*x}" \
+			'BEGIN {printf "%d..%d: %.2f us;", na, nb, (b * nb - a * na) / (nb - na)}')"
+	fi
+	prev=$size
 done
 echo "$line (goal: flat)"
+echo "$marg"
 
 # ------------------------------------------------------------ gitweb lookups
 : "${BENCH_COMMITS:=1000}" "${BENCH_GITWEB_BUDGET:=120}" "${BENCH_CLI_CALLS:=20}"
