@@ -50,8 +50,25 @@ static void anchored(struct rm_sb *sb, enum rm_match m, const char *p)
 	rm_sb_addc(sb, ')');
 }
 
+static pcre2_code *compile_jit(const char *text, const char *file, int line, const char *field,
+			       const char *pattern, bool jit, struct rm_error *err);
+
 static pcre2_code *compile(const char *text, const char *file, int line, const char *field,
 			   const char *pattern, struct rm_error *err)
+{
+	return compile_jit(text, file, line, field, pattern, true, err);
+}
+
+/* A search-mode pattern that can only match at the start: "^..." with no
+ * '|' (which could start an unanchored branch) and no "(?" (an option such
+ * as (?m) could change what '^' means). */
+static bool starts_anchored(const char *p)
+{
+	return p[0] == '^' && !strchr(p, '|') && !strstr(p, "(?");
+}
+
+static pcre2_code *compile_jit(const char *text, const char *file, int line, const char *field,
+			       const char *pattern, bool jit, struct rm_error *err)
 {
 	int code;
 	PCRE2_SIZE off;
@@ -68,7 +85,7 @@ static pcre2_code *compile(const char *text, const char *file, int line, const c
 	}
 	/* JIT is best effort; ROBOTMAIL_NO_JIT=1 turns it off (valgrind cannot
 	 * follow JIT code and reports its reads as uninitialised) */
-	if (!getenv("ROBOTMAIL_NO_JIT"))
+	if (jit && !getenv("ROBOTMAIL_NO_JIT"))
 		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
 }
@@ -147,8 +164,9 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 	yaml_node_t *root = rm_yaml_root(y);
 	yaml_node_t *node = rm_yaml_get(y, root, field);
 	yaml_node_t *m, *pats;
-	struct rm_sb sb = RM_SB_INIT;
+	struct rm_sb sb = RM_SB_INIT, rest = RM_SB_INIT;
 	size_t i;
+	bool failed;
 
 	(void)r;
 	if (!node || node->type != YAML_MAPPING_NODE)
@@ -164,39 +182,47 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 	l->patterns = string_list(y, pats, &l->n, field, err);
 	if (!l->patterns)
 		return -1;
+	/* two alternations: the patterns that can only match at the start
+	 * (tried once, at the start) and the others (searched) */
 	rm_sb_init(&sb);
+	rm_sb_init(&rest);
 	for (i = 0; i < l->n; i++) {
 		struct rm_sb one = RM_SB_INIT;
+		struct rm_sb *to = l->match != RM_MATCH_SEARCH || starts_anchored(l->patterns[i])
+					   ? &sb : &rest;
 		pcre2_code *re;
 
 		rm_sb_init(&one);
 		anchored(&one, l->match, l->patterns[i]);
-		re = compile(one.buf, y->file, rm_yaml_line(pats), field, l->patterns[i], err);
+		/* each pattern alone, for the error naming it (no JIT: freed) */
+		re = compile_jit(one.buf, y->file, rm_yaml_line(pats), field, l->patterns[i], false,
+				 err);
 		rm_sb_release(&one);
 		if (!re) {
 			rm_sb_release(&sb);
+			rm_sb_release(&rest);
 			return -1;
 		}
 		pcre2_code_free(re);
-		if (i)
-			rm_sb_addc(&sb, '|');
-		anchored(&sb, l->match, l->patterns[i]);
+		if (to->len)
+			rm_sb_addc(to, '|');
+		anchored(to, l->match, l->patterns[i]);
 	}
-	if (l->n) {
+	if (sb.len)
 		l->combined = compile(sb.buf, y->file, rm_yaml_line(pats), field, "(all)", err);
-		if (!l->combined) {
-			rm_sb_release(&sb);
-			return -1;
-		}
-	}
+	if (rest.len && (!sb.len || l->combined))
+		l->rest = compile(rest.buf, y->file, rm_yaml_line(pats), field, "(all)", err);
+	failed = (sb.len && !l->combined) || (rest.len && !l->rest);
 	rm_sb_release(&sb);
-	return 0;
+	rm_sb_release(&rest);
+	return failed ? -1 : 0;
 }
 
 static void free_list(struct rm_pattern_list *l)
 {
 	free_strings(l->patterns, l->n);
 	pcre2_code_free(l->combined);
+	pcre2_code_free(l->rest);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -255,7 +281,8 @@ static int load_rules(struct rm_yaml *y, const char *field, const char *valkey,
 		}
 		rm_sb_init(&sb);
 		anchored(&sb, *mode, pat);
-		rule->re = compile(sb.buf, y->file, rm_yaml_line(item), field, pat, err);
+		/* JIT only if the rules cannot be one alternation (see below) */
+		rule->re = compile_jit(sb.buf, y->file, rm_yaml_line(item), field, pat, false, err);
 		rm_sb_release(&sb);
 		if (!rule->re) {
 			*nout = n;
@@ -315,6 +342,15 @@ static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match 
 	if (re && !getenv("ROBOTMAIL_NO_JIT"))
 		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
+}
+
+/* Rules asked one by one are worth JIT code. */
+static void jit_rules(struct rm_rule *rules, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && !getenv("ROBOTMAIL_NO_JIT"); i++)
+		pcre2_jit_compile(rules[i].re, PCRE2_JIT_COMPLETE);
 }
 
 /* The first rule that matches name, or -1. */
@@ -566,6 +602,10 @@ static int load_metrics(struct rm_rules *r, struct rm_yaml *y, struct rm_error *
 		return -1;
 	r->thresholds_any = combine_rules(r->thresholds, r->nthresholds, r->thresholds_match);
 	r->direction_any = combine_rules(r->direction, r->ndirection, dir_mode);
+	if (!r->thresholds_any)
+		jit_rules(r->thresholds, r->nthresholds);
+	if (!r->direction_any)
+		jit_rules(r->direction, r->ndirection);
 	r->linux_test_cases = string_list(y, rm_yaml_get(y, root, "linux_test_cases"),
 					  &r->nlinux_test_cases, "linux_test_cases", err);
 	if (!r->linux_test_cases)
@@ -656,7 +696,7 @@ void rm_rules_free(struct rm_rules *r)
 bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list *l,
 			 const char *name)
 {
-	return re_match(r, l->combined, name);
+	return re_match(r, l->combined, name) || re_match(r, l->rest, name);
 }
 
 static bool compute_function(const struct rm_rules *r, const char *stat)

@@ -41,7 +41,9 @@ struct rm_pattern_list {
 	enum rm_match match;
 	size_t n;
 	char **patterns;  /* as written in the rule file */
-	void *combined;   /* pcre2_code * of all patterns as one alternation */
+	void *combined;   /* pcre2_code * of the patterns as one alternation
+			   * (search mode: only those anchored at the start) */
+	void *rest;       /* search mode: the other patterns, or NULL */
 };
 
 /* One ordered rule: first matching pattern decides. */
