@@ -292,6 +292,65 @@ bad:
 	return -1;
 }
 
+/* The exact powers of ten a double holds (10^22 is the last). */
+static const double pow10_exact[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+				      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+				      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+
+/* A JSON real in [p, end) (already checked) when it is simple enough to
+ * convert exactly without strtod: its digits, without the point, make an
+ * integer M < 2^53 and its decimal exponent e is within +-22.  Then M and
+ * 10^|e| are exact doubles and one multiplication or division rounds once,
+ * correctly, which is strtod's result (Clinger's fast path).  Returns false
+ * (leaving it to strtod) otherwise. */
+static bool fast_real(const unsigned char *p, const unsigned char *end, double *out)
+{
+	uint64_t m = 0;
+	long e = 0, ex = 0;
+	bool neg = false, eneg = false;
+	int digits = 0;
+	double d;
+
+	if (*p == '-') {
+		neg = true;
+		p++;
+	}
+	for (; p < end && is_digit(*p); p++) {
+		if (m || *p != '0')
+			digits++;
+		if (digits > 16)
+			return false;
+		m = m * 10 + (unsigned)(*p - '0');
+	}
+	if (p < end && *p == '.') {
+		for (p++; p < end && is_digit(*p); p++) {
+			if (m || *p != '0')
+				digits++;
+			if (digits > 16)
+				return false;
+			m = m * 10 + (unsigned)(*p - '0');
+			e--;
+		}
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (*p == '+' || *p == '-')
+			eneg = *p++ == '-';
+		for (; p < end && is_digit(*p); p++) {
+			ex = ex * 10 + (*p - '0');
+			if (ex > 1000)
+				return false;
+		}
+		e += eneg ? -ex : ex;
+	}
+	if (m > (1ull << 53) || e < -22 || e > 22)
+		return false;
+	d = (double)m;
+	d = e < 0 ? d / pow10_exact[-e] : d * pow10_exact[e];
+	*out = neg ? -d : d;
+	return true;
+}
+
 /* A number at s->p.  With want, *v and *is_int get its value as jansson
  * would hold it (json_integer as a double, or json_real).  Refused as jansson
  * refuses it: a leading zero before a digit, a bare '-', '.' or 'e' without
@@ -357,6 +416,8 @@ static int scan_number(struct scan *s, bool want, double *v, bool *is_int)
 			*v = (double)ll;
 			*is_int = true;
 		}
+	} else if (want && fast_real(s->p, p, v)) {
+		*is_int = false;
 	} else if (want || nd > 308) {
 		/* strtod reads a copy: the buffer is not NUL-terminated */
 		char small[64], *text = small, *tend;

@@ -336,6 +336,66 @@ static void test_matrix_stream_matches_whole_file(void **state)
 	rm_matrix_stream_window = saved;
 }
 
+/* Reals the reader converts itself give strtod's double, bit for bit. */
+static void test_matrix_reals_are_strtods(void **state)
+{
+	struct rm_sb text = RM_SB_INIT, one = RM_SB_INIT;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	struct rm_matrix m;
+	struct rm_error err;
+	const struct rm_series *se;
+	char **nums = calloc(20000, sizeof(char *));
+	size_t i;
+
+	(void)state;
+	rm_sb_init(&text);
+	rm_sb_adds(&text, "{\"r\": [");
+	for (i = 0; i < 20000; i++) {
+		unsigned long long mant;
+		int frac, ex;
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		mant = (x >> 11) % (i % 3 ? 100000000ull : 90071992547409930ull);
+		frac = (int)((x >> 3) % 24);
+		ex = (int)((x >> 40) % 60) - 30;
+		rm_sb_init(&one);
+		rm_sb_addf(&one, "%s%llu", (x >> 63) ? "-" : "", mant);
+		if (frac && one.len > (size_t)frac + 1) {
+			/* a decimal point inside the digits */
+			char *t = rm_xmalloc(one.len + 2);
+			size_t cut = one.len - (size_t)frac;
+
+			memcpy(t, one.buf, cut);
+			t[cut] = '.';
+			memcpy(t + cut + 1, one.buf + cut, (size_t)frac + 1);
+			rm_sb_reset(&one);
+			rm_sb_adds(&one, t);
+			free(t);
+		} else {
+			rm_sb_adds(&one, ".5");
+		}
+		if (i % 4 == 0)
+			rm_sb_addf(&one, "e%d", ex);
+		nums[i] = rm_sb_detach(&one, NULL);
+		rm_sb_addf(&text, "%s%s", i ? ", " : "", nums[i]);
+	}
+	rm_sb_adds(&text, "]}");
+	assert_int_equal(read_text(&m, text.buf, NULL, &err), 0);
+	se = rm_matrix_get(&m, "r");
+	assert_int_equal(se->n, 20000);
+	for (i = 0; i < 20000; i++) {
+		double want = strtod(nums[i], NULL);
+
+		if (memcmp(&want, &se->v[i], sizeof(double)))
+			fail_msg("'%s': strtod %.17g, reader %.17g", nums[i], want, se->v[i]);
+		assert_false(se->is_int[i]);
+		free(nums[i]);
+	}
+	free(nums);
+	rm_matrix_free(&m);
+	rm_sb_release(&text);
+}
+
 /* ------------------------------------------------------------ rules */
 
 static void test_rules_keep_decisions(void **state)
@@ -422,6 +482,7 @@ const struct CMUnitTest unit_matrix_tests[] = {
 	cmocka_unit_test(test_matrix_shape_errors),
 	cmocka_unit_test(test_matrix_drops_rows_while_reading),
 	cmocka_unit_test(test_matrix_stream_matches_whole_file),
+	cmocka_unit_test(test_matrix_reals_are_strtods),
 	cmocka_unit_test(test_rules_keep_decisions),
 	cmocka_unit_test(test_rules_combined_first_match),
 };
