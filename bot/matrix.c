@@ -306,8 +306,8 @@ static const double pow10_exact[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  
 static bool fast_real(const unsigned char *p, const unsigned char *end, double *out)
 {
 	uint64_t m = 0;
-	long e = 0, ex = 0;
-	bool neg = false, eneg = false;
+	long e = 0;
+	bool neg = false;
 	int digits = 0;
 	double d;
 
@@ -333,6 +333,9 @@ static bool fast_real(const unsigned char *p, const unsigned char *end, double *
 		}
 	}
 	if (p < end && (*p == 'e' || *p == 'E')) {
+		long ex = 0;
+		bool eneg = false;
+
 		p++;
 		if (*p == '+' || *p == '-')
 			eneg = *p++ == '-';
