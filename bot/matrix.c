@@ -480,6 +480,8 @@ static int cmp_nkey(const void *a, const void *b, const char *arena)
 	return (x->len > y->len) - (x->len < y->len);
 }
 
+/* the arena the nested-key comparator reads (qsort passes no context;
+ * robotmail reads one matrix at a time) */
 static const char *sort_arena;
 
 static int cmp_nkey_sort(const void *a, const void *b)
@@ -987,6 +989,9 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 static void fill_zeros(struct rm_matrix *m)
 {
 	size_t i, k;
+
+	if (m->n) /* the series array, grown by doubling, to its size */
+		m->s = rm_xrealloc(m->s, m->n * sizeof(*m->s));
 
 	for (i = 0; i < m->n; i++) {
 		struct rm_series *se = &m->s[i];

@@ -494,12 +494,12 @@ enum {
 };
 
 struct decision {
-	char *name;      /* NULL: an empty slot */
-	uint64_t h;
-	unsigned known;  /* which answers are computed */
-	unsigned value;  /* the yes/no answers among them */
-	long threshold;  /* first matching threshold rule, -1 none */
-	long direction;  /* first matching direction rule, -1 none */
+	char *name;         /* NULL: an empty slot */
+	uint32_t h;         /* the hash's low half (the slot comes from it) */
+	unsigned char known; /* which answers are computed */
+	unsigned char value; /* the yes/no answers among them */
+	int threshold;      /* first matching threshold rule, -1 none */
+	int direction;      /* first matching direction rule, -1 none */
 };
 
 struct cache {
@@ -547,7 +547,7 @@ static struct decision *decide(const struct rm_rules *r, const char *stat,
 			       struct decision *scratch)
 {
 	struct cache *c = r->cache;
-	uint64_t h = rm_hash(stat, strlen(stat));
+	uint32_t h = (uint32_t)rm_hash(stat, strlen(stat));
 	size_t j;
 
 	if (!c) {
@@ -815,7 +815,8 @@ bool rm_rules_reasonable_change(const struct rm_rules *r, const char *name, doub
 	struct decision scratch, *d = decide(r, name, &scratch);
 
 	if (!(d->known & D_THRESHOLD)) {
-		d->threshold = first_rule(r, r->thresholds, r->nthresholds, r->thresholds_any, name);
+		d->threshold = (int)first_rule(r, r->thresholds, r->nthresholds, r->thresholds_any,
+					       name);
 		d->known |= D_THRESHOLD;
 	}
 	if (d->threshold >= 0) {
@@ -856,7 +857,7 @@ double rm_rules_direction(const struct rm_rules *r, const char *stat)
 	struct decision scratch, *d = decide(r, stat, &scratch);
 
 	if (!(d->known & D_DIRECTION)) {
-		d->direction = first_rule(r, r->direction, r->ndirection, r->direction_any, stat);
+		d->direction = (int)first_rule(r, r->direction, r->ndirection, r->direction_any, stat);
 		d->known |= D_DIRECTION;
 	}
 	return d->direction >= 0 ? r->direction[d->direction].value : 0;
