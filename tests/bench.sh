@@ -122,6 +122,7 @@ ratio() { # A B: A / B with 2 decimals, or "-" when B is 0
 
 status=0
 RAWSCAN=$W/rawscan
+# shellcheck disable=SC2086 # CFLAGS are words
 if ! ${CC:-cc} ${CFLAGS:--O2} -o "$RAWSCAN" tests/bench-rawscan.c 2>"$W/cc.log"; then
 	echo "bench: tests/bench-rawscan.c does not build:"
 	sed 's/^/    /' "$W/cc.log" | head
@@ -233,7 +234,9 @@ done
 echo
 line="scaling (cpu per stat, 10 runs):" marg="  each stat added (cpu of the larger tree minus the smaller, per stat):" prev=""
 for size in $BENCH_SIZES; do
-	[ "${size%x*}" = 10 ] && [ -n "${PER_STAT[$size]:-}" ] || continue
+	if [ "${size%x*}" != 10 ] || [ -z "${PER_STAT[$size]:-}" ]; then
+		continue
+	fi
 	line+=" ${size#*x} stats ${PER_STAT[$size]} us;"
 	if [ -n "$prev" ]; then
 		marg+=" $(awk -v a="${PER_STAT[$prev]}" -v na="${prev#*x}" -v b="${PER_STAT[$size]}" -v nb="${size#*x}" \
