@@ -37,5 +37,7 @@ extern const struct CMUnitTest unit_gitweb_tests[];
 extern const size_t unit_gitweb_ntests;
 extern const struct CMUnitTest unit_address_tests[];
 extern const size_t unit_address_ntests;
+extern const struct CMUnitTest unit_matrix_tests[];
+extern const size_t unit_matrix_ntests;
 
 #endif
