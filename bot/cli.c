@@ -1643,45 +1643,31 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 	check_line(&bad, true, "metric rules", e.rules.metrics_file);
 	check_line(&bad, true, "program facts", e.rules.programs_file);
 	{
-		/* every template parses and knows every name it uses */
+		/* every template parses and knows every name it uses: rendered
+		 * against the variables report.c provides, once with each
+		 * filled and once with each empty (both sides of a section) */
 		static const char *const names[] = { "perf.txt", "functional.txt" };
 		const char *env_t = getenv("ROBOTMAIL_TEMPLATES");
 		const char *tdir = e.cfg.templates ? e.cfg.templates : env_t && *env_t ? env_t : RM_TEMPLATEDIR;
-		struct rm_tdata *d = rm_tdata_new(), *it;
-		static const char *const vars[] = {
-			"preamble", "pct", "kind", "metric", "is_regression", "commit_sha", "commit_subject",
-			"tree_url", "tree_branch", "testcase", "kconfig", "compiler", "machine", "in_addition",
-			"reported_by", "closes_url", "archive_url", "failure", "patch_link", "patch_subject",
-			"patch_url", "has_brackets", "version", "param_block"
-		};
+		struct rm_tdata *full = rm_report_sample_vars(true), *empty = rm_report_sample_vars(false);
 
-		for (k = 0; k < sizeof(vars) / sizeof(vars[0]); k++)
-			rm_tdata_set(d, vars[k], "x");
-		it = rm_tdata_add(d, "params");
-		rm_tdata_set(it, "key", "k");
-		rm_tdata_set(it, "value", "v");
-		it = rm_tdata_add(d, "brackets");
-		rm_tdata_set(it, "line", "[x]");
-		it = rm_tdata_add(d, "details");
-		rm_tdata_set(it, "table", "t\n");
-		rm_tdata_set(it, "additional", "yes");
-		rm_tdata_set(it, "tbox_group", "t");
-		rm_tdata_set(it, "machine", "m");
 		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 			struct rm_sb out = RM_SB_INIT;
 			struct rm_error te;
 			char what[64];
-
 			int trc;
 
 			rm_error_clear(&te);
 			rm_sb_init(&out);
 			snprintf(what, sizeof(what), "template %s", names[k]);
-			trc = rm_template_render(tdir, names[k], d, &out, &te);
+			trc = rm_template_render(tdir, names[k], full, &out, &te);
+			if (!trc)
+				trc = rm_template_render(tdir, names[k], empty, &out, &te);
 			check_line(&bad, !trc, what, trc ? te.msg : tdir);
 			rm_sb_release(&out);
 		}
-		rm_tdata_free(d);
+		rm_tdata_free(full);
+		rm_tdata_free(empty);
 	}
 	if (e.cfg.password_file) {
 		struct stat st;

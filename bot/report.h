@@ -27,6 +27,7 @@
 #include "gitweb.h"
 #include "rules.h"
 #include "stats.h"
+#include "template.h"
 
 enum rm_report_kind {
 	RM_REPORT_REGRESSION,
@@ -103,6 +104,21 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 void rm_report_follow_up(struct rm_report *r, const char *first_id, const char *first_subject,
 			 const char *first_refs);
 void rm_report_free(struct rm_report *r);
+
+/* The template variables a report provides (the only names templates/ may
+ * use): a string, or a list whose items carry the names `items`
+ * (NULL-terminated).  rm_report_build() sets every one of them. */
+struct rm_report_var {
+	const char *name;
+	const char *const *items; /* NULL: a string */
+};
+extern const struct rm_report_var rm_report_vars[];
+extern const size_t rm_report_nvars;
+/* Template data holding every variable of rm_report_vars: with `filled`,
+ * each string "x" and each list one item of "x" values; else each string
+ * empty and each list empty (so that a check renders both sides of every
+ * section).  The caller frees it with rm_tdata_free(). */
+struct rm_tdata *rm_report_sample_vars(bool filled);
 
 /* Exposed for tests: the Message-ID for a dedupe key and a time. */
 char *rm_report_message_id(const struct rm_config *cfg, const char *dedupe_key, time_t t);

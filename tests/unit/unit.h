@@ -21,5 +21,7 @@ extern const struct CMUnitTest unit_message_tests[];
 extern const size_t unit_message_ntests;
 extern const struct CMUnitTest unit_parse_tests[];
 extern const size_t unit_parse_ntests;
+extern const struct CMUnitTest unit_report_tests[];
+extern const size_t unit_report_ntests;
 
 #endif
