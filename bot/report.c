@@ -23,6 +23,100 @@ static bool base_is(const char *stat, const char *testcase)
 	return !strncmp(stat, testcase, n) && stat[n] == '.';
 }
 
+/* A kernel-log id ("dmesg.<id>", "kmsg.<id>"), not one of the log's
+ * bookkeeping stats. */
+static bool is_log_id(const char *name)
+{
+	const char *id = !strncmp(name, "dmesg.", 6) ? name + 6 :
+			 !strncmp(name, "kmsg.", 5) ? name + 5 : NULL;
+
+	return id && strncmp(id, "timestamp:", 10) && strncmp(id, "bootstage:", 10) &&
+	       strcmp(id, "boot_failures") && strcmp(id, "boot_successes");
+}
+
+/* The ids that only follow the first message of an oops (report-format.md
+ * section 4 item 2): never the headline while a first message is known. */
+static bool is_secondary_id(const char *name)
+{
+	const char *id = strchr(name, '.') + 1;
+
+	return !strcmp(id, "Oops") || !strncmp(id, "Oops:", 5) || !strncmp(id, "RIP:", 4) ||
+	       !strncmp(id, "EIP:", 4) || !strncmp(id, "calltrace:", 10) ||
+	       !strncmp(id, "Kernel_panic-not_syncing:Fatal_exception", 40);
+}
+
+double rm_report_log_time(const struct rm_result_root *root, const char *name)
+{
+	const char *dot = strchr(name, '.');
+	const struct rm_series *s;
+	struct rm_sb key = RM_SB_INIT;
+	double best = -1;
+	size_t i;
+
+	if (!dot)
+		return -1;
+	rm_sb_init(&key);
+	rm_sb_addf(&key, "%.*s.timestamp:%s", (int)(dot - name), name, dot + 1);
+	s = rm_matrix_get(&root->all, key.buf);
+	rm_sb_release(&key);
+	for (i = 0; s && !s->is_bad && !s->is_string && i < s->n; i++)
+		if (s->v[i] > 0 && (best < 0 || s->v[i] < best))
+			best = s->v[i];
+	return best;
+}
+
+/* The failure a functional report names (report-format.md section 4 item
+ * 2): among the ids new in the head (no failure in the base's runs), a
+ * kernel-log id wins, the one whose first message came earliest
+ * (dmesg.timestamp:<id>; an id without a time after those with one, a
+ * secondary id after every first message; then the most reproduced, then
+ * by name); without one, the test's own id (the most reproduced).
+ * last_state.* and stderr.* never name a failure. */
+static const struct rm_row *pick_failure(const struct rm_result_root *head,
+					 const struct rm_comparison *cmp)
+{
+	const struct rm_row *best = NULL;
+	double best_t = -1;
+	int best_rank = 0;
+	size_t i;
+
+	for (i = 0; i < cmp->nfailure; i++) {
+		const struct rm_row *r = &cmp->rows[i];
+		double t = -1;
+		int rank;
+
+		if (!(r->fails[1] > 0) || r->fails[0] > 0 || !(r->reproduction > 0))
+			continue;
+		if (!strncmp(r->name, "last_state.", 11) || !strncmp(r->name, "stderr.", 7))
+			continue;
+		if (is_log_id(r->name)) {
+			t = rm_report_log_time(head, r->name);
+			rank = is_secondary_id(r->name) ? 2 : t >= 0 ? 4 : 3;
+		} else if (!strncmp(r->name, "dmesg.", 6) || !strncmp(r->name, "kmsg.", 5)) {
+			continue; /* boot_failures, timestamps */
+		} else {
+			rank = 1;
+		}
+		if (best && rank < best_rank)
+			continue;
+		if (best && rank == best_rank) {
+			if (rank == 4 && t != best_t) {
+				if (t > best_t)
+					continue;
+			} else if (r->reproduction != best->reproduction) {
+				if (r->reproduction < best->reproduction)
+					continue;
+			} else if (strcmp(r->name, best->name) >= 0) {
+				continue;
+			}
+		}
+		best = r;
+		best_t = t;
+		best_rank = rank;
+	}
+	return best;
+}
+
 bool rm_report_pick(const struct rm_rules *rules, const struct rm_result_root *base,
 		    const struct rm_result_root *head, struct rm_comparison *cmp,
 		    struct rm_report_test *out)
@@ -56,13 +150,7 @@ bool rm_report_pick(const struct rm_rules *rules, const struct rm_result_root *b
 							       RM_REPORT_IMPROVEMENT;
 		out->pct = fabs(best->change);
 	} else {
-		/* a failure that got more frequent */
-		for (i = 0; i < cmp->nfailure; i++) {
-			const struct rm_row *r = &cmp->rows[i];
-
-			if (r->reproduction > 0 && (!best || r->reproduction > best->reproduction))
-				best = r;
-		}
+		best = pick_failure(head, cmp);
 		if (!best) {
 			rm_comparison_free(cmp);
 			return false;

@@ -55,6 +55,10 @@ bool rm_report_pick(const struct rm_rules *rules, const struct rm_result_root *b
 		    const struct rm_result_root *head, struct rm_comparison *cmp,
 		    struct rm_report_test *out);
 void rm_report_test_free(struct rm_report_test *t);
+/* The earliest time (seconds since boot, from `<log>.timestamp:<id>` in the
+ * root's matrix) at which the kernel-log id `name` ("dmesg.<id>") was first
+ * printed in any run, or -1 when no run records one. */
+double rm_report_log_time(const struct rm_result_root *root, const char *name);
 /* Whether two picked tests go into one report: the same tested and base
  * commit on the same branch, and both performance findings or both
  * functional ones (a functional report has no "In addition to that" table,

@@ -23,5 +23,7 @@ extern const struct CMUnitTest unit_parse_tests[];
 extern const size_t unit_parse_ntests;
 extern const struct CMUnitTest unit_report_tests[];
 extern const size_t unit_report_ntests;
+extern const struct CMUnitTest unit_evidence_tests[];
+extern const size_t unit_evidence_ntests;
 
 #endif

@@ -1,0 +1,553 @@
+/* evidence.c - see evidence.h. */
+#include "evidence.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fileutil.h"
+#include "strbuf.h"
+
+/* lib/dmesg.rb CALLTRACE_LIMIT_LEN: lines of one trace, and 1.5 times it
+ * with the decode_stacktrace listing */
+#define TRACE_LINES 100
+#define DECODE_LINES 150
+#define DECODE_FLAG "Code starting with the faulting instruction"
+
+void rm_evidence_limits_default(struct rm_evidence_limits *l)
+{
+	l->max_lines = 300;
+	l->max_bytes = 64 * 1024;
+	l->max_line = 4096;
+}
+
+void rm_evidence_free(struct rm_evidence *e)
+{
+	free(e->file);
+	free(e->excerpt);
+	free(e->problem);
+	memset(e, 0, sizeof(*e));
+}
+
+/* ------------------------------------------------------------ lines */
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+size_t rm_evidence_line_stamp(const char *s, size_t len, char *buf, size_t bufsize)
+{
+	size_t i = 0, a, b, n;
+
+	/* (<[0-9]+>|....  :......: )? */
+	if (len > 2 && s[0] == '<' && is_digit(s[1])) {
+		for (i = 1; i < len && is_digit(s[i]); i++)
+			;
+		if (i < len && s[i] == '>')
+			i++;
+		else
+			i = 0;
+	} else if (len > 15 && s[4] == ' ' && s[5] == ' ' && s[6] == ':' && s[13] == ':' &&
+		   s[14] == ' ') {
+		i = 15;
+	}
+	if (i >= len || s[i] != '[')
+		return 0;
+	for (i++; i < len && s[i] == ' '; i++)
+		;
+	for (a = i; i < len && is_digit(s[i]); i++)
+		;
+	if (i - a < 1 || i - a > 6 || i >= len || s[i] != '.')
+		return 0;
+	for (b = ++i; i < len && is_digit(s[i]); i++)
+		;
+	if (i - b != 6 || i + 1 >= len || s[i] != ']' || (s[i + 1] != ' ' && s[i + 1] != '['))
+		return 0;
+	n = i - a;
+	if (n + 1 > bufsize)
+		return 0;
+	memcpy(buf, s + a, n);
+	buf[n] = '\0';
+	return n;
+}
+
+static bool has(const char *s, size_t len, const char *needle)
+{
+	size_t n = strlen(needle), i;
+
+	for (i = 0; i + n <= len; i++)
+		if (s[i] == needle[0] && !memcmp(s + i, needle, n))
+			return true;
+	return false;
+}
+
+/* lib/dmesg.rb: the first line of a call trace */
+static bool is_trace_start(const char *s, size_t len)
+{
+	return has(s, len, "---[ cut here ") || has(s, len, " BUG: ") || has(s, len, " WARNING: ") ||
+	       has(s, len, " INFO: ") || has(s, len, " UBSAN: ") || has(s, len, " kernel BUG at ");
+}
+
+/* lib/dmesg.rb: /^(===|  ( [0-9a-f]|[0-9a-f]{2}):| +\.\.\.)/, a line of the
+ * objdump listing after "Code starting with the faulting instruction" */
+static bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f');
+}
+
+static bool is_listing(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len >= 3 && !memcmp(s, "===", 3))
+		return true;
+	if (len >= 5 && s[0] == ' ' && s[1] == ' ' && s[4] == ':' &&
+	    ((s[2] == ' ' && is_hex(s[3])) || (is_hex(s[2]) && is_hex(s[3]))))
+		return true;
+	for (i = 0; i < len && s[i] == ' '; i++)
+		;
+	return i > 0 && i + 3 <= len && !memcmp(s + i, "...", 3);
+}
+
+/* ------------------------------------------------------------ the scanner */
+
+struct scanner {
+	const struct rm_evidence_limits *lim;
+	const char *stamp;      /* the target line's stamp */
+	struct rm_sb block;     /* the current trace */
+	struct rm_sb tentative; /* lines after its end, kept if a decode listing follows */
+	size_t block_lines, tentative_lines, count;
+	bool in_trace, end_trace, in_decode, end_decode;
+	bool found;             /* the target line is in the block */
+	bool done;
+	bool capped;
+	struct rm_sb line;      /* the line being assembled */
+	bool line_cut;
+};
+
+static void sc_init(struct scanner *sc, const char *stamp, const struct rm_evidence_limits *lim)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->lim = lim;
+	sc->stamp = stamp;
+	rm_sb_init(&sc->block);
+	rm_sb_init(&sc->tentative);
+	rm_sb_init(&sc->line);
+}
+
+static void sc_release(struct scanner *sc)
+{
+	rm_sb_release(&sc->block);
+	rm_sb_release(&sc->tentative);
+	rm_sb_release(&sc->line);
+}
+
+/* Append a line to sb within the limits (lines counted in *n). */
+static void keep(struct scanner *sc, struct rm_sb *sb, size_t *n, const char *s, size_t len)
+{
+	if (*n >= sc->lim->max_lines || sc->block.len + sc->tentative.len + len + 1 > sc->lim->max_bytes) {
+		sc->capped = true;
+		return;
+	}
+	rm_sb_add(sb, s, len);
+	rm_sb_addc(sb, '\n');
+	(*n)++;
+}
+
+static void commit_tentative(struct scanner *sc)
+{
+	rm_sb_add(&sc->block, sc->tentative.buf, sc->tentative.len);
+	sc->block_lines += sc->tentative_lines;
+	rm_sb_reset(&sc->tentative);
+	sc->tentative_lines = 0;
+}
+
+/* The block is complete: stop when it holds the target, else forget it. */
+static void close_block(struct scanner *sc)
+{
+	rm_sb_reset(&sc->tentative);
+	sc->tentative_lines = 0;
+	if (sc->found) {
+		sc->done = true;
+		return;
+	}
+	rm_sb_reset(&sc->block);
+	sc->block_lines = 0;
+	sc->capped = false;
+}
+
+static void sc_line(struct scanner *sc, const char *s, size_t len)
+{
+	char st[32];
+	bool target = sc->stamp && !sc->found &&
+		      rm_evidence_line_stamp(s, len, st, sizeof(st)) && !strcmp(st, sc->stamp);
+
+	if (len && s[len - 1] == '\r')
+		len--;
+	if (is_trace_start(s, len) || (target && !sc->in_trace)) {
+		if (sc->end_trace || sc->in_trace) {
+			if (sc->end_trace) {
+				close_block(sc);
+				if (sc->done)
+					return;
+			}
+		}
+		sc->in_trace = true;
+		sc->end_trace = sc->in_decode = sc->end_decode = false;
+		keep(sc, &sc->block, &sc->block_lines, s, len);
+		sc->count = 1;
+	} else if (sc->in_trace && has(s, len, "---[ end trace ")) {
+		sc->in_trace = false;
+		sc->end_trace = true;
+		keep(sc, &sc->block, &sc->block_lines, s, len);
+	} else if (sc->in_trace) {
+		keep(sc, &sc->block, &sc->block_lines, s, len);
+		if (++sc->count > TRACE_LINES) {
+			sc->in_trace = false;
+			sc->end_trace = true;
+		}
+	} else if (sc->end_trace && !sc->end_decode) {
+		if (!sc->in_decode) {
+			sc->count++;
+			keep(sc, &sc->tentative, &sc->tentative_lines, s, len);
+			if (has(s, len, DECODE_FLAG)) {
+				sc->in_decode = true;
+				commit_tentative(sc);
+			} else if (sc->count > DECODE_LINES) {
+				sc->end_decode = true;
+				close_block(sc);
+			}
+		} else if (is_listing(s, len)) {
+			keep(sc, &sc->block, &sc->block_lines, s, len);
+		} else {
+			sc->in_decode = false;
+			sc->end_decode = true;
+			close_block(sc);
+		}
+	} else {
+		return;
+	}
+	if (target && (sc->in_trace || sc->end_trace))
+		sc->found = true;
+}
+
+/* Feed bytes; lines are split here, each cut at max_line bytes. */
+static void sc_feed(struct scanner *sc, const char *p, size_t n)
+{
+	while (n && !sc->done) {
+		const char *nl = memchr(p, '\n', n);
+		size_t take = nl ? (size_t)(nl - p) : n;
+		size_t room = sc->lim->max_line > sc->line.len ? sc->lim->max_line - sc->line.len : 0;
+
+		rm_sb_add(&sc->line, p, take < room ? take : room);
+		if (take > room)
+			sc->line_cut = true;
+		if (!nl)
+			return;
+		sc_line(sc, sc->line.buf, sc->line.len);
+		rm_sb_reset(&sc->line);
+		sc->line_cut = false;
+		p = nl + 1;
+		n -= take + 1;
+	}
+}
+
+/* End of input: a last line without LF, an open block. */
+static void sc_finish(struct scanner *sc)
+{
+	if (!sc->done && sc->line.len)
+		sc_line(sc, sc->line.buf, sc->line.len);
+	if (!sc->done && sc->found)
+		sc->done = true;
+}
+
+/* Move the result into out. */
+static void sc_result(struct scanner *sc, struct rm_evidence *out)
+{
+	if (sc->done && sc->found && sc->block.len) {
+		out->excerpt = rm_sb_detach(&sc->block, NULL);
+		out->capped = sc->capped;
+	}
+}
+
+/* ------------------------------------------------------------ reading */
+
+static void set_problem(struct rm_evidence *out, const char *fmt, const char *a, const char *b)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	if (out->problem)
+		return;
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, fmt, a, b);
+	out->problem = rm_sb_detach(&sb, NULL);
+}
+
+/* Stream the data of an opened raw reader through the scanner. */
+static void scan_reader(struct archive *ar, const char *name, const char *stamp,
+			const struct rm_evidence_limits *lim, struct rm_evidence *out)
+{
+	struct archive_entry *e;
+	struct scanner sc;
+	char buf[65536];
+	la_ssize_t got;
+	int r = archive_read_next_header(ar, &e);
+
+	if (r == ARCHIVE_EOF) {
+		set_problem(out, "%s is empty%s", name, "");
+		return;
+	}
+	if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+		set_problem(out, "%s cannot be read: %s", name,
+			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
+		return;
+	}
+	sc_init(&sc, stamp, lim);
+	while (!sc.done && (got = archive_read_data(ar, buf, sizeof(buf))) > 0) {
+		out->bytes += (unsigned long long)got;
+		sc_feed(&sc, buf, (size_t)got);
+	}
+	if (!sc.done && got < 0)
+		set_problem(out, "%s cannot be read to its end (corrupt or truncated): %s", name,
+			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
+	else
+		sc_finish(&sc);
+	sc_result(&sc, out);
+	if (!out->excerpt && stamp)
+		set_problem(out, "%s has no kernel message stamped [%s]", name, stamp);
+	sc_release(&sc);
+}
+
+static struct archive *raw_reader(void)
+{
+	struct archive *ar = archive_read_new();
+
+	archive_read_support_filter_all(ar);
+	archive_read_support_format_raw(ar);
+	archive_read_support_format_empty(ar);
+	return ar;
+}
+
+int rm_evidence_scan_file(const char *path, const char *stamp,
+			  const struct rm_evidence_limits *lim, struct rm_evidence *out,
+			  struct rm_error *err)
+{
+	struct archive *ar = raw_reader();
+
+	memset(out, 0, sizeof(*out));
+	out->file = rm_xstrdup(path);
+	if (archive_read_open_filename(ar, path, 65536) != ARCHIVE_OK) {
+		rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", path,
+			     archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
+		archive_read_free(ar);
+		return -1;
+	}
+	scan_reader(ar, path, stamp, lim, out);
+	archive_read_free(ar);
+	return 0;
+}
+
+void rm_evidence_scan_memory(const char *name, const void *data, size_t len, const char *stamp,
+			     const struct rm_evidence_limits *lim, struct rm_evidence *out)
+{
+	struct archive *ar = raw_reader();
+
+	memset(out, 0, sizeof(*out));
+	out->file = rm_xstrdup(name);
+	if (!len)
+		set_problem(out, "%s is empty%s", name, "");
+	else if (archive_read_open_memory(ar, data, len) != ARCHIVE_OK)
+		set_problem(out, "%s cannot be read: %s", name,
+			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
+	else
+		scan_reader(ar, name, stamp, lim, out);
+	archive_read_free(ar);
+}
+
+/* A member of a tarball, read through the outer reader as the inner raw
+ * reader asks for bytes: neither the member nor the log is ever whole in
+ * memory. */
+struct member_src {
+	struct archive *outer;
+	char buf[65536];
+};
+
+static la_ssize_t member_read(struct archive *inner, void *ctx, const void **buf)
+{
+	struct member_src *m = ctx;
+	la_ssize_t n = archive_read_data(m->outer, m->buf, sizeof(m->buf));
+
+	if (n < 0) {
+		archive_set_error(inner, EIO, "%s",
+				  archive_error_string(m->outer) ? archive_error_string(m->outer) :
+								   "read error");
+		return -1;
+	}
+	*buf = m->buf;
+	return n;
+}
+
+/* Scan the member `rel` of the tarball `source`; false when there is no
+ * such member. */
+static bool scan_tar_member(const char *source, const char *rel, const char *stamp,
+			    const struct rm_evidence_limits *lim, struct rm_evidence *out)
+{
+	struct archive *outer = archive_read_new();
+	struct archive_entry *e;
+	bool found = false;
+	size_t rlen = strlen(rel);
+
+	archive_read_support_filter_all(outer);
+	archive_read_support_format_all(outer);
+	if (archive_read_open_filename(outer, source, 65536) != ARCHIVE_OK) {
+		archive_read_free(outer);
+		return false;
+	}
+	while (archive_read_next_header(outer, &e) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e);
+
+		if (name && !strncmp(name, "./", 2))
+			name += 2;
+		if (!name || strncmp(name, rel, rlen) || name[rlen] ||
+		    archive_entry_filetype(e) != AE_IFREG)
+			continue;
+		found = true;
+		if (archive_entry_size_is_set(e) && archive_entry_size(e) == 0) {
+			set_problem(out, "%s is empty%s", rel, "");
+		} else {
+			struct member_src *m = rm_xmalloc(sizeof(*m));
+			struct archive *inner = raw_reader();
+
+			m->outer = outer;
+			if (archive_read_open(inner, m, NULL, member_read, NULL) != ARCHIVE_OK)
+				set_problem(out, "%s cannot be read: %s", rel,
+					    archive_error_string(inner) ? archive_error_string(inner) :
+									  "unknown error");
+			else
+				scan_reader(inner, rel, stamp, lim, out);
+			archive_read_free(inner);
+			free(m);
+		}
+		break;
+	}
+	archive_read_free(outer);
+	return found;
+}
+
+/* Whether the archive has the member `rel`: for a directory, a regular
+ * file (links are never followed); for a tarball, decided by scanning. */
+static bool dir_has(const char *source, const char *rel, char **abs)
+{
+	struct stat st;
+
+	*abs = rm_path_join(source, rel);
+	return !lstat(*abs, &st) && S_ISREG(st.st_mode);
+}
+
+/* The log files of a run, in the order the readers look for them. */
+static const char *const dmesg_order[] = { "dmesg.xz", "dmesg", ".dmesg", "kmsg.xz", "kmsg" };
+static const char *const kmsg_order[] = { "kmsg.xz", "kmsg", "dmesg.xz", "dmesg", ".dmesg" };
+
+/* Scan the first log of run `run` that exists; false when it has none. */
+static bool scan_run(const struct rm_archive *a, const struct rm_result_root *root, int run,
+		     bool kmsg, const char *stamp, const struct rm_evidence_limits *lim,
+		     struct rm_evidence *out)
+{
+	const char *const *order = kmsg ? kmsg_order : dmesg_order;
+	size_t k;
+
+	for (k = 0; k < 5; k++) {
+		struct rm_sb rel = RM_SB_INIT;
+		bool found = false;
+
+		rm_sb_init(&rel);
+		rm_sb_addf(&rel, "%s/%d/%s", root->path, run, order[k]);
+		memset(out, 0, sizeof(*out));
+		if (a->is_tarball) {
+			found = scan_tar_member(a->source, rel.buf, stamp, lim, out);
+		} else {
+			char *abs;
+
+			found = dir_has(a->source, rel.buf, &abs);
+			if (found) {
+				struct rm_error ignored;
+
+				if (rm_evidence_scan_file(abs, stamp, lim, out, &ignored))
+					set_problem(out, "%s cannot be opened%s", rel.buf, "");
+				free(out->file);
+				out->file = NULL;
+			}
+			free(abs);
+		}
+		if (found) {
+			out->file = rm_sb_detach(&rel, NULL);
+			return true;
+		}
+		rm_evidence_free(out);
+		rm_sb_release(&rel);
+	}
+	return false;
+}
+
+int rm_evidence_for_failure(const struct rm_archive *a, const struct rm_result_root *root,
+			    const char *name, const struct rm_evidence_limits *lim,
+			    struct rm_evidence *out, struct rm_error *err)
+{
+	const char *dot = strchr(name, '.');
+	bool kmsg = !strncmp(name, "kmsg.", 5);
+	struct rm_sb key = RM_SB_INIT;
+	const struct rm_series *ts;
+	size_t i;
+	bool any_log = false;
+	struct rm_evidence first;
+
+	(void)err;
+	memset(out, 0, sizeof(*out));
+	memset(&first, 0, sizeof(first));
+	if (!dot || (strncmp(name, "dmesg.", 6) && !kmsg)) {
+		set_problem(out, "'%s' is not a kernel-log failure%s", name, "");
+		return 0;
+	}
+	rm_sb_init(&key);
+	rm_sb_addf(&key, "%.*s.timestamp:%s", (int)(dot - name), name, dot + 1);
+	ts = rm_matrix_get(&root->all, key.buf);
+	/* the runs in order; a run without a recorded time for the id is
+	 * skipped: its log cannot say where the failure starts */
+	for (i = 0; i < root->nruns; i++) {
+		char stamp[32];
+		struct rm_evidence e;
+
+		if (!ts || ts->is_bad || ts->is_string || i >= ts->n || !(ts->v[i] > 0))
+			continue;
+		snprintf(stamp, sizeof(stamp), "%.6f", ts->v[i]);
+		if (!scan_run(a, root, root->runs[i], kmsg, stamp, lim, &e))
+			continue;
+		any_log = true;
+		if (e.excerpt) {
+			rm_evidence_free(&first);
+			rm_sb_release(&key);
+			*out = e;
+			return 0;
+		}
+		if (!first.problem)
+			first = e;
+		else
+			rm_evidence_free(&e);
+	}
+	if (first.problem) {
+		*out = first;
+	} else if (!ts) {
+		set_problem(out, "the archive records no %s: the excerpt cannot be located", key.buf,
+			    "");
+	} else if (!any_log) {
+		set_problem(out, "no kernel log (dmesg.xz, dmesg, .dmesg, kmsg.xz, kmsg) in the runs of %s%s",
+			    root->path, "");
+	}
+	rm_sb_release(&key);
+	return 0;
+}
