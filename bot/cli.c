@@ -584,6 +584,18 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 						grp->members[1]->path);
 				continue;
 			}
+			/* a kernel-log failure: its excerpt, read from the archive now */
+			if (t.kind == RM_REPORT_FUNCTIONAL && (!strncmp(t.headline->name, "dmesg.", 6) ||
+							       !strncmp(t.headline->name, "kmsg.", 5))) {
+				struct rm_evidence_limits lim;
+
+				rm_evidence_limits_default(&lim);
+				if (rm_evidence_for_failure(ar, grp->members[1], t.headline->name, &lim,
+							    &t.evidence, err)) {
+					rm_report_test_free(&t);
+					goto fail;
+				}
+			}
 			/* the same test on other trees' heads, against the same base */
 			if (grp->nothers) {
 				t.also = rm_xcalloc(grp->nothers, sizeof(*t.also));

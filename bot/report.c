@@ -175,6 +175,7 @@ void rm_report_test_free(struct rm_report_test *t)
 	free(t->also_cmp);
 	free(t->also);
 	rm_comparison_free(&t->cmp);
+	rm_evidence_free(&t->evidence);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -555,7 +556,7 @@ enum {
 	V_IS_REGRESSION, V_COMMIT_SHA, V_COMMIT_SUBJECT, V_TREE_URL, V_TREE_BRANCH, V_BRACKETS,
 	V_HAS_BRACKETS, V_TESTCASE, V_PARAM_BLOCK, V_VERSION, V_KCONFIG, V_COMPILER, V_MACHINE,
 	V_PARAMS, V_IN_ADDITION, V_REPORTED_BY, V_CLOSES_URL, V_ARCHIVE_URL, V_FAILURE, V_DETAILS,
-	V_COUNT
+	V_BOOT_TABLE, V_EXCERPT, V_COUNT
 };
 
 static const char *const param_items[] = { "key", "value", NULL };
@@ -593,6 +594,8 @@ const struct rm_report_var rm_report_vars[] = {
 	[V_ARCHIVE_URL] = { "archive_url", NULL },
 	[V_FAILURE] = { "failure", NULL },
 	[V_DETAILS] = { "details", detail_items },
+	[V_BOOT_TABLE] = { "boot_table", NULL },
+	[V_EXCERPT] = { "excerpt", NULL },
 };
 const size_t rm_report_nvars = V_COUNT;
 
@@ -823,6 +826,117 @@ static void report_subject(struct rm_report *r, const struct rm_config *cfg,
 	}
 }
 
+/* Runs of a root in which the stat `name` happened (value > 0). */
+static long runs_with(const struct rm_result_root *root, const char *name)
+{
+	const struct rm_series *s = rm_matrix_get(&root->all, name);
+	long n = 0;
+	size_t i;
+
+	for (i = 0; s && !s->is_bad && !s->is_string && i < s->n; i++)
+		n += s->v[i] > 0;
+	return n;
+}
+
+struct boot_id {
+	const char *name;
+	double t;
+};
+
+static int cmp_boot_id(const void *a, const void *b)
+{
+	const struct boot_id *x = a, *y = b;
+
+	if ((x->t < 0) != (y->t < 0))
+		return x->t < 0 ? 1 : -1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The boot/dmesg table of a functional report whose headline is a
+ * kernel-log id (report-format.md 6.2): boot_successes and boot_failures
+ * when the runs count boots, the headline id, then the other kernel-log
+ * ids of the tested commit in the order they were first printed; each
+ * without its "dmesg." prefix, counted in runs.  NULL for another
+ * headline.  The caller frees it. */
+static char *boot_table(const struct rm_report_test *t)
+{
+	const struct rm_result_root *rt[2] = { t->base, t->head };
+	const char *pfx = !strncmp(t->headline->name, "kmsg.", 5) ? "kmsg." : "dmesg.";
+	struct rm_table_boot_row *rows;
+	struct boot_id *ids;
+	struct rm_sb sb = RM_SB_INIT, bf = RM_SB_INIT;
+	size_t i, n = 0, nids = 0, k;
+
+	if (!is_log_id(t->headline->name))
+		return NULL;
+	rows = rm_xcalloc(t->cmp.nfailure + 3, sizeof(*rows));
+	ids = rm_xcalloc(t->cmp.nfailure + 1, sizeof(*ids));
+	rm_sb_init(&bf);
+	rm_sb_addf(&bf, "%sboot_failures", pfx);
+	if (rm_matrix_get(&t->base->all, bf.buf) || rm_matrix_get(&t->head->all, bf.buf)) {
+		rows[n].name = "boot_successes";
+		rows[n + 1].name = "boot_failures";
+		for (k = 0; k < 2; k++) {
+			rows[n + 1].count[k] = runs_with(rt[k], bf.buf);
+			rows[n].count[k] = (long)rt[k]->all.cols - rows[n + 1].count[k];
+		}
+		n += 2;
+	}
+	for (i = 0; i < t->cmp.nfailure; i++) {
+		const struct rm_row *r = &t->cmp.rows[i];
+
+		if (r == t->headline || !is_log_id(r->name) || strncmp(r->name, pfx, strlen(pfx)) ||
+		    !(r->fails[1] > 0))
+			continue;
+		ids[nids].name = r->name;
+		ids[nids++].t = rm_report_log_time(t->head, r->name);
+	}
+	rm_sort(ids, nids, sizeof(*ids), cmp_boot_id);
+	rows[n].name = failure_id(t->headline->name);
+	for (k = 0; k < 2; k++)
+		rows[n].count[k] = runs_with(rt[k], t->headline->name);
+	n++;
+	for (i = 0; i < nids; i++, n++) {
+		rows[n].name = failure_id(ids[i].name);
+		for (k = 0; k < 2; k++)
+			rows[n].count[k] = runs_with(rt[k], ids[i].name);
+	}
+	rm_sb_init(&sb);
+	rm_table_render_boot(&sb, t->base->commit, t->head->commit, rows, n);
+	if (sb.len && sb.buf[sb.len - 1] == '\n')
+		sb.buf[--sb.len] = '\0';
+	free(rows);
+	free(ids);
+	rm_sb_release(&bf);
+	return rm_sb_detach(&sb, NULL);
+}
+
+/* The evidence of the headline test as the report prints it: the log
+ * excerpt (without its last newline), or one line saying why there is
+ * none.  NULL when no log was looked for.  The caller frees it. */
+static char *excerpt_text(const struct rm_report_test *t)
+{
+	const struct rm_evidence *e = &t->evidence;
+	struct rm_sb sb = RM_SB_INIT;
+
+	if (!e->excerpt && !e->problem)
+		return NULL;
+	rm_sb_init(&sb);
+	if (e->excerpt) {
+		rm_sb_adds(&sb, e->excerpt);
+		if (sb.len && sb.buf[sb.len - 1] == '\n')
+			sb.buf[--sb.len] = '\0';
+		if (e->capped)
+			rm_sb_addf(&sb, "\n(excerpt cut at the configured limit; the whole log is %s)",
+				   e->file ? e->file : "in the materials");
+	} else {
+		rm_sb_addf(&sb, "(no kernel log excerpt: %s)", e->problem);
+	}
+	return rm_sb_detach(&sb, NULL);
+}
+
 /* The template variables of the body (all but the patch ones, which
  * report_subject() sets). */
 static void report_vars(struct rm_report *r, const struct rm_config *cfg, const char *head_subject,
@@ -886,6 +1000,15 @@ static void report_vars(struct rm_report *r, const struct rm_config *cfg, const 
 	set_varf(v, V_CLOSES_URL, "%s/%s", cfg->lore_base, r->message_id);
 	set_varf(v, V_ARCHIVE_URL, "%s/%.8s/%s", cfg->archive_base, r->message_id, r->message_id);
 	set_var(v, V_FAILURE, r->kind == RM_REPORT_FUNCTIONAL ? r->metric : "");
+	{
+		char *bt = r->kind == RM_REPORT_FUNCTIONAL ? boot_table(t0) : NULL;
+		char *ex = r->kind == RM_REPORT_FUNCTIONAL ? excerpt_text(t0) : NULL;
+
+		set_var(v, V_BOOT_TABLE, bt);
+		set_var(v, V_EXCERPT, ex);
+		free(bt);
+		free(ex);
+	}
 	list_var(v, V_DETAILS);
 	for (i = 0; i < r->ntests; i++) {
 		const struct rm_report_test *t = &r->tests[i];

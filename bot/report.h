@@ -24,6 +24,7 @@
 #include "archive.h"
 #include "config.h"
 #include "error.h"
+#include "evidence.h"
 #include "gitweb.h"
 #include "rules.h"
 #include "stats.h"
@@ -46,6 +47,9 @@ struct rm_report_test {
 	const struct rm_result_root **also;
 	struct rm_comparison *also_cmp; /* owned */
 	size_t nalso;
+	/* the kernel-log excerpt of a functional headline (owned; filled by
+	 * the caller from the archive, evidence.c), empty when not read */
+	struct rm_evidence evidence;
 };
 
 /* Pick the headline of a comparison.  Takes ownership of *cmp.  Returns

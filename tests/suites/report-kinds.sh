@@ -56,6 +56,16 @@ for name, data in load('mincore'):
         data = json.dumps(mats[name], indent=2).encode()
     fail.append((name, data))
 write(T + '/fail.tar', fail)
+# a failure of the test itself (no kernel-log id): the fail:runs table
+ftest = []
+for name, data in fail:
+    if name.endswith('/matrix.json'):
+        m = json.loads(data)
+        for k in [k for k in m if k.startswith('dmesg.')]:
+            m['stress-ng.mincore.fail'] = m.pop(k)
+        data = json.dumps(m, indent=2).encode()
+    ftest.append((name, data))
+write(T + '/failtest.tar', ftest)
 # the same failure with the job's version field (bin/run-lkp appends it)
 write(T + '/failver.tar', [(n, d + b"version: lkp-x86_64-0123abcd-1_20251001\n" if n.endswith('/job.yaml') else d)
                            for n, d in fail])
@@ -166,18 +176,42 @@ out('\tcpufreq_governor: performance\n\n\n\nconfig: x86_64-rhel-9.4\ncompiler: g
     t[t.find('with following'):t.find('If you fix')])
 mid = re.search(r'^Message-ID: <([^>]+)>', t, re.M)
 mat = t.find('\nThe kernel config and materials to reproduce are available at:\nhttps://download.01.org/0day-ci/archive/%s/%s\n' % (mid.group(1)[:8], mid.group(1))) if mid else -1
-out(mat > t.find('fail:runs') > t.find('| Closes:') > 0 and t.find('\n-- \n0-DAY CI Kernel Test Service\n') > mat,
-    'functional: tags, then the evidence, then the materials link (dated by the Message-ID), then the signature')
+refer = t.find('\n(please refer to attached dmesg/kmsg for entire log/backtrace)\n')
+out(0 < refer < t.find('\n+-----') < t.find('| Closes:') < t.find('\n(no kernel log excerpt: ') < mat and t.find('\n-- \n0-DAY CI Kernel Test Service\n') > mat,
+    'functional: the log reference line, the result table, the tags, then the evidence, then the materials link (dated by the Message-ID), then the signature',
+    t[refer:])
 out('| Reported-by: kernel test robot <oliver.sang@intel.com>\n| Closes: https://lore.kernel.org/oe-lkp/' in t, 'functional: the tags block is always there')
-out('       fail:runs  %reproduction    fail:runs\n' in t and
-    re.search(r'\n {11}:4 +125% +5:5 +dmesg\.BUG:kernel_NULL_pointer_dereference,address\n', t) is not None,
-    'functional: the fail:runs table, 0:4 -> 5:5, %reproduction 125 (lkp divides by the base runs)')
-m = re.search(r'\n(b5ac70b750f93ba3 8807b68269657a8e419152e36c5 *\n-+ -+ *\n +fail:runs  %reproduction    fail:runs *\n[ |]+\n)', t)
-out(m is not None and ' \n' not in m.group(1),
-    'functional: the fail:runs table header lines end without blanks (report-format.md 6.4)', m.group(1).replace(' \n', '<trailing blank>\n') if m else t)
+table = ('(please refer to attached dmesg/kmsg for entire log/backtrace)\n\n\n'
+         '+---------------------------------------------+------------+------------+\n'
+         '|                                             | b5ac70b750 | 8807b68269 |\n'
+         '+---------------------------------------------+------------+------------+\n'
+         '| BUG:kernel_NULL_pointer_dereference,address | 0          | 5          |\n'
+         '| Oops                                        | 0          | 5          |\n'
+         '+---------------------------------------------+------------+------------+\n\n\n'
+         'If you fix the issue')
+out(table in t, 'functional: a kernel-log failure has the boot/dmesg table (report-format.md 6.2): the id, then its secondary ids, cells of width 12, two blanks around it', t[refer:t.find('| Closes')])
+out('| Closes: https://lore.kernel.org/oe-lkp/%s\n\n\n(no kernel log excerpt: the archive records no dmesg.timestamp:BUG:kernel_NULL_pointer_dereference,address: the excerpt cannot be located)\n' % (mid.group(1) if mid else '') in t,
+    'functional: an archive without the time of the failure says why there is no log excerpt', t[t.find('| Closes'):])
 out('Disclaimer:' not in t and t.rstrip('.\n').endswith('https://github.com/intel/lkp-tests/wiki'), 'functional: no Disclaimer, the signature last')
 PYEOF
 
+"$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/failtest.tar" >"$T/failtest.out" 2>"$T/failtest.err"
+"$PY" - "$T/failtest.out" <<'PYEOF'
+import re, sys
+sys.path.insert(0, 'tests'); import dryrun; t = dryrun.text(sys.argv[1])
+def out(ok, name, d=''):
+    print(('ok - ' if ok else 'not ok - ') + name + (('\n    ' + d.replace('\n', '\n    ')) if d and not ok else ''))
+out('kernel test robot noticed "stress-ng.mincore.fail" on:' in t, 'functional: without a kernel-log id the test\'s own id is the failure')
+out('       fail:runs  %reproduction    fail:runs\n' in t and
+    re.search(r'\n {11}:4 +125% +5:5 +stress-ng\.mincore\.fail\n', t) is not None,
+    'functional: the fail:runs table, 0:4 -> 5:5, %reproduction 125 (lkp divides by the base runs)', t)
+m = re.search(r'\n(b5ac70b750f93ba3 8807b68269657a8e419152e36c5 *\n-+ -+ *\n +fail:runs  %reproduction    fail:runs *\n[ |]+\n)', t)
+out(m is not None and ' \n' not in m.group(1),
+    'functional: the fail:runs table header lines end without blanks (report-format.md 6.4)', m.group(1).replace(' \n', '<trailing blank>\n') if m else t)
+refer = t.find('\n(please refer to attached dmesg/kmsg for entire log/backtrace)\n')
+out(0 < refer < t.find('fail:runs') < t.find('| Closes:') < t.find('\nThe kernel config and materials') and '(no kernel log excerpt' not in t,
+    'functional: the fail:runs table between the log reference line and the tags; no kernel-log excerpt for a test\'s own failure', t[refer:])
+PYEOF
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/boot.tar" >"$T/boot.out" 2>"$T/boot.err"
 "$PY" - "$T/boot.out" "$T/boot.err" <<'PYEOF'
 import sys
