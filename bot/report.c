@@ -483,18 +483,27 @@ static void add_slug(struct rm_sb *sb, const char *s)
 }
 
 /* "url: <base>/<Author-Name>/<subject-slug>/<YYYYMMDD-HHMMSS>": the branch
- * the robot pushed the tested patch to.  Its time is the commit's committer
- * date (the robot applied the patch) in the robot's zone; the slug is of
- * the patch subject without its "[PATCH ...]" tags.  NULL when a fact is
- * missing.  The caller frees it. */
-static char *patch_branch_url(const struct rm_config *cfg, const struct rm_commit_facts *f,
-			      const char *subject)
+ * the robot pushed the tested patch to.  The job names it (`branch:
+ * linux-review/<Author-Name>/<slug>/<time>`, report-format.md 3 item 4): it
+ * is read from there.  A job that names another branch gets it rebuilt:
+ * the commit's committer date (the robot applied the patch) in the robot's
+ * zone; the slug of the patch subject without its "[PATCH ...]" tags.  NULL
+ * when a fact is missing.  The caller frees it. */
+static char *patch_branch_url(const struct rm_config *cfg, const struct rm_job *job,
+			      const struct rm_commit_facts *f, const char *subject)
 {
 	struct rm_sb sb = RM_SB_INIT;
+	const char *branch = rm_job_field(job, "branch");
 	time_t t;
 	struct tm tm;
 	char when[32];
 
+	if (cfg->patch_branches && *cfg->patch_branches && branch &&
+	    !strncmp(branch, "linux-review/", 13) && branch[13]) {
+		rm_sb_init(&sb);
+		rm_sb_addf(&sb, "%s/%s", cfg->patch_branches, branch + 13);
+		return rm_sb_detach(&sb, NULL);
+	}
 	if (!cfg->patch_branches || !*cfg->patch_branches || !f || !f->commit_time ||
 	    !f->author.name || !*f->author.name || !subject)
 		return NULL;
@@ -805,7 +814,7 @@ static void report_subject(struct rm_report *r, const struct rm_config *cfg,
 		/* the patch mail's own subject ("[PATCH v2 1/3] ...") when it was
 		 * found, else the commit's */
 		const char *ps = r->patch && r->patch->subject ? r->patch->subject : head_subject;
-		char *url = patch_branch_url(cfg, r->head_facts, ps);
+		char *url = patch_branch_url(cfg, &t0->head->job, r->head_facts, ps);
 
 		r->in_reply_to = rm_xstrdup(r->head_facts->patch_msgid);
 		r->refs = rm_xstrdup(r->head_facts->patch_msgid);
