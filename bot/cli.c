@@ -21,6 +21,7 @@
 #include "message.h"
 #include "outbox.h"
 #include "recipients.h"
+#include "evidence.h"
 #include "report.h"
 #include "rules.h"
 #include "stats.h"
@@ -1071,6 +1072,18 @@ static void write_materials(const char *dir, const struct rm_archive *a, const s
 		}
 		free(rd);
 		free(src);
+	}
+	if (r->tests[0].evidence.file) {
+		/* the kernel log the excerpt came from, as stored (dmesg.xz ...) */
+		const char *f = r->tests[0].evidence.file, *b = strrchr(f, '/');
+		char *dst = rm_path_join(d2, b ? b + 1 : f);
+		struct rm_error ce;
+
+		if (rm_evidence_copy_log(a, f, dst, &ce))
+			fprintf(stderr, "robotmail: warning: %s\n", ce.msg);
+		else if (verbose)
+			fprintf(stderr, "robotmail: wrote %s\n", dst);
+		free(dst);
 	}
 	{
 		/* the kernel config, when the run has one: config-<release> */

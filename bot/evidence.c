@@ -295,7 +295,7 @@ static void scan_reader(struct archive *ar, const char *name, const char *stamp,
 	struct archive_entry *e;
 	struct scanner sc;
 	char buf[65536];
-	la_ssize_t got;
+	la_ssize_t got = 0;
 	int r = archive_read_next_header(ar, &e);
 
 	if (r == ARCHIVE_EOF) {
@@ -333,22 +333,32 @@ static struct archive *raw_reader(void)
 	return ar;
 }
 
+/* Scan the file at `path`, naming it `name` in problems. */
+static void scan_path(const char *path, const char *name, const char *stamp,
+		      const struct rm_evidence_limits *lim, struct rm_evidence *out)
+{
+	struct archive *ar = raw_reader();
+
+	if (archive_read_open_filename(ar, path, 65536) != ARCHIVE_OK)
+		set_problem(out, "%s cannot be read (corrupt or truncated): %s", name,
+			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
+	else
+		scan_reader(ar, name, stamp, lim, out);
+	archive_read_free(ar);
+}
+
 int rm_evidence_scan_file(const char *path, const char *stamp,
 			  const struct rm_evidence_limits *lim, struct rm_evidence *out,
 			  struct rm_error *err)
 {
-	struct archive *ar = raw_reader();
+	FILE *probe = fopen(path, "rb");
 
 	memset(out, 0, sizeof(*out));
+	if (!probe)
+		return rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", path, strerror(errno));
+	fclose(probe);
 	out->file = rm_xstrdup(path);
-	if (archive_read_open_filename(ar, path, 65536) != ARCHIVE_OK) {
-		rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", path,
-			     archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
-		archive_read_free(ar);
-		return -1;
-	}
-	scan_reader(ar, path, stamp, lim, out);
-	archive_read_free(ar);
+	scan_path(path, path, stamp, lim, out);
 	return 0;
 }
 
@@ -474,14 +484,8 @@ static bool scan_run(const struct rm_archive *a, const struct rm_result_root *ro
 			char *abs;
 
 			found = dir_has(a->source, rel.buf, &abs);
-			if (found) {
-				struct rm_error ignored;
-
-				if (rm_evidence_scan_file(abs, stamp, lim, out, &ignored))
-					set_problem(out, "%s cannot be opened%s", rel.buf, "");
-				free(out->file);
-				out->file = NULL;
-			}
+			if (found)
+				scan_path(abs, rel.buf, stamp, lim, out);
 			free(abs);
 		}
 		if (found) {
@@ -550,4 +554,71 @@ int rm_evidence_for_failure(const struct rm_archive *a, const struct rm_result_r
 	}
 	rm_sb_release(&key);
 	return 0;
+}
+
+/* ------------------------------------------------------------ copying */
+
+int rm_evidence_copy_log(const struct rm_archive *a, const char *rel, const char *dst,
+			 struct rm_error *err)
+{
+	FILE *out = fopen(dst, "wb");
+	char buf[65536];
+	bool werr = false;
+	int rc = 0;
+
+	if (!out)
+		return rm_error_set(err, RM_ERR_INTERNAL, "cannot write '%s': %s", dst,
+				    strerror(errno));
+	if (a->is_tarball) {
+		struct archive *ar = archive_read_new();
+		struct archive_entry *e;
+		size_t rlen = strlen(rel);
+		bool found = false;
+
+		archive_read_support_filter_all(ar);
+		archive_read_support_format_all(ar);
+		if (archive_read_open_filename(ar, a->source, 65536) != ARCHIVE_OK)
+			rc = rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", a->source,
+					  archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
+		while (!rc && archive_read_next_header(ar, &e) == ARCHIVE_OK) {
+			const char *name = archive_entry_pathname(e);
+			la_ssize_t n;
+
+			if (name && !strncmp(name, "./", 2))
+				name += 2;
+			if (!name || strncmp(name, rel, rlen) || name[rlen] ||
+			    archive_entry_filetype(e) != AE_IFREG)
+				continue;
+			found = true;
+			while (!werr && (n = archive_read_data(ar, buf, sizeof(buf))) > 0)
+				werr = fwrite(buf, 1, (size_t)n, out) != (size_t)n;
+			if (n < 0)
+				rc = rm_error_set(err, RM_ERR_INPUT, "'%s': cannot read '%s': %s",
+						  a->source, rel,
+						  archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
+			break;
+		}
+		if (!rc && !found)
+			rc = rm_error_set(err, RM_ERR_INPUT, "'%s': no member '%s'", a->source, rel);
+		archive_read_free(ar);
+	} else {
+		char *abs = rm_path_join(a->source, rel);
+		FILE *in = fopen(abs, "rb");
+
+		if (!in) {
+			rc = rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", abs, strerror(errno));
+		} else {
+			size_t n;
+
+			while (!werr && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+				werr = fwrite(buf, 1, n, out) != n;
+			if (ferror(in))
+				rc = rm_error_set(err, RM_ERR_INPUT, "cannot read '%s'", abs);
+			fclose(in);
+		}
+		free(abs);
+	}
+	if ((fclose(out) || werr) && !rc)
+		rc = rm_error_set(err, RM_ERR_INTERNAL, "cannot write '%s'", dst);
+	return rc;
 }

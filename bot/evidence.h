@@ -56,6 +56,12 @@ int rm_evidence_for_failure(const struct rm_archive *a, const struct rm_result_r
 			    const char *name, const struct rm_evidence_limits *lim,
 			    struct rm_evidence *out, struct rm_error *err);
 
+/* Copy the log `rel` (an rm_evidence's file) of archive `a` as it is
+ * stored (compressed or not) to `dst`, in chunks.  Returns -1 with err set
+ * when it cannot be read or written. */
+int rm_evidence_copy_log(const struct rm_archive *a, const char *rel, const char *dst,
+			 struct rm_error *err);
+
 /* The scanner alone, for tests and benchmarks: the excerpt around the line
  * stamped `stamp` ("12.841558") in a log file on disk (any compression
  * libarchive's raw reader knows).  Fills out as above; returns -1 with err
