@@ -132,8 +132,9 @@ import re, sys
 sys.path.insert(0, 'tests'); import dryrun; t = dryrun.text(sys.argv[1])
 def out(ok, name, d=''):
     print(('ok - ' if ok else 'not ok - ') + name + (('\n    ' + d.replace('\n', '\n    ')) if d and not ok else ''))
-m = re.search(r'\n\tcpufreq_governor: performance\n\n\nIn addition to that, the commit also has significant impact on the following tests:\n\n((?:[+|].*\n)+)\nDetails are as below:\n', t)
-out(bool(m), 'the "In addition to that" table sits between the parameters and the details', t[t.find('parameters:'):t.find('Details')+30])
+m = re.search(r'\n\tcpufreq_governor: performance\n\n\nIn addition to that, the commit also has significant impact on the following tests:\n\n((?:[+|].*\n)+)\n\nDetails are as below:\n', t)
+out(bool(m), 'the "In addition to that" table sits between the parameters and the details, two blanks after it (report-format.md 3 item 9)', t[t.find('parameters:'):t.find('Details')+30])
+out(re.search(r'[^\n]\n\n\n\n\n\nDisclaimer:\n', t) is not None, 'five blank lines before the Disclaimer in a report with additional tests (report-format.md 3 item 13)', t[t.find('Disclaimer:')-200:t.find('Disclaimer:')])
 if m:
     rows = m.group(1).rstrip('\n').split('\n')
     w = len(rows[0])
@@ -251,6 +252,9 @@ want = ['[linus:master] [mm] 8807b68269: BUG:kernel_NULL_pointer_dereference,add
 out(subjects == want and t.count('\n' + '*' * 99 + '\n') == 0,
     'a functional failure and a performance change of one commit make two reports (no functional report carries a perf test)',
     '\n'.join(subjects) + '\n' + open(sys.argv[2]).read())
+out('\n\tcpufreq_governor: performance\n\n\nDetails are as below:\n' in t and '\n\n\n\nDetails are as below:' not in t,
+    'an improvement report has two blank lines, not three, between its last parameter and "Details are as below:" (report-format.md 3 item 9)',
+    t[t.find('\tcpufreq_governor'):t.find('Details are')+25])
 PYEOF
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/failver.tar" >"$T/failver.out" 2>"$T/failver.err"
 grep -qxF 'version: lkp-x86_64-0123abcd-1_20251001' "$T/failver.out" &&
