@@ -565,7 +565,7 @@ enum {
 	V_IS_REGRESSION, V_COMMIT_SHA, V_COMMIT_SUBJECT, V_TREE_URL, V_TREE_BRANCH, V_BRACKETS,
 	V_HAS_BRACKETS, V_TESTCASE, V_PARAM_BLOCK, V_VERSION, V_KCONFIG, V_COMPILER, V_MACHINE,
 	V_PARAMS, V_IN_ADDITION, V_REPORTED_BY, V_CLOSES_URL, V_ARCHIVE_URL, V_FAILURE, V_DETAILS,
-	V_BOOT_TABLE, V_EXCERPT, V_COUNT
+	V_BOOT_TABLE, V_EXCERPT, V_CONFIG_LINE, V_COUNT
 };
 
 static const char *const param_items[] = { "key", "value", NULL };
@@ -605,6 +605,7 @@ const struct rm_report_var rm_report_vars[] = {
 	[V_DETAILS] = { "details", detail_items },
 	[V_BOOT_TABLE] = { "boot_table", NULL },
 	[V_EXCERPT] = { "excerpt", NULL },
+	[V_CONFIG_LINE] = { "config_line", NULL },
 };
 const size_t rm_report_nvars = V_COUNT;
 
@@ -946,6 +947,9 @@ static char *excerpt_text(const struct rm_report_test *t)
 	return rm_sb_detach(&sb, NULL);
 }
 
+/* 2025-01-01 00:00:00 UTC */
+#define CONFIG_LINE_SINCE ((time_t)1735689600)
+
 /* The template variables of the body (all but the patch ones, which
  * report_subject() sets). */
 static void report_vars(struct rm_report *r, const struct rm_config *cfg, const char *head_subject,
@@ -981,6 +985,10 @@ static void report_vars(struct rm_report *r, const struct rm_config *cfg, const 
 	 * appended after the run by lkp-tests' bin/run-lkp) */
 	set_var(v, V_VERSION, rm_job_field(job, "version"));
 	set_var(v, V_KCONFIG, rm_job_field(job, "kconfig"));
+	/* functional boot reports print "config:" only since 2025
+	 * (report-format.md section 4 item 6): by the report's time */
+	set_var(v, V_CONFIG_LINE, r->kind == RM_REPORT_FUNCTIONAL && tc && !strcmp(tc, "boot") &&
+					  r->created < CONFIG_LINE_SINCE ? "" : "yes");
 	set_var(v, V_COMPILER, rm_job_axis(job, "compiler"));
 	m = rm_machine_line(job);
 	set_var(v, V_MACHINE, m);
