@@ -1,4 +1,5 @@
 /* evidence.c - see evidence.h. */
+#define _GNU_SOURCE /* memmem */
 #include "evidence.h"
 
 #include <archive.h>
@@ -78,19 +79,59 @@ size_t rm_evidence_line_stamp(const char *s, size_t len, char *buf, size_t bufsi
 
 static bool has(const char *s, size_t len, const char *needle)
 {
-	size_t n = strlen(needle), i;
-
-	for (i = 0; i + n <= len; i++)
-		if (s[i] == needle[0] && !memcmp(s + i, needle, n))
-			return true;
-	return false;
+	return memmem(s, len, needle, strlen(needle)) != NULL;
 }
 
-/* lib/dmesg.rb: the first line of a call trace */
+static bool at(const char *p, const char *end, const char *word, size_t n)
+{
+	return (size_t)(end - p) >= n && !memcmp(p, word, n);
+}
+
+/* lib/dmesg.rb: the first line of a call trace, a line matching
+ * /---\[ cut here | BUG: | WARNING: | INFO: | UBSAN: | kernel BUG at / */
 static bool is_trace_start(const char *s, size_t len)
 {
-	return has(s, len, "---[ cut here ") || has(s, len, " BUG: ") || has(s, len, " WARNING: ") ||
-	       has(s, len, " INFO: ") || has(s, len, " UBSAN: ") || has(s, len, " kernel BUG at ");
+	const char *end = s + len;
+	size_t i;
+
+	/* one pass over the bytes: a blank followed by a word's first letter,
+	 * or the dashes of "---[ cut here " */
+	for (i = 0; i + 1 < len; i++) {
+		const char *p = s + i + 1;
+
+		if (s[i] == '-') {
+			if (at(s + i, end, "---[ cut here ", 14))
+				return true;
+			continue;
+		}
+		if (s[i] != ' ')
+			continue;
+		switch (*p) {
+		case 'B':
+			if (at(p, end, "BUG: ", 5))
+				return true;
+			break;
+		case 'W':
+			if (at(p, end, "WARNING: ", 9))
+				return true;
+			break;
+		case 'I':
+			if (at(p, end, "INFO: ", 6))
+				return true;
+			break;
+		case 'U':
+			if (at(p, end, "UBSAN: ", 7))
+				return true;
+			break;
+		case 'k':
+			if (at(p, end, "kernel BUG at ", 14))
+				return true;
+			break;
+		default:
+			break;
+		}
+	}
+	return false;
 }
 
 /* lib/dmesg.rb: /^(===|  ( [0-9a-f]|[0-9a-f]{2}):| +\.\.\.)/, a line of the
@@ -236,7 +277,9 @@ static void sc_line(struct scanner *sc, const char *s, size_t len)
 		sc->found = true;
 }
 
-/* Feed bytes; lines are split here, each cut at max_line bytes. */
+/* Feed bytes; lines are split here, each cut at max_line bytes.  A line
+ * whole in this chunk is scanned where it is; only a line that spans two
+ * chunks is assembled. */
 static void sc_feed(struct scanner *sc, const char *p, size_t n)
 {
 	while (n && !sc->done) {
@@ -244,6 +287,12 @@ static void sc_feed(struct scanner *sc, const char *p, size_t n)
 		size_t take = nl ? (size_t)(nl - p) : n;
 		size_t room = sc->lim->max_line > sc->line.len ? sc->lim->max_line - sc->line.len : 0;
 
+		if (nl && !sc->line.len) {
+			sc_line(sc, p, take < room ? take : room);
+			p = nl + 1;
+			n -= take + 1;
+			continue;
+		}
 		rm_sb_add(&sc->line, p, take < room ? take : room);
 		if (take > room)
 			sc->line_cut = true;

@@ -4,7 +4,11 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "evidence.h"
@@ -232,7 +236,59 @@ static void test_xz_and_truncated_xz(void **state)
 	rm_sb_release(&sb);
 }
 
+/* A 1 GiB log, streamed through a pipe from a child, the trace at its very
+ * end: found, every byte read, and this process's peak RSS stays within a
+ * fixed bound (the log is never held). */
+static void test_one_gib_log_bounded_memory(void **state)
+{
+	static char block[1 << 16];
+	const unsigned long long total = 1ull << 30;
+	size_t n = 0;
+	unsigned long long line = 0;
+	int fds[2];
+	pid_t pid;
+	char path[32];
+	struct rm_evidence e;
+	struct rm_error err;
+	struct rusage ru;
+
+	(void)state;
+	while (n + 100 < sizeof(block)) {
+		n += (size_t)snprintf(block + n, sizeof(block) - n,
+				      "[%5llu.%06llu][ T%4llu] systemd[1]: Started unit %llu.\n",
+				      line / 100000, line % 1000000, line % 4096, line);
+		line++;
+	}
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		unsigned long long done = 0;
+		static const char tail[] = WARN_BLOCK AFTER;
+
+		close(fds[0]);
+		for (; done < total; done += n)
+			if (write(fds[1], block, n) != (ssize_t)n)
+				_exit(1);
+		if (write(fds[1], tail, sizeof(tail) - 1) != (ssize_t)(sizeof(tail) - 1))
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
+	assert_int_equal(rm_evidence_scan_file(path, "12.841558", &lim, &e, &err), 0);
+	close(fds[0]);
+	waitpid(pid, NULL, 0);
+	assert_null(e.problem);
+	assert_string_equal(e.excerpt, WARN_BLOCK);
+	assert_true(e.bytes >= total);
+	getrusage(RUSAGE_SELF, &ru);
+	assert_true(ru.ru_maxrss < 64 * 1024); /* KiB */
+	rm_evidence_free(&e);
+}
+
 const struct CMUnitTest unit_evidence_tests[] = {
+	cmocka_unit_test_setup(test_one_gib_log_bounded_memory, setup),
 	cmocka_unit_test_setup(test_stamps, setup),
 	cmocka_unit_test_setup(test_excerpt_with_decoded_listing, setup),
 	cmocka_unit_test_setup(test_excerpt_second_trace, setup),
