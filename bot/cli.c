@@ -591,6 +591,8 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 				struct rm_evidence_limits lim;
 
 				rm_evidence_limits_default(&lim);
+				lim.max_lines = (size_t)e->cfg.evidence_max_lines;
+				lim.max_bytes = (size_t)e->cfg.evidence_max_bytes;
 				if (rm_evidence_for_failure(ar, grp->members[1], t.headline->name, &lim,
 							    &t.evidence, err)) {
 					rm_report_test_free(&t);

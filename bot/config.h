@@ -89,6 +89,8 @@ struct rm_config {
 	long miss_ttl;         /* seconds a "not found" is cached */
 	long max_wait;         /* longest rate-limit wait honoured, seconds */
 	bool defer_on_failure; /* hold reports whose commit facts failed */
+	long evidence_max_lines; /* evidence.max_lines: lines of a log excerpt */
+	long evidence_max_bytes; /* evidence.max_bytes: bytes of a log excerpt */
 
 	struct rm_tree_cfg *trees;
 	size_t ntrees;

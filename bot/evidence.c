@@ -191,7 +191,8 @@ static void sc_release(struct scanner *sc)
 /* Append a line to sb within the limits (lines counted in *n). */
 static void keep(struct scanner *sc, struct rm_sb *sb, size_t *n, const char *s, size_t len)
 {
-	if (*n >= sc->lim->max_lines || sc->block.len + sc->tentative.len + len + 1 > sc->lim->max_bytes) {
+	if (sc->block_lines + sc->tentative_lines >= sc->lim->max_lines ||
+	    sc->block.len + sc->tentative.len + len + 1 > sc->lim->max_bytes) {
 		sc->capped = true;
 		return;
 	}

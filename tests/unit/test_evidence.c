@@ -182,6 +182,12 @@ static void test_caps(void **state)
 	assert_true(e.capped);
 	rm_evidence_free(&e);
 	rm_sb_release(&sb);
+	/* the cap counts the decode listing kept after the trace too */
+	small.max_lines = 9;
+	rm_evidence_scan_memory("dmesg", LOG, strlen(LOG), "12.841558", &small, &e);
+	assert_string_equal(e.excerpt, WARN_BLOCK "[ 12.844600][ T1] Code: 48 89 df e8 <0f> 0b\n");
+	assert_true(e.capped);
+	rm_evidence_free(&e);
 }
 
 /* xz through libarchive: whole, and cut short. */
