@@ -585,16 +585,18 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 						grp->members[1]->path);
 				continue;
 			}
-			/* a kernel-log failure: its excerpt, read from the archive now */
-			if (t.kind == RM_REPORT_FUNCTIONAL && (!strncmp(t.headline->name, "dmesg.", 6) ||
-							       !strncmp(t.headline->name, "kmsg.", 5))) {
+			/* a failure: its kernel-log (or test-output) excerpt, read
+			 * from the archive now */
+			if (t.kind == RM_REPORT_FUNCTIONAL) {
 				struct rm_evidence_limits lim;
+				bool log = !strncmp(t.headline->name, "dmesg.", 6) ||
+					   !strncmp(t.headline->name, "kmsg.", 5);
 
 				rm_evidence_limits_default(&lim);
 				lim.max_lines = (size_t)e->cfg.evidence_max_lines;
 				lim.max_bytes = (size_t)e->cfg.evidence_max_bytes;
-				if (rm_evidence_for_failure(ar, grp->members[1], t.headline->name, &lim,
-							    &t.evidence, err)) {
+				if ((log ? rm_evidence_for_failure : rm_evidence_for_test)(
+					    ar, grp->members[1], t.headline->name, &lim, &t.evidence, err)) {
 					rm_report_test_free(&t);
 					goto fail;
 				}

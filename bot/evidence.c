@@ -169,7 +169,38 @@ struct scanner {
 	bool capped;
 	struct rm_sb line;      /* the line being assembled */
 	bool line_cut;
+	/* test mode: the words of a test id ("cgroup", "test_stress", "sh")
+	 * that a TAP "not ok" line names, in order */
+	char **words;
+	size_t nwords;
 };
+
+/* The words of a test's subtest path: "kernel-selftests.cgroup.test_stress.sh.fail"
+ * with testcase "kernel-selftests" gives cgroup, test_stress, sh. */
+static char **test_words(const char *id, const char *testcase, size_t *n)
+{
+	size_t tl = testcase ? strlen(testcase) : 0, len;
+	const char *p = id, *end;
+	char **w;
+
+	*n = 0;
+	if (tl && !strncmp(id, testcase, tl) && id[tl] == '.')
+		p = id + tl + 1;
+	len = strlen(p);
+	if (len > 5 && !strcmp(p + len - 5, ".fail"))
+		len -= 5;
+	end = p + len;
+	w = rm_xcalloc(len / 2 + 2, sizeof(char *));
+	while (p < end) {
+		const char *dot = memchr(p, '.', (size_t)(end - p));
+		const char *q = dot ? dot : end;
+
+		if (q > p)
+			w[(*n)++] = rm_xstrndup(p, (size_t)(q - p));
+		p = q + 1;
+	}
+	return w;
+}
 
 static void sc_init(struct scanner *sc, const char *stamp, const struct rm_evidence_limits *lim)
 {
@@ -183,6 +214,11 @@ static void sc_init(struct scanner *sc, const char *stamp, const struct rm_evide
 
 static void sc_release(struct scanner *sc)
 {
+	size_t i;
+
+	for (i = 0; i < sc->nwords; i++)
+		free(sc->words[i]);
+	free(sc->words);
 	rm_sb_release(&sc->block);
 	rm_sb_release(&sc->tentative);
 	rm_sb_release(&sc->line);
@@ -278,6 +314,67 @@ static void sc_line(struct scanner *sc, const char *s, size_t len)
 		sc->found = true;
 }
 
+/* TAP: "ok"/"not ok" result lines, "# ..." diagnostics. */
+static bool is_result(const char *s, size_t len)
+{
+	return at(s, s + len, "ok ", 3) || at(s, s + len, "not ok ", 7);
+}
+
+/* Whether the words appear in the line in order. */
+static bool names_words(const struct scanner *sc, const char *s, size_t len)
+{
+	const char *p = s, *end = s + len;
+	size_t i;
+
+	for (i = 0; i < sc->nwords; i++) {
+		const char *q = memmem(p, (size_t)(end - p), sc->words[i], strlen(sc->words[i]));
+
+		if (!q)
+			return false;
+		p = q + strlen(sc->words[i]);
+	}
+	return sc->nwords > 0;
+}
+
+/* Drop the first line of the kept context. */
+static void drop_first(struct scanner *sc)
+{
+	const char *nl = memchr(sc->block.buf, '\n', sc->block.len);
+	size_t cut = nl ? (size_t)(nl - sc->block.buf) + 1 : sc->block.len;
+
+	memmove(sc->block.buf, sc->block.buf + cut, sc->block.len - cut);
+	sc->block.len -= cut;
+	sc->block.buf[sc->block.len] = '\0';
+	sc->block_lines--;
+	sc->capped = true;
+}
+
+/* Test mode: the lines since the previous TAP result through the first
+ * "not ok" line that names the test, the last max_lines of them. */
+static void tap_line(struct scanner *sc, const char *s, size_t len)
+{
+	if (len && s[len - 1] == '\r')
+		len--;
+	if (is_result(s, len) && !(at(s, s + len, "not ok ", 7) && names_words(sc, s, len))) {
+		rm_sb_reset(&sc->block);
+		sc->block_lines = 0;
+		sc->capped = false;
+		return;
+	}
+	while (sc->block_lines && (sc->block_lines + 1 > sc->lim->max_lines ||
+				   sc->block.len + len + 1 > sc->lim->max_bytes))
+		drop_first(sc);
+	if (len + 1 <= sc->lim->max_bytes) {
+		rm_sb_add(&sc->block, s, len);
+		rm_sb_addc(&sc->block, '\n');
+		sc->block_lines++;
+	}
+	if (at(s, s + len, "not ok ", 7)) {
+		sc->found = true;
+		sc->done = true;
+	}
+}
+
 /* Feed bytes; lines are split here, each cut at max_line bytes.  A line
  * whole in this chunk is scanned where it is; only a line that spans two
  * chunks is assembled. */
@@ -289,7 +386,7 @@ static void sc_feed(struct scanner *sc, const char *p, size_t n)
 		size_t room = sc->lim->max_line > sc->line.len ? sc->lim->max_line - sc->line.len : 0;
 
 		if (nl && !sc->line.len) {
-			sc_line(sc, p, take < room ? take : room);
+			(sc->words ? tap_line : sc_line)(sc, p, take < room ? take : room);
 			p = nl + 1;
 			n -= take + 1;
 			continue;
@@ -299,7 +396,7 @@ static void sc_feed(struct scanner *sc, const char *p, size_t n)
 			sc->line_cut = true;
 		if (!nl)
 			return;
-		sc_line(sc, sc->line.buf, sc->line.len);
+		(sc->words ? tap_line : sc_line)(sc, sc->line.buf, sc->line.len);
 		rm_sb_reset(&sc->line);
 		sc->line_cut = false;
 		p = nl + 1;
@@ -311,7 +408,7 @@ static void sc_feed(struct scanner *sc, const char *p, size_t n)
 static void sc_finish(struct scanner *sc)
 {
 	if (!sc->done && sc->line.len)
-		sc_line(sc, sc->line.buf, sc->line.len);
+		(sc->words ? tap_line : sc_line)(sc, sc->line.buf, sc->line.len);
 	if (!sc->done && sc->found)
 		sc->done = true;
 }
@@ -338,8 +435,15 @@ static void set_problem(struct rm_evidence *out, const char *fmt, const char *a,
 	out->problem = rm_sb_detach(&sb, NULL);
 }
 
+/* What to cut out of a log: the trace around the line stamped `stamp`
+ * (kernel log), or the TAP lines ending at the "not ok" of test `test`. */
+struct target {
+	const char *stamp;
+	const char *test, *testcase;
+};
+
 /* Stream the data of an opened raw reader through the scanner. */
-static void scan_reader(struct archive *ar, const char *name, const char *stamp,
+static void scan_reader(struct archive *ar, const char *name, const struct target *tg,
 			const struct rm_evidence_limits *lim, struct rm_evidence *out)
 {
 	struct archive_entry *e;
@@ -357,7 +461,9 @@ static void scan_reader(struct archive *ar, const char *name, const char *stamp,
 			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
 		return;
 	}
-	sc_init(&sc, stamp, lim);
+	sc_init(&sc, tg->stamp, lim);
+	if (tg->test)
+		sc.words = test_words(tg->test, tg->testcase, &sc.nwords);
 	while (!sc.done && (got = archive_read_data(ar, buf, sizeof(buf))) > 0) {
 		out->bytes += (unsigned long long)got;
 		sc_feed(&sc, buf, (size_t)got);
@@ -368,8 +474,10 @@ static void scan_reader(struct archive *ar, const char *name, const char *stamp,
 	else
 		sc_finish(&sc);
 	sc_result(&sc, out);
-	if (!out->excerpt && stamp)
-		set_problem(out, "%s has no kernel message stamped [%s]", name, stamp);
+	if (!out->excerpt && tg->stamp)
+		set_problem(out, "%s has no kernel message stamped [%s]", name, tg->stamp);
+	if (!out->excerpt && tg->test)
+		set_problem(out, "%s has no \"not ok\" line naming %s", name, tg->test);
 	sc_release(&sc);
 }
 
@@ -384,7 +492,7 @@ static struct archive *raw_reader(void)
 }
 
 /* Scan the file at `path`, naming it `name` in problems. */
-static void scan_path(const char *path, const char *name, const char *stamp,
+static void scan_path(const char *path, const char *name, const struct target *tg,
 		      const struct rm_evidence_limits *lim, struct rm_evidence *out)
 {
 	struct archive *ar = raw_reader();
@@ -393,7 +501,7 @@ static void scan_path(const char *path, const char *name, const char *stamp,
 		set_problem(out, "%s cannot be read (corrupt or truncated): %s", name,
 			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
 	else
-		scan_reader(ar, name, stamp, lim, out);
+		scan_reader(ar, name, tg, lim, out);
 	archive_read_free(ar);
 }
 
@@ -402,13 +510,14 @@ int rm_evidence_scan_file(const char *path, const char *stamp,
 			  struct rm_error *err)
 {
 	FILE *probe = fopen(path, "rb");
+	struct target tg = { stamp, NULL, NULL };
 
 	memset(out, 0, sizeof(*out));
 	if (!probe)
 		return rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", path, strerror(errno));
 	fclose(probe);
 	out->file = rm_xstrdup(path);
-	scan_path(path, path, stamp, lim, out);
+	scan_path(path, path, &tg, lim, out);
 	return 0;
 }
 
@@ -416,6 +525,7 @@ void rm_evidence_scan_memory(const char *name, const void *data, size_t len, con
 			     const struct rm_evidence_limits *lim, struct rm_evidence *out)
 {
 	struct archive *ar = raw_reader();
+	struct target tg = { stamp, NULL, NULL };
 
 	memset(out, 0, sizeof(*out));
 	out->file = rm_xstrdup(name);
@@ -425,7 +535,7 @@ void rm_evidence_scan_memory(const char *name, const void *data, size_t len, con
 		set_problem(out, "%s cannot be read: %s", name,
 			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
 	else
-		scan_reader(ar, name, stamp, lim, out);
+		scan_reader(ar, name, &tg, lim, out);
 	archive_read_free(ar);
 }
 
@@ -454,7 +564,7 @@ static la_ssize_t member_read(struct archive *inner, void *ctx, const void **buf
 
 /* Scan the member `rel` of the tarball `source`; false when there is no
  * such member. */
-static bool scan_tar_member(const char *source, const char *rel, const char *stamp,
+static bool scan_tar_member(const char *source, const char *rel, const struct target *tg,
 			    const struct rm_evidence_limits *lim, struct rm_evidence *out)
 {
 	struct archive *outer = archive_read_new();
@@ -489,7 +599,7 @@ static bool scan_tar_member(const char *source, const char *rel, const char *sta
 					    archive_error_string(inner) ? archive_error_string(inner) :
 									  "unknown error");
 			else
-				scan_reader(inner, rel, stamp, lim, out);
+				scan_reader(inner, rel, tg, lim, out);
 			archive_read_free(inner);
 			free(m);
 		}
@@ -513,29 +623,29 @@ static bool dir_has(const char *source, const char *rel, char **abs)
 static const char *const dmesg_order[] = { "dmesg.xz", "dmesg", ".dmesg", "kmsg.xz", "kmsg" };
 static const char *const kmsg_order[] = { "kmsg.xz", "kmsg", "dmesg.xz", "dmesg", ".dmesg" };
 
-/* Scan the first log of run `run` that exists; false when it has none. */
+/* Scan the first of the files `names` (n of them) of run `run` that
+ * exists; false when it has none. */
 static bool scan_run(const struct rm_archive *a, const struct rm_result_root *root, int run,
-		     bool kmsg, const char *stamp, const struct rm_evidence_limits *lim,
-		     struct rm_evidence *out)
+		     const char *const *names, size_t n, const struct target *tg,
+		     const struct rm_evidence_limits *lim, struct rm_evidence *out)
 {
-	const char *const *order = kmsg ? kmsg_order : dmesg_order;
 	size_t k;
 
-	for (k = 0; k < 5; k++) {
+	for (k = 0; k < n; k++) {
 		struct rm_sb rel = RM_SB_INIT;
 		bool found = false;
 
 		rm_sb_init(&rel);
-		rm_sb_addf(&rel, "%s/%d/%s", root->path, run, order[k]);
+		rm_sb_addf(&rel, "%s/%d/%s", root->path, run, names[k]);
 		memset(out, 0, sizeof(*out));
 		if (a->is_tarball) {
-			found = scan_tar_member(a->source, rel.buf, stamp, lim, out);
+			found = scan_tar_member(a->source, rel.buf, tg, lim, out);
 		} else {
 			char *abs;
 
 			found = dir_has(a->source, rel.buf, &abs);
 			if (found)
-				scan_path(abs, rel.buf, stamp, lim, out);
+				scan_path(abs, rel.buf, tg, lim, out);
 			free(abs);
 		}
 		if (found) {
@@ -546,6 +656,66 @@ static bool scan_run(const struct rm_archive *a, const struct rm_result_root *ro
 		rm_sb_release(&rel);
 	}
 	return false;
+}
+
+/* The test's own output of the first run that failed it: the TAP lines
+ * through its "not ok" line. */
+int rm_evidence_for_test(const struct rm_archive *a, const struct rm_result_root *root,
+			 const char *name, const struct rm_evidence_limits *lim,
+			 struct rm_evidence *out, struct rm_error *err)
+{
+	const char *testcase = rm_job_field(&root->job, "testcase");
+	const struct rm_series *s = rm_matrix_get(&root->all, name);
+	struct target tg = { NULL, name, testcase };
+	struct rm_sb names[2] = { RM_SB_INIT, RM_SB_INIT };
+	const char *nv[2];
+	struct rm_evidence first;
+	bool any = false;
+	size_t i;
+
+	(void)err;
+	memset(out, 0, sizeof(*out));
+	memset(&first, 0, sizeof(first));
+	if (!testcase || !*testcase || strchr(testcase, '/') || !strcmp(testcase, ".") ||
+	    !strcmp(testcase, "..")) {
+		set_problem(out, "the job names no testcase whose output could be read%s%s", "", "");
+		return 0;
+	}
+	/* the program's raw output: <testcase>, or gzipped */
+	rm_sb_init(&names[0]);
+	rm_sb_init(&names[1]);
+	rm_sb_adds(&names[0], testcase);
+	rm_sb_addf(&names[1], "%s.gz", testcase);
+	nv[0] = names[0].buf;
+	nv[1] = names[1].buf;
+	for (i = 0; i < root->nruns; i++) {
+		struct rm_evidence e;
+
+		if (!s || s->is_bad || s->is_string || i >= s->n || !(s->v[i] > 0))
+			continue;
+		if (!scan_run(a, root, root->runs[i], nv, 2, &tg, lim, &e))
+			continue;
+		any = true;
+		if (e.excerpt) {
+			rm_evidence_free(&first);
+			*out = e;
+			break;
+		}
+		if (!first.problem)
+			first = e;
+		else
+			rm_evidence_free(&e);
+	}
+	if (!out->excerpt) {
+		if (first.problem)
+			*out = first;
+		else if (!any)
+			set_problem(out, "no output of %s in the runs that failed it (%s)", testcase,
+				    root->path);
+	}
+	rm_sb_release(&names[0]);
+	rm_sb_release(&names[1]);
+	return 0;
 }
 
 int rm_evidence_for_failure(const struct rm_archive *a, const struct rm_result_root *root,
@@ -575,11 +745,13 @@ int rm_evidence_for_failure(const struct rm_archive *a, const struct rm_result_r
 	for (i = 0; i < root->nruns; i++) {
 		char stamp[32];
 		struct rm_evidence e;
+		struct target tg = { stamp, NULL, NULL };
 
 		if (!ts || ts->is_bad || ts->is_string || i >= ts->n || !(ts->v[i] > 0))
 			continue;
 		snprintf(stamp, sizeof(stamp), "%.6f", ts->v[i]);
-		if (!scan_run(a, root, root->runs[i], kmsg, stamp, lim, &e))
+		if (!scan_run(a, root, root->runs[i], kmsg ? kmsg_order : dmesg_order, 5, &tg, lim,
+			      &e))
 			continue;
 		any_log = true;
 		if (e.excerpt) {

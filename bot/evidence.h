@@ -1,5 +1,5 @@
 /*
- * evidence.h - the kernel-log excerpt of a failure.
+ * evidence.h - the kernel-log (or test-output) excerpt of a failure.
  *
  * Owns: finding and reading a run's kernel log (archive-format.md: the
  * readers look for dmesg.xz, dmesg, .dmesg, kmsg.xz, kmsg, in that order; a
@@ -15,6 +15,10 @@
  * is the one holding the failure's first message, found by the time
  * lkp-tests recorded for it (`dmesg.timestamp:<id>`, `[%12.6f]`).  Lines
  * are kept as the log has them (timestamps, caller ids, decoded traces).
+ *
+ * For a test's own failure (`<testcase>.<subtest>.fail`), the test's raw
+ * output instead: the TAP lines of the failing subtest through its
+ * "not ok" line.
  *
  * Must not: choose what to report (report.c), format the report, keep a
  * whole log in memory.
@@ -55,6 +59,17 @@ void rm_evidence_free(struct rm_evidence *e);
 int rm_evidence_for_failure(const struct rm_archive *a, const struct rm_result_root *root,
 			    const char *name, const struct rm_evidence_limits *lim,
 			    struct rm_evidence *out, struct rm_error *err);
+
+/* The excerpt of a test's own failure `name` ("<testcase>.<subtest
+ * path>.fail", e.g. "kernel-selftests.cgroup.test_stress.sh.fail") in the
+ * runs of `root`: the program's raw output (`<run>/<testcase>`, or .gz) of
+ * the first run that failed it, the lines since the previous TAP result
+ * line through the first "not ok" line naming the subtest path's words in
+ * order (the last max_lines of them).  Fills `out` as
+ * rm_evidence_for_failure() does. */
+int rm_evidence_for_test(const struct rm_archive *a, const struct rm_result_root *root,
+			 const char *name, const struct rm_evidence_limits *lim,
+			 struct rm_evidence *out, struct rm_error *err);
 
 /* Copy the log `rel` (an rm_evidence's file) of archive `a` as it is
  * stored (compressed or not) to `dst`, in chunks.  Returns -1 with err set

@@ -942,7 +942,8 @@ static char *excerpt_text(const struct rm_report_test *t)
 			rm_sb_addf(&sb, "\n(excerpt cut at the configured limit; the whole log is %s)",
 				   e->file ? e->file : "in the materials");
 	} else {
-		rm_sb_addf(&sb, "(no kernel log excerpt: %s)", e->problem);
+		rm_sb_addf(&sb, "(no %s excerpt: %s)", is_log_id(t->headline->name) ? "kernel log" : "test output",
+			   e->problem);
 	}
 	return rm_sb_detach(&sb, NULL);
 }

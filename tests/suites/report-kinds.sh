@@ -210,8 +210,8 @@ m = re.search(r'\n(b5ac70b750f93ba3 8807b68269657a8e419152e36c5 *\n-+ -+ *\n +fa
 out(m is not None and ' \n' not in m.group(1),
     'functional: the fail:runs table header lines end without blanks (report-format.md 6.4)', m.group(1).replace(' \n', '<trailing blank>\n') if m else t)
 refer = t.find('\n(please refer to attached dmesg/kmsg for entire log/backtrace)\n')
-out(0 < refer < t.find('fail:runs') < t.find('| Closes:') < t.find('\nThe kernel config and materials') and '(no kernel log excerpt' not in t,
-    'functional: the fail:runs table between the log reference line and the tags; no kernel-log excerpt for a test\'s own failure', t[refer:])
+out(0 < refer < t.find('fail:runs') < t.find('| Closes:') < t.find('\n(no test output excerpt: no output of stress-ng in the runs that failed it') < t.find('\nThe kernel config and materials'),
+    'functional: the fail:runs table between the log reference line and the tags; a test\'s own failure looks for the test\'s output, and says it has none', t[refer:])
 PYEOF
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/boot.tar" >"$T/boot.out" 2>"$T/boot.err"
 "$PY" - "$T/boot.out" "$T/boot.err" <<'PYEOF'
