@@ -211,6 +211,7 @@ struct env {
 	struct rm_outbox *ob;
 	struct cache_ctx cctx;
 	struct rm_commit_cache cache;
+	char *note;   /* --note FILE: the operator's note for every archive */
 };
 
 static const char *config_path(const char *opt)
@@ -255,6 +256,8 @@ static int env_open(struct env *e, const char *config, const char *metrics, cons
 
 static void env_close(struct env *e)
 {
+	free(e->note);
+	e->note = NULL;
 	if (e->have_rules)
 		rm_rules_free(&e->rules);
 	if (e->have_cfg)
@@ -543,6 +546,39 @@ static size_t lookup_index(struct batch *b, const struct rm_tree_cfg *t, const c
 	return b->nlookups++;
 }
 
+/* The operator's note (a few sentences opening the report): read from
+ * `path`, at most 16 KiB.  Returns -1 with err set when it cannot be read. */
+#define NOTE_MAX (16 * 1024)
+
+static int read_note(const char *path, char **note, struct rm_error *err)
+{
+	size_t len;
+
+	return rm_read_file(path, NOTE_MAX, note, &len, err);
+}
+
+/* The note of an archive: `<archive>.note.txt` beside it, else the one of
+ * --note, else none.  The caller frees it. */
+static char *archive_note(const struct env *e, const char *path)
+{
+	struct rm_sb p = RM_SB_INIT;
+	struct stat st;
+	char *note = NULL;
+
+	rm_sb_init(&p);
+	rm_sb_addf(&p, "%s.note.txt", path);
+	if (!stat(p.buf, &st) && S_ISREG(st.st_mode)) {
+		struct rm_error ne;
+
+		if (read_note(p.buf, &note, &ne))
+			fprintf(stderr, "robotmail: warning: %s\n", ne.msg);
+	}
+	rm_sb_release(&p);
+	if (!note && e->note)
+		note = rm_xstrdup(e->note);
+	return note;
+}
+
 /* Read every archive, compare, pick headlines, fold tests per commit into
  * reports, look the commits up, and build each report. */
 static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, int verbose,
@@ -628,6 +664,7 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 								(b->nreports + 1) * sizeof(size_t));
 				r = &b->reports[b->nreports];
 				memset(r, 0, sizeof(*r));
+				r->preamble = archive_note(e, paths[a]);
 				b->report_archive[b->nreports] = b->narchives - 1;
 				b->nreports++;
 			}
@@ -865,11 +902,12 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 		{ "output", required_argument, NULL, 'o' },
 		{ "now", required_argument, NULL, 'N' },
 		{ "to", required_argument, NULL, 't' },
+		{ "note", required_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *outdir = NULL, *to = NULL;
+	const char *config = NULL, *outdir = NULL, *to = NULL, *note = NULL;
 	time_t now = time(NULL);
 	int c, verbose = 0, rc = 0;
 	struct env e;
@@ -886,6 +924,9 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 			break;
 		case 'o':
 			outdir = optarg;
+			break;
+		case 'n':
+			note = optarg;
 			break;
 		case 'N': {
 			char *end;
@@ -915,7 +956,10 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 	if (optind >= argc)
 		return rm_error_set(err, RM_ERR_USAGE, "--dry-run: expected one or more ARCHIVEs"), 2;
 	/* the cache is read, never written: open the state database read-only */
-	if (env_open(&e, config, NULL, NULL, true, false, err)) {
+	if (env_open(&e, config, NULL, NULL, true, false, err) ||
+	    (note && read_note(note, &e.note, err))) {
+		if (note && err->kind != RM_ERR_USAGE && err->kind != RM_ERR_CONFIG)
+			err->kind = RM_ERR_USAGE;
 		env_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
@@ -997,8 +1041,9 @@ static char **scan_inbox(const struct rm_config *cfg, time_t now, size_t *n, int
 		size_t l = strlen(de->d_name);
 		bool done;
 
-		if (de->d_name[0] == '.' || (l > 5 && !strcmp(de->d_name + l - 5, ".done")))
-			continue;
+		if (de->d_name[0] == '.' || (l > 5 && !strcmp(de->d_name + l - 5, ".done")) ||
+		    (l > 9 && !strcmp(de->d_name + l - 9, ".note.txt")))
+			continue; /* a note goes with its archive, it is none */
 		p = rm_path_join(cfg->inbox, de->d_name);
 		marker = rm_xmalloc(strlen(p) + 6);
 		sprintf(marker, "%s.done", p);
@@ -1442,11 +1487,12 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		{ "now", required_argument, NULL, 'N' },
 		{ "to", required_argument, NULL, 't' },
 		{ "materials", required_argument, NULL, 'm' },
+		{ "note", required_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *once = NULL, *to = NULL, *materials = NULL;
+	const char *config = NULL, *once = NULL, *to = NULL, *materials = NULL, *note = NULL;
 	time_t now = time(NULL);
 	struct run_stats st;
 	struct env e;
@@ -1467,6 +1513,9 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 			break;
 		case 'm':
 			materials = optarg;
+			break;
+		case 'n':
+			note = optarg;
 			break;
 		case 'N':
 			now = (time_t)strtoll(optarg, NULL, 10);
@@ -1489,7 +1538,10 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	}
 	if (optind < argc)
 		return rm_error_set(err, RM_ERR_USAGE, "run: unexpected argument '%s'", argv[optind]), 2;
-	if (env_open(&e, config, NULL, NULL, true, false, err)) {
+	if (env_open(&e, config, NULL, NULL, true, false, err) ||
+	    (note && read_note(note, &e.note, err))) {
+		if (note && err->kind != RM_ERR_USAGE && err->kind != RM_ERR_CONFIG)
+			err->kind = RM_ERR_USAGE;
 		env_close(&e);
 		return rm_error_exit_code(err->kind);
 	}

@@ -962,7 +962,24 @@ static void report_vars(struct rm_report *r, const struct rm_config *cfg, const 
 	size_t i;
 	char *m;
 
-	set_var(v, V_PREAMBLE, "");
+	/* the operator's note: its own line ends, no trailing blank lines
+	 * (the templates place the blank lines after it) */
+	if (r->preamble) {
+		struct rm_sb pb = RM_SB_INIT;
+		const char *q;
+
+		rm_sb_init(&pb);
+		for (q = r->preamble; *q; q++)
+			if (*q != '\r')
+				rm_sb_addc(&pb, *q);
+		while (pb.len && (pb.buf[pb.len - 1] == '\n' || pb.buf[pb.len - 1] == ' ' ||
+				  pb.buf[pb.len - 1] == '\t'))
+			pb.buf[--pb.len] = '\0';
+		set_var(v, V_PREAMBLE, pb.buf);
+		rm_sb_release(&pb);
+	} else {
+		set_var(v, V_PREAMBLE, "");
+	}
 	set_var(v, V_PCT, r->pct);
 	set_var(v, V_KIND, kind_word(r->kind));
 	set_var(v, V_METRIC, r->metric);
@@ -1113,6 +1130,7 @@ void rm_report_free(struct rm_report *r)
 	free(r->message_id);
 	free(r->body);
 	free(r->hold_reason);
+	free(r->preamble);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -93,6 +93,7 @@ struct rm_report {
 	int refs_header;    /* the chain is also sent as References: (follow-ups;
 			     * a reply to a patch mail has In-Reply-To only, as
 			     * LKP's do) */
+	char *preamble;     /* the operator's note opening the body, or NULL (owned) */
 	char *hold_reason;  /* set: the report must not be sent yet (missing facts) */
 	char *bad_reason;   /* set: the archive can never make this report (bad
 			     * input: an unknown commit, a job without testcase
