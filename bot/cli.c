@@ -609,16 +609,23 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 		for (g = 0; g < ar->ngroups; g++) {
 			struct rm_comparison cmp;
 			struct rm_report_test t;
+			size_t nchanged, nfailures;
 			const struct rm_group *grp = &ar->groups[g];
 			const char *branch = rm_job_field(&grp->members[1]->job, "branch");
 			struct rm_report *r = NULL;
 
 			if (rm_compare(&e->rules, grp->members[0], grp->members[1], &cmp, err))
 				goto fail;
+			nchanged = cmp.n - cmp.nfailure;
+			nfailures = cmp.nfailure;
 			if (!rm_report_pick(&e->rules, grp->members[0], grp->members[1], &cmp, &t)) {
+				/* say why: how much changed, and what the rules left */
+				const char *tc = rm_job_field(&grp->members[1]->job, "testcase");
+
 				if (verbose)
-					fprintf(stderr, "robotmail: '%s': nothing to report\n",
-						grp->members[1]->path);
+					fprintf(stderr,
+						"robotmail: '%s': no report: %zu changed stats, none passes the perf-metric rules for testcase %s; %zu changed failure stats, none new in the head\n",
+						grp->members[1]->path, nchanged, tc ? tc : "(none)", nfailures);
 				continue;
 			}
 			/* a failure: its kernel-log (or test-output) excerpt, read
