@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# evidence: the functional-report data cases tests/data/22NN-* (kernel-log
+# evidence: the functional-report data cases tests/data/23NN-* (kernel-log
 # excerpts, boot tables, unreadable logs, materials), in the case format of
 # tests/data/README.md (cmd, exit, expected, config.yaml, setup, check, needs:
 # repo).  A small runner of that format for these cases; the general runner
@@ -15,7 +15,7 @@ export ROBOTMAIL PY
 REPO=$T/repo
 tests/peers/make-test-repo.sh "$REPO" >"$T/repo.log" 2>&1 || { not_ok "evidence: the test git repository is made" "$(cat "$T/repo.log")"; exit 0; }
 export REPO
-for c in tests/data/22[0-9][0-9]-*; do
+for c in tests/data/23[0-9][0-9]-*; do
 	n=${c##*/}
 	TMP=$T/$n
 	mkdir -p "$TMP"

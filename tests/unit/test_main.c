@@ -39,7 +39,7 @@ int main(void)
 	failed += _cmocka_run_group_tests("stats", unit_stats_tests, unit_stats_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("parse", unit_parse_tests, unit_parse_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("message", unit_message_tests, unit_message_ntests, NULL, NULL);
-	failed += _cmocka_run_group_tests("report", unit_report_tests, unit_report_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("report-words", unit_report_words_tests, unit_report_words_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("evidence", unit_evidence_tests, unit_evidence_ntests, NULL, NULL);
 	if (rules_loaded)
 		rm_rules_free(&rules);

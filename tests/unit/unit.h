@@ -21,8 +21,8 @@ extern const struct CMUnitTest unit_message_tests[];
 extern const size_t unit_message_ntests;
 extern const struct CMUnitTest unit_parse_tests[];
 extern const size_t unit_parse_ntests;
-extern const struct CMUnitTest unit_report_tests[];
-extern const size_t unit_report_ntests;
+extern const struct CMUnitTest unit_report_words_tests[];
+extern const size_t unit_report_words_ntests;
 extern const struct CMUnitTest unit_evidence_tests[];
 extern const size_t unit_evidence_ntests;
 

@@ -1,4 +1,4 @@
-/* test_report.c - report.c: its template variables table, Message-IDs. */
+/* test_report_words.c - report.c: its template variables table, Message-IDs. */
 #include "unit.h"
 
 #include <stdio.h>
@@ -84,9 +84,9 @@ static void test_message_id(void **state)
 	free(id);
 }
 
-const struct CMUnitTest unit_report_tests[] = {
+const struct CMUnitTest unit_report_words_tests[] = {
 	cmocka_unit_test(test_sample_vars_cover_the_table),
 	cmocka_unit_test(test_sample_vars_find_unknown_names),
 	cmocka_unit_test(test_message_id),
 };
-const size_t unit_report_ntests = sizeof(unit_report_tests) / sizeof(unit_report_tests[0]);
+const size_t unit_report_words_ntests = sizeof(unit_report_words_tests) / sizeof(unit_report_words_tests[0]);
