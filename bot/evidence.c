@@ -224,6 +224,20 @@ static void sc_release(struct scanner *sc)
 	rm_sb_release(&sc->line);
 }
 
+/* Append a line and its newline to sb, without NUL bytes (a serial console
+ * can print them; lkp-tests' dmesg parser drops them too). */
+static void add_line(struct rm_sb *sb, const char *s, size_t len)
+{
+	const char *end = s + len, *z;
+
+	while ((z = memchr(s, '\0', (size_t)(end - s)))) {
+		rm_sb_add(sb, s, (size_t)(z - s));
+		s = z + 1;
+	}
+	rm_sb_add(sb, s, (size_t)(end - s));
+	rm_sb_addc(sb, '\n');
+}
+
 /* Append a line to sb within the limits (lines counted in *n). */
 static void keep(struct scanner *sc, struct rm_sb *sb, size_t *n, const char *s, size_t len)
 {
@@ -232,8 +246,7 @@ static void keep(struct scanner *sc, struct rm_sb *sb, size_t *n, const char *s,
 		sc->capped = true;
 		return;
 	}
-	rm_sb_add(sb, s, len);
-	rm_sb_addc(sb, '\n');
+	add_line(sb, s, len);
 	(*n)++;
 }
 
@@ -365,8 +378,7 @@ static void tap_line(struct scanner *sc, const char *s, size_t len)
 				   sc->block.len + len + 1 > sc->lim->max_bytes))
 		drop_first(sc);
 	if (len + 1 <= sc->lim->max_bytes) {
-		rm_sb_add(&sc->block, s, len);
-		rm_sb_addc(&sc->block, '\n');
+		add_line(&sc->block, s, len);
 		sc->block_lines++;
 	}
 	if (at(s, s + len, "not ok ", 7)) {

@@ -293,7 +293,20 @@ static void test_one_gib_log_bounded_memory(void **state)
 	rm_evidence_free(&e);
 }
 
+/* NUL bytes a serial console printed are dropped from the excerpt. */
+static void test_nul_bytes_dropped(void **state)
+{
+	static const char log[] = "[    1.000000][    T1] BUG: x\0y\n[    1.000001][    T1] ---[ end trace ]---\n";
+	struct rm_evidence e;
+
+	(void)state;
+	rm_evidence_scan_memory("dmesg", log, sizeof(log) - 1, "1.000000", &lim, &e);
+	assert_string_equal(e.excerpt, "[    1.000000][    T1] BUG: xy\n[    1.000001][    T1] ---[ end trace ]---\n");
+	rm_evidence_free(&e);
+}
+
 const struct CMUnitTest unit_evidence_tests[] = {
+	cmocka_unit_test_setup(test_nul_bytes_dropped, setup),
 	cmocka_unit_test_setup(test_one_gib_log_bounded_memory, setup),
 	cmocka_unit_test_setup(test_stamps, setup),
 	cmocka_unit_test_setup(test_excerpt_with_decoded_listing, setup),
