@@ -2,13 +2,18 @@
  * report.h - deciding what to report, and the report's words.
  *
  * Owns: choosing, for each compared test, the headline (the test's own KPI
- * with a direction and the largest change; a failure when no KPI moved),
+ * with a direction and the largest change; when no KPI moved, a failure new
+ * in the head: the earliest first kernel message by dmesg.timestamp, else
+ * the test's own id; report-format.md 4 item 2),
  * regression or improvement from the metric's direction, folding several
  * tests changed by the same commit into one report ("In addition to
  * that..." and one details section each), the subject line, the dedupe key,
  * the Message-ID (chosen before rendering, deterministic for the dedupe key
  * and the archive's time, so the body can link to itself), and the
- * template variables; then rendering the body with template.c.  A report
+ * template variables (the table rm_report_vars, which check-config renders
+ * the templates against), the boot/dmesg table of a functional report and
+ * the placement of its evidence (read by evidence.c, handed in on the
+ * test); then rendering the body with template.c.  A report
  * whose required data is missing (no commit subject, no rows) is held with
  * a reason instead of rendered.
  *
