@@ -1,4 +1,5 @@
-/* test_report_words.c - report.c: its template variables table, Message-IDs. */
+/* test_report_words.c - report.c: its template variables table, Message-IDs,
+ * the failure-id rule of functional reports. */
 #include "unit.h"
 
 #include <stdio.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "strbuf.h"
 #include "template.h"
 
 /* Every variable the table names is in the sample data, strings and lists
@@ -84,7 +86,87 @@ static void test_message_id(void **state)
 	free(id);
 }
 
+/* failure rows: name, base and head fail counts, %reproduction */
+static void frow(struct rm_comparison *c, const char *name, double f0, double f1, double repro)
+{
+	struct rm_row *r;
+
+	c->rows = rm_xrealloc(c->rows, (c->n + 1) * sizeof(*c->rows));
+	r = &c->rows[c->n++];
+	memset(r, 0, sizeof(*r));
+	r->name = rm_xstrdup(name);
+	r->failure = true;
+	r->fails[0] = f0;
+	r->fails[1] = f1;
+	r->reproduction = repro;
+	c->nfailure++;
+}
+
+static void failures(struct rm_comparison *c)
+{
+	memset(c, 0, sizeof(*c));
+	frow(c, "dmesg.BUG:kernel_NULL_pointer_dereference,address", 0, 3, 100);
+	frow(c, "dmesg.Oops", 0, 3, 100);
+	frow(c, "dmesg.WARNING:at_mm/page_alloc.c:#__alloc_pages", 0, 2, 67);
+	frow(c, "dmesg.WARNING:at_old", 1, 3, 67); /* the base has it: not new */
+	frow(c, "kernel-selftests.cgroup.test_stress.sh.fail", 0, 3, 100);
+	frow(c, "last_state.booting", 0, 3, 100);
+}
+
+/* report-format.md 4 item 2: among the new kernel-log ids the earliest
+ * (dmesg.timestamp), a secondary id (Oops) never first while a first
+ * message is known, an id without a time after those with one; without a
+ * log id the test's own; never last_state.*. */
+static void test_failure_id_rule(void **state)
+{
+	static double t_bug = 7.412067, t_oops = 1.0, t_warn = 3.2;
+	struct rm_series ts[] = {
+		{ .name = (char *)"dmesg.timestamp:BUG:kernel_NULL_pointer_dereference,address", .v = &t_bug, .n = 1 },
+		{ .name = (char *)"dmesg.timestamp:Oops", .v = &t_oops, .n = 1 },
+		{ .name = (char *)"dmesg.timestamp:WARNING:at_mm/page_alloc.c:#__alloc_pages", .v = &t_warn, .n = 1 },
+	};
+	struct rm_result_root base, head;
+	struct rm_comparison c;
+	struct rm_report_test t;
+
+	(void)state;
+	memset(&base, 0, sizeof(base));
+	memset(&head, 0, sizeof(head));
+	base.commit = head.commit = (char *)"c";
+	head.all.s = ts;
+	head.all.n = 3;
+	head.all.cols = 1;
+	/* the WARNING came first (3.2 s): it wins over the more frequent BUG */
+	failures(&c);
+	assert_true(rm_report_pick(unit_rules(), &base, &head, &c, &t));
+	assert_int_equal(t.kind, RM_REPORT_FUNCTIONAL);
+	assert_string_equal(t.headline->name, "dmesg.WARNING:at_mm/page_alloc.c:#__alloc_pages");
+	assert_true(rm_report_log_time(&head, t.headline->name) == 3.2);
+	rm_report_test_free(&t);
+	/* no times recorded: the most reproduced first message, never Oops */
+	head.all.n = 0;
+	failures(&c);
+	assert_true(rm_report_pick(unit_rules(), &base, &head, &c, &t));
+	assert_string_equal(t.headline->name, "dmesg.BUG:kernel_NULL_pointer_dereference,address");
+	rm_report_test_free(&t);
+	/* no kernel-log id: the test's own, never last_state */
+	memset(&c, 0, sizeof(c));
+	frow(&c, "last_state.booting", 0, 3, 100);
+	frow(&c, "kernel-selftests.cgroup.test_stress.sh.fail", 0, 2, 67);
+	frow(&c, "dmesg.boot_failures", 0, 3, 100);
+	assert_true(rm_report_pick(unit_rules(), &base, &head, &c, &t));
+	assert_string_equal(t.headline->name, "kernel-selftests.cgroup.test_stress.sh.fail");
+	rm_report_test_free(&t);
+	/* last_state and bookkeeping stats alone make no report */
+	memset(&c, 0, sizeof(c));
+	frow(&c, "last_state.booting", 0, 3, 100);
+	frow(&c, "dmesg.boot_failures", 0, 3, 100);
+	frow(&c, "dmesg.timestamp:last", 0, 3, 100);
+	assert_false(rm_report_pick(unit_rules(), &base, &head, &c, &t));
+}
+
 const struct CMUnitTest unit_report_words_tests[] = {
+	cmocka_unit_test(test_failure_id_rule),
 	cmocka_unit_test(test_sample_vars_cover_the_table),
 	cmocka_unit_test(test_sample_vars_find_unknown_names),
 	cmocka_unit_test(test_message_id),
