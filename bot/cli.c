@@ -85,6 +85,7 @@ struct env {
 	bool have_rules;
 	struct rm_store *ob;
 	struct rm_commit_cache cache;
+	char *note;   /* --note FILE: the operator's note for every archive */
 };
 
 static const char *config_path(const char *opt)
@@ -123,8 +124,26 @@ static int env_open(struct env *e, const char *config, const char *metrics, cons
 	return 0;
 }
 
+/* The operator's note (a few sentences opening the report): read from
+ * `path`, at most RM_PIPELINE_NOTE_MAX bytes.  Returns -1 with err set
+ * (kind RM_ERR_USAGE: the option names a file that cannot be read). */
+static int read_note(const char *path, char **note, struct rm_error *err)
+{
+	size_t len;
+
+	if (rm_read_file(path, RM_PIPELINE_NOTE_MAX, note, &len, err)) {
+		err->kind = RM_ERR_USAGE;
+		return -1;
+	}
+	return 0;
+}
+
 static void env_close(struct env *e)
 {
+	free(e->note);
+	e->note = NULL;
+	free(e->note);
+	e->note = NULL;
 	if (e->have_rules)
 		rm_rules_free(&e->rules);
 	if (e->have_cfg)
@@ -332,6 +351,7 @@ static void pipeline_init(struct rm_pipeline *p, struct env *e, const char *to, 
 	p->cache = e->ob ? &e->cache : NULL;
 	p->templates_dir = templates_dir(&e->cfg);
 	p->to = to;
+	p->note = e->note;
 	p->now = now;
 	p->verbose = verbose;
 }
@@ -345,11 +365,12 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 		{ "now", required_argument, NULL, 'N' },
 		{ "to", required_argument, NULL, 't' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "note", required_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *outdir = NULL, *to = NULL;
+	const char *config = NULL, *outdir = NULL, *to = NULL, *note = NULL;
 	time_t now = time(NULL);
 	int c, verbose = 0, rc;
 	bool force = false;
@@ -368,6 +389,9 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 			break;
 		case 'o':
 			outdir = optarg;
+			break;
+		case 'n':
+			note = optarg;
 			break;
 		case 'N': {
 			char *end;
@@ -401,6 +425,7 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 		return rm_error_set(err, RM_ERR_USAGE, "--dry-run: expected one or more ARCHIVEs");
 	/* the store is read, never written: open it read-only */
 	if (env_open(&e, config, NULL, NULL, true, false, err) ||
+	    (note && read_note(note, &e.note, err)) ||
 	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READONLY, err)) {
 		env_close(&e);
 		return -1;
@@ -450,11 +475,12 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		{ "now", required_argument, NULL, 'N' },
 		{ "to", required_argument, NULL, 't' },
 		{ "materials", required_argument, NULL, 'm' },
+		{ "note", required_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *once = NULL, *to = NULL, *materials = NULL;
+	const char *config = NULL, *once = NULL, *to = NULL, *materials = NULL, *note = NULL;
 	time_t now = time(NULL);
 	struct run_stats st;
 	struct env e;
@@ -480,6 +506,9 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		case 'm':
 			materials = optarg;
 			break;
+		case 'n':
+			note = optarg;
+			break;
 		case 'N':
 			now = (time_t)strtoll(optarg, NULL, 10);
 			break;
@@ -502,7 +531,8 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	if (optind < argc)
 		return rm_error_set(err, RM_ERR_USAGE, "run: unexpected argument '%s'", argv[optind]);
 	slog.ctx = &verbose;
-	if (env_open(&e, config, NULL, NULL, true, false, err)) {
+	if (env_open(&e, config, NULL, NULL, true, false, err) ||
+	    (note && read_note(note, &e.note, err))) {
 		env_close(&e);
 		return -1;
 	}
@@ -633,45 +663,31 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 	check_line(&bad, true, "metric rules", e.rules.metrics_file);
 	check_line(&bad, true, "program facts", e.rules.programs_file);
 	{
-		/* every template parses and knows every name it uses */
+		/* every template parses and knows every name it uses: rendered
+		 * against the variables report.c provides, once with each
+		 * filled and once with each empty (both sides of a section) */
 		static const char *const names[] = { "perf.txt", "functional.txt" };
 		const char *env_t = getenv("ROBOTMAIL_TEMPLATES");
 		const char *tdir = e.cfg.templates ? e.cfg.templates : env_t && *env_t ? env_t : RM_TEMPLATEDIR;
-		struct rm_tdata *d = rm_tdata_new(), *it;
-		static const char *const vars[] = {
-			"preamble", "pct", "kind", "metric", "is_regression", "commit_sha", "commit_subject",
-			"tree_url", "tree_branch", "testcase", "kconfig", "compiler", "machine", "in_addition",
-			"reported_by", "closes_url", "archive_url", "failure", "patch_link", "patch_subject",
-			"patch_url", "has_brackets", "version", "param_block"
-		};
+		struct rm_tdata *full = rm_report_sample_vars(true), *empty = rm_report_sample_vars(false);
 
-		for (k = 0; k < sizeof(vars) / sizeof(vars[0]); k++)
-			rm_tdata_set(d, vars[k], "x");
-		it = rm_tdata_add(d, "params");
-		rm_tdata_set(it, "key", "k");
-		rm_tdata_set(it, "value", "v");
-		it = rm_tdata_add(d, "brackets");
-		rm_tdata_set(it, "line", "[x]");
-		it = rm_tdata_add(d, "details");
-		rm_tdata_set(it, "table", "t\n");
-		rm_tdata_set(it, "additional", "yes");
-		rm_tdata_set(it, "tbox_group", "t");
-		rm_tdata_set(it, "machine", "m");
 		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 			struct rm_sb out = RM_SB_INIT;
 			struct rm_error te;
 			char what[64];
-
 			int trc;
 
 			rm_error_clear(&te);
 			rm_sb_init(&out);
 			snprintf(what, sizeof(what), "template %s", names[k]);
-			trc = rm_template_render(tdir, names[k], d, &out, &te);
+			trc = rm_template_render(tdir, names[k], full, &out, &te);
+			if (!trc)
+				trc = rm_template_render(tdir, names[k], empty, &out, &te);
 			check_line(&bad, !trc, what, trc ? te.msg : tdir);
 			rm_sb_release(&out);
 		}
-		rm_tdata_free(d);
+		rm_tdata_free(full);
+		rm_tdata_free(empty);
 	}
 	if (e.cfg.password_file) {
 		struct stat st;

@@ -57,6 +57,8 @@ static void defaults(struct rm_config *c)
 	c->miss_ttl = 3600;
 	c->max_wait = 60;
 	c->defer_on_failure = true;
+	c->evidence_max_lines = 300;
+	c->evidence_max_bytes = 65536;
 	set_str(&c->inbox, "var/inbox");
 	set_str(&c->done_dir, "var/done");
 	set_str(&c->failed_dir, "var/failed");
@@ -357,6 +359,18 @@ static int gitweb_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v,
 	return unknown(x, k, "gitweb", key);
 }
 
+static int evidence_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v,
+			yaml_node_t *k)
+{
+	struct rm_config *c = obj;
+
+	if (!strcmp(key, "max_lines"))
+		return get_long(x, v, "evidence.max_lines", 10, 100000, &c->evidence_max_lines);
+	if (!strcmp(key, "max_bytes"))
+		return get_long(x, v, "evidence.max_bytes", 1024, 16L << 20, &c->evidence_max_bytes);
+	return unknown(x, k, "evidence", key);
+}
+
 static int delivery_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v,
 			yaml_node_t *k)
 {
@@ -612,6 +626,8 @@ static int top_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, ya
 		return each_key(x, v, "gitweb", c, gitweb_key);
 	if (!strcmp(key, "trees"))
 		return load_trees(x, c, v);
+	if (!strcmp(key, "evidence"))
+		return each_key(x, v, "evidence", c, evidence_key);
 	if (!strcmp(key, "delivery"))
 		return each_key(x, v, "delivery", c, delivery_key);
 	if (!strcmp(key, "recipients"))

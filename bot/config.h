@@ -91,6 +91,8 @@ struct rm_config {
 	long lookup_horizon;   /* seconds an archive waits for a commit its tree does not
 				* know yet (a mirror behind); 0: unknown fails at once */
 	bool defer_on_failure; /* hold reports whose commit facts failed */
+	long evidence_max_lines; /* evidence.max_lines: lines of a log excerpt */
+	long evidence_max_bytes; /* evidence.max_bytes: bytes of a log excerpt */
 
 	struct rm_tree_cfg *trees;
 	size_t ntrees;

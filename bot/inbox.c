@@ -133,6 +133,10 @@ int rm_inbox_scan(const struct rm_config *cfg, time_t now, int verbose, struct r
 			free(p);
 			continue;
 		}
+		if (l > 9 && !strcmp(de->d_name + l - 9, ".note.txt")) {
+			free(p); /* a note goes with its archive, it is none */
+			continue;
+		}
 		if (l > 5 && !strcmp(de->d_name + l - 5, ".done")) {
 			/* a marker goes with its archive */
 			char *arch = rm_xstrndup(p, strlen(p) - 5);
@@ -265,20 +269,29 @@ void rm_inbox_release(int fd)
 		close(fd);
 }
 
-void rm_inbox_write_materials(const char *dir, const char *message_id,
-			      const struct rm_material *files, size_t nfiles, int verbose)
+char *rm_inbox_materials_dir(const char *dir, const char *message_id)
 {
 	char day[9], *d1, *d2;
-	size_t i;
 
-	if (!dir)
-		return;
 	snprintf(day, sizeof(day), "%.8s", message_id);
 	d1 = rm_path_join(dir, day);
 	d2 = rm_path_join(d1, message_id);
 	mkdir(dir, 0755);
 	mkdir(d1, 0755);
 	mkdir(d2, 0755);
+	free(d1);
+	return d2;
+}
+
+void rm_inbox_write_materials(const char *dir, const char *message_id,
+			      const struct rm_material *files, size_t nfiles, int verbose)
+{
+	char *d2;
+	size_t i;
+
+	if (!dir)
+		return;
+	d2 = rm_inbox_materials_dir(dir, message_id);
 	for (i = 0; i < nfiles; i++) {
 		char *dst = rm_path_join(d2, files[i].name);
 
@@ -288,6 +301,5 @@ void rm_inbox_write_materials(const char *dir, const char *message_id,
 			fprintf(stderr, "robotmail: wrote %s\n", dst);
 		free(dst);
 	}
-	free(d1);
 	free(d2);
 }

@@ -73,6 +73,10 @@ struct rm_material {
 	size_t len;
 };
 
+/* The materials directory of a message, <dir>/<YYYYMMDD>/<message_id>/,
+ * created as needed.  The caller frees the path. */
+char *rm_inbox_materials_dir(const char *dir, const char *message_id);
+
 /* Write a report's reproduction materials (job.yaml, job-script, reproduce,
  * the kernel config: the caller picks them from the archive) into
  * <dir>/<YYYYMMDD>/<message_id>/, ready to publish.  Best effort: a file

@@ -112,6 +112,29 @@ static void unknown_within_horizon(const struct rm_pipeline *e, const struct bat
 	r->base_unknown = r->head_unknown = false; /* no facts: the report is held */
 }
 
+/* The note of an archive: `<archive>.note.txt` beside it, else the one of
+ * --note, else none.  The caller frees it. */
+static char *archive_note(const struct rm_pipeline *e, const char *path)
+{
+	struct rm_sb p = RM_SB_INIT;
+	struct stat st;
+	char *note = NULL;
+
+	rm_sb_init(&p);
+	rm_sb_addf(&p, "%s.note.txt", path);
+	if (!stat(p.buf, &st) && S_ISREG(st.st_mode)) {
+		struct rm_error ne;
+		size_t len;
+
+		if (rm_read_file(p.buf, RM_PIPELINE_NOTE_MAX, &note, &len, &ne))
+			fprintf(stderr, "robotmail: warning: %s\n", ne.msg);
+	}
+	rm_sb_release(&p);
+	if (!note && e->note)
+		note = rm_xstrdup(e->note);
+	return note;
+}
+
 static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths, struct batch *b,
 		       struct rm_error *err)
 {
@@ -138,17 +161,40 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 		for (g = 0; g < ar->ngroups; g++) {
 			struct rm_comparison cmp;
 			struct rm_report_test t;
+			size_t nchanged, nfailures;
 			const struct rm_group *grp = &ar->groups[g];
 			const char *branch = rm_job_field(&grp->members[1]->job, "branch");
 			struct rm_report *r = NULL;
 
 			if (rm_compare(e->rules, grp->members[0], grp->members[1], &cmp, err))
 				goto fail;
+			nchanged = cmp.n - cmp.nfailure;
+			nfailures = cmp.nfailure;
 			if (!rm_report_pick(e->rules, grp->members[0], grp->members[1], &cmp, &t)) {
+				/* say why: how much changed, and what the rules left */
+				const char *tc = rm_job_field(&grp->members[1]->job, "testcase");
+
 				if (verbose)
-					fprintf(stderr, "robotmail: '%s': nothing to report\n",
-						grp->members[1]->path);
+					fprintf(stderr,
+						"robotmail: '%s': no report: %zu changed stats, none passes the perf-metric rules for testcase %s; %zu changed failure stats, none new in the head\n",
+						grp->members[1]->path, nchanged, tc ? tc : "(none)", nfailures);
 				continue;
+			}
+			/* a failure: its kernel-log (or test-output) excerpt, read
+			 * from the archive now */
+			if (t.kind == RM_REPORT_FUNCTIONAL) {
+				struct rm_evidence_limits lim;
+				bool log = !strncmp(t.headline->name, "dmesg.", 6) ||
+					   !strncmp(t.headline->name, "kmsg.", 5);
+
+				rm_evidence_limits_default(&lim);
+				lim.max_lines = (size_t)e->cfg->evidence_max_lines;
+				lim.max_bytes = (size_t)e->cfg->evidence_max_bytes;
+				if ((log ? rm_evidence_for_failure : rm_evidence_for_test)(
+					    ar, grp->members[1], t.headline->name, &lim, &t.evidence, err)) {
+					rm_report_test_free(&t);
+					goto fail;
+				}
 			}
 			/* the same test on other trees' heads, against the same base */
 			if (grp->nothers) {
@@ -177,6 +223,7 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 								(b->nreports + 1) * sizeof(size_t));
 				r = &b->reports[b->nreports];
 				memset(r, 0, sizeof(*r));
+				r->preamble = archive_note(e, paths[a]);
 				b->report_archive[b->nreports] = b->narchives - 1;
 				b->nreports++;
 			}
@@ -676,7 +723,8 @@ void rm_pipeline_refuse(struct rm_pipeline *p, const struct rm_inbox_refused *v,
 /* The reproduction materials of a report from its head's first run:
  * job.yaml, job-script, reproduce and the kernel config (config-<release>). */
 static void write_materials(const char *dir, const struct rm_archive *a,
-			    const struct rm_result_root *head, const char *message_id, int verbose)
+			    const struct rm_result_root *head, const struct rm_evidence *ev,
+			    const char *message_id, int verbose)
 {
 	static const char *const names[][2] = { { "job.yaml", "job.yaml" },
 						{ "job.sh", "job-script" },
@@ -709,6 +757,21 @@ static void write_materials(const char *dir, const struct rm_archive *a,
 		n++;
 	}
 	rm_inbox_write_materials(dir, message_id, files, n, verbose);
+	if (ev && ev->file) {
+		/* the kernel log the excerpt came from, as stored (dmesg.xz ...),
+		 * streamed from the archive rather than held in memory */
+		const char *b = strrchr(ev->file, '/');
+		char *d = rm_inbox_materials_dir(dir, message_id);
+		char *dst = rm_path_join(d, b ? b + 1 : ev->file);
+		struct rm_error ce;
+
+		if (rm_evidence_copy_log(a, ev->file, dst, &ce))
+			fprintf(stderr, "robotmail: warning: %s\n", ce.msg);
+		else if (verbose)
+			fprintf(stderr, "robotmail: wrote %s\n", dst);
+		free(dst);
+		free(d);
+	}
 	for (i = 0; i < 3; i++)
 		free(paths[i]);
 	free(paths);
@@ -772,7 +835,8 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	p->st.queued++;
 	if (m.state == RM_STORE_HELD)
 		p->st.held++;
-	write_materials(q->materials, it->archive, r->tests[0].head, mail->message_id, p->verbose);
+	write_materials(q->materials, it->archive, r->tests[0].head, &r->tests[0].evidence,
+			mail->message_id, p->verbose);
 	if (p->verbose)
 		fprintf(stderr, "robotmail: queued %s%s: %s\n", mail->message_id,
 			m.state == RM_STORE_HELD ? " (held)" : "", mail->thread.subject);

@@ -38,6 +38,9 @@
 #include "report.h"
 #include "rules.h"
 
+/* The operator's note opening a report: at most this many bytes. */
+#define RM_PIPELINE_NOTE_MAX (16 * 1024)
+
 /* Archives held in memory at once: the pipeline reads, reports and hands
  * on its archives this many at a time, so its memory does not grow with
  * the number of archives. */
@@ -106,6 +109,7 @@ struct rm_pipeline {
 	const struct rm_commit_cache *cache; /* may be NULL */
 	const char *templates_dir;
 	const char *to;                      /* --to ADDR: reflect, or NULL */
+	const char *note;                    /* --note FILE's text for every archive, or NULL */
 	time_t now;
 	int verbose;
 	struct rm_sink *sink;

@@ -803,7 +803,13 @@ bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat)
 		d->known |= D_KEEP;
 		if ((d->value & D_REPORTABLE) || ends_with(stat, ".pass") ||
 		    ends_with(stat, ".error") || ends_with(stat, ".warn") ||
-		    ends_with(stat, ".fail") || !strcmp(stat, "last_state.is_incomplete_run"))
+		    ends_with(stat, ".fail") || !strcmp(stat, "last_state.is_incomplete_run") ||
+		    /* what a functional report reads beside the rules: the
+		     * kernel-log ids' first times (the failure id) and the boot
+		     * counts (the boot/dmesg table) */
+		    !strncmp(stat, "dmesg.timestamp:", 16) || !strncmp(stat, "kmsg.timestamp:", 15) ||
+		    !strcmp(stat, "dmesg.boot_failures") || !strcmp(stat, "kmsg.boot_failures") ||
+		    !strcmp(stat, "boot_failures") || !strcmp(stat, "boot_successes"))
 			d->value |= D_KEEP;
 	}
 	return (d->value & D_KEEP) != 0;

@@ -39,5 +39,9 @@ extern const struct CMUnitTest unit_address_tests[];
 extern const size_t unit_address_ntests;
 extern const struct CMUnitTest unit_matrix_tests[];
 extern const size_t unit_matrix_ntests;
+extern const struct CMUnitTest unit_report_words_tests[];
+extern const size_t unit_report_words_ntests;
+extern const struct CMUnitTest unit_evidence_tests[];
+extern const size_t unit_evidence_ntests;
 
 #endif
