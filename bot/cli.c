@@ -898,7 +898,8 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 	if (optind >= argc)
 		return rm_error_set(err, RM_ERR_USAGE, "--dry-run: expected one or more ARCHIVEs"), 2;
 	/* the cache is read, never written: open the state database read-only */
-	if (env_open(&e, config, NULL, NULL, true, false, err)) {
+	if (env_open(&e, config, NULL, NULL, true, false, err) ||
+	    rm_config_check_identity(&e.cfg, err)) {
 		env_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
@@ -1460,7 +1461,7 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	}
 	if (optind < argc)
 		return rm_error_set(err, RM_ERR_USAGE, "run: unexpected argument '%s'", argv[optind]), 2;
-	if (env_open(&e, config, NULL, NULL, true, false, err)) {
+	if (env_open(&e, config, NULL, NULL, true, false, err) || rm_config_check_identity(&e.cfg, err)) {
 		env_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
@@ -1640,6 +1641,9 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		return 2;
 	}
 	check_line(&bad, true, "configuration", e.cfg.file ? e.cfg.file : "(built-in defaults)");
+	rm_error_clear(&ce);
+	check_line(&bad, !rm_config_check_identity(&e.cfg, &ce), "robot identity",
+		   ce.kind ? ce.msg : e.cfg.robot_address);
 	check_line(&bad, true, "metric rules", e.rules.metrics_file);
 	check_line(&bad, true, "program facts", e.rules.programs_file);
 	{
@@ -1652,7 +1656,8 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 			"preamble", "pct", "kind", "metric", "is_regression", "commit_sha", "commit_subject",
 			"tree_url", "tree_branch", "testcase", "kconfig", "compiler", "machine", "in_addition",
 			"reported_by", "closes_url", "archive_url", "failure", "patch_link", "patch_subject",
-			"patch_url", "has_brackets", "version", "param_block"
+			"patch_url", "has_brackets", "version", "param_block", "robot_name", "disclaimer",
+			"signature"
 		};
 
 		for (k = 0; k < sizeof(vars) / sizeof(vars[0]); k++)

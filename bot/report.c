@@ -138,7 +138,7 @@ char *rm_report_message_id(const struct rm_config *cfg, const char *dedupe_key, 
 		snprintf(stamp, sizeof(stamp), "197001010000");
 	rm_sb_init(&sb);
 	rm_sb_addf(&sb, "%s.%08x-%s@%s", stamp, fnv1a(dedupe_key), cfg->msgid_local,
-		   cfg->msgid_domain);
+		   cfg->msgid_domain ? cfg->msgid_domain : "robotmail.invalid");
 	return rm_sb_detach(&sb, NULL);
 }
 
@@ -671,10 +671,21 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	} else {
 		rm_tdata_set(d, "in_addition", "");
 	}
-	rm_tdata_setf(d, "reported_by", "%s <%s>", cfg->robot_name, cfg->robot_address);
-	rm_tdata_setf(d, "closes_url", "%s/%s", cfg->lore_base, r->message_id);
-	rm_tdata_setf(d, "archive_url", "%s/%.8s/%s", cfg->archive_base, r->message_id,
-		      r->message_id);
+	/* identity, links, disclaimer and signature: all from the configuration */
+	rm_tdata_set(d, "robot_name", cfg->robot_name);
+	rm_tdata_setf(d, "reported_by", "%s <%s>", cfg->robot_name ? cfg->robot_name : "",
+		      cfg->robot_address ? cfg->robot_address : "");
+	if (cfg->lore_base)
+		rm_tdata_setf(d, "closes_url", "%s/%s", cfg->lore_base, r->message_id);
+	else
+		rm_tdata_set(d, "closes_url", "");
+	if (cfg->archive_base)
+		rm_tdata_setf(d, "archive_url", "%s/%.8s/%s", cfg->archive_base, r->message_id,
+			      r->message_id);
+	else
+		rm_tdata_set(d, "archive_url", "");
+	rm_tdata_set(d, "disclaimer", cfg->disclaimer);
+	rm_tdata_set(d, "signature", cfg->signature);
 	rm_tdata_set(d, "failure", r->kind == RM_REPORT_FUNCTIONAL ? r->metric : "");
 	rm_tdata_list(d, "details");
 	for (i = 0; i < r->ntests; i++) {

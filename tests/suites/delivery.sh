@@ -23,6 +23,7 @@ cfg() { # TRANSPORT [delivery lines...]
 	local tr=$1
 	shift
 	cat >"$T/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 robot:
   cc: [oe-lkp@lists.linux.dev, lkp@intel.com]
 paths:

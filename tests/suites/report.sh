@@ -30,7 +30,7 @@ FPID=$!
 for _ in $(seq 50); do grep -q listening "$T/forge.out" && break; sleep 0.1; done
 F=http://127.0.0.1:$(awk '/listening/ {print $2}' "$T/forge.out")
 cfg() { # FILE API STATE_DB
-	printf 'paths:\n  state_db: %s\ntrees:\n  - name: linus\n    branch: master\n    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git\n    provider: github\n    api: %s\n' "$3" "$2" >"$1"
+	printf 'include: %s\npaths:\n  state_db: %s\ntrees:\n  - name: linus\n    branch: master\n    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git\n    provider: github\n    api: %s\n' "$PROFILE_0DAY" "$3" "$2" >"$1"
 }
 cfg "$T/cfg.yaml" "$F/repos/seed/linux" "$T/state.db"
 
@@ -81,7 +81,7 @@ sed -i 's/^paths:/gitweb:\n  retries: 0\n  connect_timeout: 1\n  timeout: 2\npat
 rc=$?
 [ $rc -eq 75 ] && grep -q "HELD: the tested commit's subject is unknown" "$T/held.out" && ! grep -q '^DATA' "$T/held.out" &&
 	ok "a report without commit subjects is held, not printed as sendable; exit 75 as run would" || not_ok "held without subjects" "rc=$rc" "$(cat "$T/held.out")"
-printf 'trees:\n  - name: tip\n    branch: master\n    url: https://example.org/tip.git\n' >"$T/cfg-notree.yaml"
+printf 'include: %s\ntrees:\n  - name: tip\n    branch: master\n    url: https://example.org/tip.git\n' "$PROFILE_0DAY" >"$T/cfg-notree.yaml"
 "$ROBOTMAIL" --dry-run -c "$T/cfg-notree.yaml" "$T/fx/mincore" >"$T/held2.out" 2>&1
 grep -q "HELD: no tree in the configuration" "$T/held2.out" && ok "a report for an unconfigured tree is held" || not_ok "held without tree" "$(cat "$T/held2.out")"
 

@@ -12,6 +12,7 @@ cfg() { # FILE TRANSPORT [extra delivery lines]
 	local f=$1 tr=$2
 	shift 2
 	cat >"$f" <<CFG
+include: $PROFILE_0DAY
 paths:
   state_db: $T/state.db
   inbox: $T/inbox
