@@ -210,6 +210,7 @@ struct env {
 	struct rm_outbox *ob;
 	struct cache_ctx cctx;
 	struct rm_commit_cache cache;
+	struct rm_strlist skipped; /* branches warned about in this run */
 };
 
 static const char *config_path(const char *opt)
@@ -252,8 +253,30 @@ static int env_open(struct env *e, const char *config, const char *metrics, cons
 	return 0;
 }
 
+/* A report on a branch no tree names, under unknown_branch: skip: one
+ * warning per branch per run, on stderr even when quiet. */
+static void warn_skip(struct env *e, const struct rm_report *r)
+{
+	size_t i;
+	char *key = rm_xstrdup(r->skip_reason);
+
+	for (i = 0; i < e->skipped.n; i++)
+		if (!strcmp(e->skipped.v[i], key)) {
+			free(key);
+			return;
+		}
+	e->skipped.v = rm_xrealloc(e->skipped.v, (e->skipped.n + 1) * sizeof(char *));
+	e->skipped.v[e->skipped.n++] = key;
+	fprintf(stderr, "robotmail: warning: no report: %s\n", r->skip_reason);
+}
+
 static void env_close(struct env *e)
 {
+	size_t i;
+
+	for (i = 0; i < e->skipped.n; i++)
+		free(e->skipped.v[i]);
+	free(e->skipped.v);
 	if (e->have_rules)
 		rm_rules_free(&e->rules);
 	if (e->have_cfg)
@@ -633,9 +656,10 @@ static int build_batch(struct env *e, char **paths, size_t npaths, time_t now, i
 	rm_gitweb_opts_from_config(&o, &e->cfg);
 	if (b->nlookups && rm_gitweb_lookup(b->lookups, b->nlookups, &o, e->ob ? &e->cache : NULL, err))
 		goto fail;
-	/* a lookup that failed for now defers its reports: say why, once */
+	/* a lookup that failed for now defers its reports: say why, once (a
+	 * branch no tree names is the report's own message: unknown_branch) */
 	for (i = 0; i < b->nlookups; i++)
-		if (b->lookups[i].status == RM_GITWEB_FAILED)
+		if (b->lookups[i].status == RM_GITWEB_FAILED && b->lookups[i].tree)
 			fprintf(stderr, "robotmail: commit %s: %s\n", b->lookups[i].sha,
 				b->lookups[i].error);
 	for (i = 0; i < b->nreports; i++) {
@@ -786,6 +810,12 @@ static int dry_run_chunk(struct env *e, char **paths, size_t npaths, const char 
 
 		r->date_sent = now;
 		rm_error_clear(&me);
+		if (r->skip_reason) {
+			printf("# robotmail dry-run: report %zu from %s: SKIPPED: %s\n", no,
+			       b->archives[b->report_archive[i]].source, r->skip_reason);
+			warn_skip(e, r);
+			continue;
+		}
 		if (r->bad_reason) {
 			printf("# robotmail dry-run: report %zu from %s: REFUSED: %s\n", no,
 			       b->archives[b->report_archive[i]].source, r->bad_reason);
@@ -1307,6 +1337,10 @@ static int queue_chunk(struct env *e, char **paths, size_t npaths, bool once, co
 		int q;
 		bool seen;
 
+		if (r->skip_reason) {
+			warn_skip(e, r);
+			continue; /* nothing to report: the archive is done */
+		}
 		st->reports++;
 		r->date_sent = now;
 		if (rm_outbox_report_seen(e->ob, r->dedupe_key ? r->dedupe_key : "", &seen, err))
@@ -1406,6 +1440,75 @@ out:
 	return rc;
 }
 
+/* Permanent problems a later run cannot fix (exit 2, naming the key and
+ * where it was set): a state directory that cannot be created, an inbox that
+ * is not a directory (unless `once`), a transport that cannot work (a program
+ * that does not exist).  Shared by run and check-config. */
+static int check_state_dir(const struct rm_config *cfg, struct rm_error *err)
+{
+	char *dir = rm_xstrdup(cfg->state_db), *slash = strrchr(dir, '/'), *p;
+	struct stat st;
+
+	if (!slash) {
+		free(dir);
+		return 0; /* the current directory */
+	}
+	*slash = '\0';
+	for (p = dir + 1; *dir && p <= dir + strlen(dir); p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0750) && errno != EEXIST) {
+			rm_error_set(err, RM_ERR_CONFIG, "paths.state_db (%s): cannot create the state directory '%s': %s",
+				     rm_config_where(cfg, "paths.state_db"), dir, strerror(errno));
+			free(dir);
+			return -1;
+		}
+		*p = c;
+	}
+	if (*dir && (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK))) {
+		rm_error_set(err, RM_ERR_CONFIG, "paths.state_db (%s): the state directory '%s' %s",
+			     rm_config_where(cfg, "paths.state_db"), dir,
+			     stat(dir, &st) ? strerror(errno) : !S_ISDIR(st.st_mode) ? "is not a directory" :
+			     "is not writable");
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	return 0;
+}
+
+static int check_inbox(const struct rm_config *cfg, struct rm_error *err)
+{
+	struct stat st;
+
+	if (stat(cfg->inbox, &st))
+		return rm_error_set(err, RM_ERR_CONFIG, "paths.inbox (%s): '%s': %s",
+				    rm_config_where(cfg, "paths.inbox"), cfg->inbox, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return rm_error_set(err, RM_ERR_CONFIG, "paths.inbox (%s): '%s' is not a directory",
+				    rm_config_where(cfg, "paths.inbox"), cfg->inbox);
+	return 0;
+}
+
+static int check_transport(const struct rm_config *cfg, struct rm_error *err)
+{
+	struct rm_transport *t;
+	struct rm_smtp_cfg sc;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.pi_address = cfg->pi_address;
+	sc.pi_config = cfg->pi_config;
+	if (rm_transport_open(&t, cfg->transport, &sc, err)) {
+		rm_error_prefix(err, "%s", rm_config_where(cfg, "delivery.transport"));
+		return -1;
+	}
+	rm_transport_free(t);
+	return 0;
+}
+
 int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 {
 	static const struct option longopts[] = {
@@ -1461,7 +1564,9 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	}
 	if (optind < argc)
 		return rm_error_set(err, RM_ERR_USAGE, "run: unexpected argument '%s'", argv[optind]), 2;
-	if (env_open(&e, config, NULL, NULL, true, false, err) || rm_config_check_identity(&e.cfg, err)) {
+	if (env_open(&e, config, NULL, NULL, true, false, err) || rm_config_check_identity(&e.cfg, err) ||
+	    check_state_dir(&e.cfg, err) || (!once && check_inbox(&e.cfg, err)) ||
+	    check_transport(&e.cfg, err)) {
 		env_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
@@ -1737,16 +1842,30 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		sc.timeout = e.cfg.smtp_timeout;
 		check_line(&bad, !rm_smtp_ping(&sc, why, sizeof(why)), "SMTP server", why);
 	} else {
-		struct rm_transport *t;
-		struct rm_smtp_cfg sc;
 		struct rm_error te;
 
-		memset(&sc, 0, sizeof(sc));
-		sc.pi_address = e.cfg.pi_address;
-		sc.pi_config = e.cfg.pi_config;
-		check_line(&bad, !rm_transport_open(&t, e.cfg.transport, &sc, &te), "transport",
-			   e.cfg.transport);
-		rm_transport_free(t);
+		rm_error_clear(&te);
+		check_line(&bad, !check_transport(&e.cfg, &te), "transport", te.kind ? te.msg : e.cfg.transport);
+	}
+	{
+		struct rm_error pe;
+		struct stat st;
+		char *dir = rm_xstrdup(e.cfg.state_db), *slash = strrchr(dir, '/');
+
+		/* the state directory: must exist or be creatable (nothing is created here) */
+		rm_error_clear(&pe);
+		if (slash) {
+			*slash = '\0';
+			while (*dir && stat(dir, &st) && errno == ENOENT && (slash = strrchr(dir, '/')))
+				*slash = '\0';
+		}
+		if (slash && *dir && (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK)))
+			rm_error_set(&pe, RM_ERR_CONFIG, "paths.state_db (%s): '%s' is not a writable directory",
+				     rm_config_where(&e.cfg, "paths.state_db"), dir);
+		check_line(&bad, !pe.kind, "state directory", pe.kind ? pe.msg : e.cfg.state_db);
+		free(dir);
+		rm_error_clear(&pe);
+		check_line(&bad, !check_inbox(&e.cfg, &pe), "inbox", pe.kind ? pe.msg : e.cfg.inbox);
 	}
 	env_close(&e);
 	printf("%s\n", bad ? "check-config: problems found" : "check-config: all good");

@@ -90,7 +90,33 @@ static void free_list(struct rm_strlist *l);
 struct ctx {
 	struct rm_yaml *y;
 	struct rm_error *err;
+	struct rm_config *c;
 };
+
+static void note_where(struct ctx *x, const char *section, const char *key, yaml_node_t *k)
+{
+	struct rm_config *c = x->c;
+	struct rm_sb kb = RM_SB_INIT, at = RM_SB_INIT;
+	size_t i;
+
+	if (!strcmp(section, "(top)"))
+		section = "";
+	rm_sb_init(&kb);
+	rm_sb_addf(&kb, "%s%s%s", section, *section ? "." : "", key);
+	rm_sb_init(&at);
+	rm_sb_addf(&at, "'%s' line %d", x->y->file, rm_yaml_line(k));
+	for (i = 0; i < c->where_keys.n; i++)
+		if (!strcmp(c->where_keys.v[i], kb.buf)) {
+			free(c->where_at.v[i]);
+			c->where_at.v[i] = rm_sb_detach(&at, NULL);
+			rm_sb_release(&kb);
+			return;
+		}
+	c->where_keys.v = rm_xrealloc(c->where_keys.v, (c->where_keys.n + 1) * sizeof(char *));
+	c->where_at.v = rm_xrealloc(c->where_at.v, (c->where_at.n + 1) * sizeof(char *));
+	c->where_keys.v[c->where_keys.n++] = rm_sb_detach(&kb, NULL);
+	c->where_at.v[c->where_at.n++] = rm_sb_detach(&at, NULL);
+}
 
 static int fail(struct ctx *x, yaml_node_t *n, const char *key, const char *what)
 {
@@ -247,6 +273,7 @@ static int each_key(struct ctx *x, yaml_node_t *map, const char *where, void *ob
 
 		if (!key)
 			return fail(x, k, where, "expected string keys");
+		note_where(x, where, key, k);
 		if (one(x, obj, key, rm_yaml_node(x->y, p->value), k))
 			return -1;
 	}
@@ -714,6 +741,7 @@ static int load_file(struct rm_config *c, const char *file, int depth, struct rm
 	}
 	x.y = &y;
 	x.err = err;
+	x.c = c;
 	rc = load_includes(&x, c, depth);
 	if (!rc && rm_yaml_root(&y))
 		rc = each_key(&x, rm_yaml_root(&y), "(top)", c, top_key);
@@ -792,6 +820,8 @@ void rm_config_free(struct rm_config *c)
 	free(c->pi_config);
 	free(c->pi_address);
 	free_list(&c->cc_trailers);
+	free_list(&c->where_keys);
+	free_list(&c->where_at);
 	for (i = 0; i < c->nrules; i++) {
 		free(c->rules[i].on);
 		free(c->rules[i].pattern);
@@ -841,4 +871,14 @@ const struct rm_tree_cfg *rm_config_tree_for_branch(const struct rm_config *c,
 		if (strlen(c->trees[i].name) == n && !strncmp(c->trees[i].name, branch, n))
 			return &c->trees[i];
 	return NULL;
+}
+
+const char *rm_config_where(const struct rm_config *c, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < c->where_keys.n; i++)
+		if (!strcmp(c->where_keys.v[i], key))
+			return c->where_at.v[i];
+	return "the built-in default";
 }

@@ -138,6 +138,9 @@ struct rm_config {
 	long maintainers_cap;            /* at most this many from it */
 	char *opt_out;                   /* file of addresses and /regex/ lines */
 	long max_recipients;             /* all To and Cc together */
+
+	/* where each key was set: key "paths.inbox" -> "'FILE' line N" */
+	struct rm_strlist where_keys, where_at;
 };
 
 /* Load `file` (NULL: neutral defaults only).  Relative paths in the file
@@ -162,5 +165,10 @@ const struct rm_tree_cfg *rm_config_tree_for_branch(const struct rm_config *c,
 const struct rm_tree_cfg *rm_config_tree(const struct rm_config *c, const char *name);
 
 const char *rm_provider_name(enum rm_provider p);
+
+/* Where `key` (e.g. "paths.inbox", "delivery.transport") was set, as
+ * "'FILE' line N", or "the default of 'KEY'" when no file set it; for
+ * errors about a value that loaded fine but does not work.  Owned by c. */
+const char *rm_config_where(const struct rm_config *c, const char *key);
 
 #endif

@@ -29,6 +29,32 @@ struct rm_transport {
 	char *pi_config, *pi_address;
 };
 
+/* Whether `prog` (a path, or a name looked up in $PATH as execvp does) is
+ * an executable file. */
+static bool program_exists(const char *prog)
+{
+	const char *path = getenv("PATH"), *p;
+	struct stat st;
+
+	if (strchr(prog, '/'))
+		return !stat(prog, &st) && S_ISREG(st.st_mode) && !access(prog, X_OK);
+	for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; p && *p;) {
+		const char *colon = strchr(p, ':');
+		size_t dl = colon ? (size_t)(colon - p) : strlen(p);
+		struct rm_sb f = RM_SB_INIT;
+		bool ok;
+
+		rm_sb_init(&f);
+		rm_sb_addf(&f, "%.*s/%s", (int)dl, dl ? p : ".", prog);
+		ok = !stat(f.buf, &st) && S_ISREG(st.st_mode) && !access(f.buf, X_OK);
+		rm_sb_release(&f);
+		if (ok)
+			return true;
+		p = colon ? colon + 1 : NULL;
+	}
+	return false;
+}
+
 int rm_transport_open(struct rm_transport **tp, const char *spec, const struct rm_smtp_cfg *smtp,
 		      struct rm_error *err)
 {
@@ -52,8 +78,22 @@ int rm_transport_open(struct rm_transport **tp, const char *spec, const struct r
 		t->kind = T_MAILDIR;
 		t->path = rm_xstrdup(spec + 8);
 	} else if (!strncmp(spec, "sendmail:", 9) && spec[9]) {
+		size_t pl;
+		char *prog;
+
 		t->kind = T_SENDMAIL;
 		t->path = rm_xstrdup(spec + 9);
+		pl = strcspn(t->path, " \t");
+		prog = rm_xstrndup(t->path, pl);
+		if (!pl || !program_exists(prog)) {
+			rm_error_set(err, RM_ERR_CONFIG,
+				     "delivery.transport: '%s': the program '%s' does not exist or is not executable",
+				     spec, prog);
+			free(prog);
+			rm_transport_free(t);
+			return -1;
+		}
+		free(prog);
 	} else if (!strncmp(spec, "public-inbox:", 13) && spec[13]) {
 		t->kind = T_PUBLIC_INBOX;
 		t->path = rm_xstrdup(spec + 13);
@@ -61,6 +101,12 @@ int rm_transport_open(struct rm_transport **tp, const char *spec, const struct r
 			rm_transport_free(t);
 			return rm_error_set(err, RM_ERR_CONFIG,
 					    "delivery.public_inbox_address: needed for a public-inbox transport");
+		}
+		if (!program_exists("public-inbox-mda")) {
+			rm_transport_free(t);
+			return rm_error_set(err, RM_ERR_CONFIG,
+					    "delivery.transport: '%s': the program 'public-inbox-mda' is not in $PATH (Debian: apt-get install public-inbox)",
+					    spec);
 		}
 		t->pi_address = rm_xstrdup(smtp->pi_address);
 		t->pi_config = smtp->pi_config ? rm_xstrdup(smtp->pi_config) : NULL;

@@ -487,14 +487,32 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 		r->tree_name = rm_xstrdup(tree->name);
 		r->branch = rm_xstrdup(tree->branch);
 		r->tree_url = rm_xstrdup(tree->url);
-	} else if (branch && strchr(branch, '/')) {
-		r->tree_name = rm_xstrndup(branch, (size_t)(strchr(branch, '/') - branch));
-		r->branch = rm_xstrdup(strchr(branch, '/') + 1);
-		hold(r, "no tree in the configuration for the job's branch");
 	} else {
-		r->tree_name = rm_xstrdup(branch ? branch : "unknown");
-		r->branch = rm_xstrdup("unknown");
-		hold(r, "the job names no branch that maps to a configured tree");
+		static const char *const policy[] = { "skip", "hold", "fail" };
+		struct rm_sb why = RM_SB_INIT;
+
+		if (branch && strchr(branch, '/')) {
+			r->tree_name = rm_xstrndup(branch, (size_t)(strchr(branch, '/') - branch));
+			r->branch = rm_xstrdup(strchr(branch, '/') + 1);
+		} else {
+			r->tree_name = rm_xstrdup(branch ? branch : "unknown");
+			r->branch = rm_xstrdup("unknown");
+		}
+		/* what happens follows unknown_branch:, and the words name the branch */
+		rm_sb_init(&why);
+		if (branch)
+			rm_sb_addf(&why, "no tree in the configuration names the job's branch '%s'", branch);
+		else
+			rm_sb_adds(&why, "the job names no branch, so no tree in the configuration matches");
+		rm_sb_addf(&why, " (unknown_branch: %s)", policy[cfg->unknown_branch]);
+		rm_error_scrub(why.buf);
+		if (cfg->unknown_branch == RM_UNKNOWN_BRANCH_HOLD)
+			hold(r, why.buf);
+		else if (cfg->unknown_branch == RM_UNKNOWN_BRANCH_FAIL)
+			refuse(r, rm_xstrdup(why.buf));
+		else if (!r->skip_reason)
+			r->skip_reason = rm_xstrdup(why.buf);
+		rm_sb_release(&why);
 	}
 	if (r->head_unknown)
 		refuse(r, unknown_commit("commit", t0->head->commit, r->tree_name));
@@ -747,6 +765,7 @@ void rm_report_free(struct rm_report *r)
 	free(r->message_id);
 	free(r->body);
 	free(r->hold_reason);
+	free(r->skip_reason);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -85,6 +85,8 @@ struct rm_report {
 			     * a reply to a patch mail has In-Reply-To only, as
 			     * LKP's do) */
 	char *hold_reason;  /* set: the report must not be sent yet (missing facts) */
+	char *skip_reason;  /* set: no report at all (a branch no tree names, under
+			     * unknown_branch: skip); names the branch */
 	char *bad_reason;   /* set: the archive can never make this report (bad
 			     * input: an unknown commit, a job without testcase
 			     * or kconfig); names the file or commit at fault */

@@ -81,9 +81,23 @@ sed -i 's/^paths:/gitweb:\n  retries: 0\n  connect_timeout: 1\n  timeout: 2\npat
 rc=$?
 [ $rc -eq 75 ] && grep -q "HELD: the tested commit's subject is unknown" "$T/held.out" && ! grep -q '^DATA' "$T/held.out" &&
 	ok "a report without commit subjects is held, not printed as sendable; exit 75 as run would" || not_ok "held without subjects" "rc=$rc" "$(cat "$T/held.out")"
-printf 'include: %s\ntrees:\n  - name: tip\n    branch: master\n    url: https://example.org/tip.git\n' "$PROFILE_0DAY" >"$T/cfg-notree.yaml"
+printf 'include: %s\nunknown_branch: hold\ntrees:\n  - name: tip\n    branch: master\n    url: https://example.org/tip.git\n' "$PROFILE_0DAY" >"$T/cfg-notree.yaml"
 "$ROBOTMAIL" --dry-run -c "$T/cfg-notree.yaml" "$T/fx/mincore" >"$T/held2.out" 2>&1
-grep -q "HELD: no tree in the configuration" "$T/held2.out" && ok "a report for an unconfigured tree is held" || not_ok "held without tree" "$(cat "$T/held2.out")"
+grep -q "HELD: no tree in the configuration names the job's branch 'linus/master' (unknown_branch: hold)" "$T/held2.out" &&
+	ok "unknown_branch: hold: a report for an unconfigured tree is held, naming the branch" || not_ok "held without tree" "$(cat "$T/held2.out")"
+# the default (skip): no report, one warning naming the branch, exit 0
+sed '/^unknown_branch:/d' "$T/cfg-notree.yaml" >"$T/cfg-skip.yaml"
+"$ROBOTMAIL" --dry-run -c "$T/cfg-skip.yaml" "$T/fx/mincore" "$T/fx/mincore" >"$T/skip.out" 2>"$T/skip.err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "SKIPPED: no tree in the configuration names the job's branch 'linus/master' (unknown_branch: skip)" "$T/skip.out" &&
+	[ "$(grep -c "warning: no report: .*'linus/master'" "$T/skip.err")" = 1 ] && ! grep -q '^DATA' "$T/skip.out" &&
+	ok "unknown_branch: skip (default): no report, one warning per branch naming it, exit 0" ||
+	not_ok "unknown_branch skip" "rc=$rc" "$(cat "$T/skip.out" "$T/skip.err")"
+sed 's/^unknown_branch: hold/unknown_branch: fail/' "$T/cfg-notree.yaml" >"$T/cfg-fail.yaml"
+"$ROBOTMAIL" --dry-run -c "$T/cfg-fail.yaml" "$T/fx/mincore" >"$T/fail.out" 2>"$T/fail.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "REFUSED: no tree in the configuration names the job's branch 'linus/master' (unknown_branch: fail)" "$T/fail.out" &&
+	ok "unknown_branch: fail: the report is refused naming the branch, exit 1" || not_ok "unknown_branch fail" "rc=$rc" "$(cat "$T/fail.out" "$T/fail.err")"
 
 # ---- template errors name the file and line, and nothing is printed
 mkdir -p "$T/tpl"
