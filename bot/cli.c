@@ -1258,8 +1258,9 @@ static int deliver_due(struct env *e, time_t now, int verbose, struct run_stats 
 		rm_transport_send(t, m->mail_from, m->rcpts, m->nrcpts, m->bytes, m->len, res, error,
 				  sizeof(error));
 		for (k = 0; k < m->nrcpts; k++) {
-			if (res[k].code >= 500 && verbose)
-				fprintf(stderr, "robotmail: %s: <%s> refused: %s\n", m->message_id,
+			/* every refusal visible: a warning even in a quiet run */
+			if (res[k].code >= 500)
+				fprintf(stderr, "robotmail: warning: %s: <%s> refused: %s\n", m->message_id,
 					res[k].rcpt, res[k].text ? res[k].text : "");
 			pending += res[k].code < 200 || (res[k].code >= 400 && res[k].code < 500);
 		}

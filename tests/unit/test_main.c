@@ -39,6 +39,8 @@ int main(void)
 	failed += _cmocka_run_group_tests("stats", unit_stats_tests, unit_stats_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("parse", unit_parse_tests, unit_parse_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("message", unit_message_tests, unit_message_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("smtp", unit_smtp_tests, unit_smtp_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("config", unit_config_tests, unit_config_ntests, NULL, NULL);
 	if (rules_loaded)
 		rm_rules_free(&rules);
 	return failed ? 1 : 0;

@@ -21,5 +21,9 @@ extern const struct CMUnitTest unit_message_tests[];
 extern const size_t unit_message_ntests;
 extern const struct CMUnitTest unit_parse_tests[];
 extern const size_t unit_parse_ntests;
+extern const struct CMUnitTest unit_smtp_tests[];
+extern const size_t unit_smtp_ntests;
+extern const struct CMUnitTest unit_config_tests[];
+extern const size_t unit_config_ntests;
 
 #endif
