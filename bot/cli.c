@@ -18,6 +18,7 @@
 #include "deliver.h"
 #include "fileutil.h"
 #include "gitweb.h"
+#include "help.h"
 #include "message.h"
 #include "outbox.h"
 #include "recipients.h"
@@ -37,22 +38,7 @@
 
 void rm_usage(int to_stderr)
 {
-	fputs("usage: robotmail compare [options] ARCHIVE...\n"
-	      "       robotmail compare [options] BASE_DIR HEAD_DIR\n"
-	      "       robotmail commit [--config FILE] [--subject S] [--no-cache] TREE SHA\n"
-	      "\n"
-	      "compare options:\n"
-	      "  -c, --config FILE  configuration (trees for commit subjects); also $ROBOTMAIL_CONFIG\n"
-	      "  --base COMMIT      use COMMIT (or a prefix) as the base of every group\n"
-	      "  --head COMMIT      use COMMIT (or a prefix) as the head of every group\n"
-	      "  --metrics FILE     metric rules (default: $ROBOTMAIL_DATADIR/metrics.yaml)\n"
-	      "  --programs FILE    LKP program facts (default: $ROBOTMAIL_DATADIR/lkp-programs.yaml)\n"
-	      "  -v, --verbose      report skipped groups and stats on stderr\n"
-	      "\n"
-	      "ARCHIVE is a result directory or a .tar, .tar.gz, .tar.xz or .tar.zst file.\n"
-	      "Exit codes: 0 ok, 1 bad archive or unknown commit, 2 usage or configuration error,\n"
-	      "75 temporary failure (try again later).\n",
-	      to_stderr ? stderr : stdout);
+	rm_help_print(NULL, to_stderr ? stderr : stdout);
 }
 
 static char *data_file(const char *name)
@@ -326,7 +312,7 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 			verbose = 1;
 			break;
 		case 'h':
-			rm_usage(0);
+			rm_help_print("compare", stdout);
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "compare: unknown option or missing value: '%s'",
@@ -445,7 +431,7 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 			use_cache = false;
 			break;
 		case 'h':
-			rm_usage(0);
+			rm_help_print("commit", stdout);
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "commit: unknown option or missing value: '%s'",
@@ -918,7 +904,7 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 			verbose = 1;
 			break;
 		case 'h':
-			rm_usage(0);
+			rm_help_print("dry-run", stdout);
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "--dry-run: unknown option or missing value: '%s'",
@@ -1556,7 +1542,7 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 			verbose = 1;
 			break;
 		case 'h':
-			rm_usage(0);
+			rm_help_print("run", stdout);
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "run: unknown option or missing value: '%s'",
@@ -1652,6 +1638,10 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 		config = argv[i + 1];
 		i += 2;
 	}
+	if (i < argc && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
+		rm_help_print("queue", stdout);
+		return 0;
+	}
 	if (i >= argc)
 		return rm_error_set(err, RM_ERR_USAGE, "queue: expected list, show ID, retry ID, drop ID, hold ID or release ID"), 2;
 	if (env_open(&e, config, NULL, NULL, false, false, err) ||
@@ -1737,6 +1727,8 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 			config = argv[++i];
 		else if (!strcmp(argv[i], "--online"))
 			online = true;
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return rm_help_print("check-config", stdout), 0;
 		else
 			return rm_error_set(err, RM_ERR_USAGE, "check-config: unknown argument '%s'", argv[i]), 2;
 	}

@@ -118,3 +118,29 @@ if [ $rc -eq 0 ] && grep -q '^From: Example CI robot <ci@example.org>$' "$T/n.ou
 else
 	not_ok "neutral defaults" "rc=$rc" "$(head -40 "$T/n.out")" "$(cat "$T/n.err")"
 fi
+
+# ---- help, version, the man page (issue 13 item 6)
+bad=
+for c in compare --dry-run run queue commit check-config help; do
+	"$ROBOTMAIL" $c --help >"$T/h1" 2>&1 || bad="$bad $c(--help rc=$?)"
+	grep -q "^usage: robotmail ${c#--}\|^usage: robotmail --dry-run" "$T/h1" || bad="$bad $c(no usage line)"
+	if [ "$c" != help ]; then
+		"$ROBOTMAIL" help $c >"$T/h2" 2>&1 || bad="$bad $c(help CMD rc=$?)"
+		cmp -s "$T/h1" "$T/h2" || bad="$bad $c(help CMD differs from CMD --help)"
+	fi
+done
+[ -z "$bad" ] && ok "every command has --help and 'robotmail help CMD', the same text, exit 0" || not_ok "per-command help" "$bad"
+"$ROBOTMAIL" help no-such-command >/dev/null 2>"$T/e"
+[ $? -eq 2 ] && grep -q "no command 'no-such-command'" "$T/e" && ok "help for an unknown command: exit 2" || not_ok "help unknown" "$(cat "$T/e")"
+"$ROBOTMAIL" --version >"$T/v" 2>&1
+[ $? -eq 0 ] && grep -Eq '^robotmail [0-9]' "$T/v" && grep -q '^data: ' "$T/v" && ok "--version prints the version and the data directories" || not_ok "--version" "$(cat "$T/v")"
+w=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l contrib/robotmail.1 2>&1 >/dev/null)
+[ -z "$w" ] && ok "the man page has no groff warnings (man --warnings, 80 columns)" || not_ok "man page warnings" "$w"
+man -l contrib/robotmail.1 2>/dev/null | col -b >"$T/man.txt"
+miss=
+for c in compare dry-run run queue commit check-config help --version links.patch_mail api/repository/commits \
+	api/git/commits api/commits/SHA api/patch/?id=SHA unknown_branch include; do
+	grep -qF -- "$c" "$T/man.txt" || miss="$miss $c"
+done
+[ -z "$miss" ] && ok "the man page names every command, links.patch_mail and each provider's api: form" || not_ok "man page content" "missing:$miss"
+"$PY" tests/check-config-docs.py bot/config.c config/robotmail.yaml contrib/robotmail.1
