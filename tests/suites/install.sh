@@ -47,7 +47,7 @@ grep -qx "data: $P/share/robotmail" "$T/v" && grep -qx "templates: $P/share/robo
 	ok "--version of the installed binary names PREFIX/share/robotmail" || not_ok "installed --version" "$(cat "$T/v")"
 tests/peers/make-test-repo.sh "$T/repo" >/dev/null
 {
-	printf 'include: %s/share/robotmail/profiles/0day.yaml\npaths:\n  state_db: %s/state.db\n' "$P" "$T"
+	printf 'include: %s/share/robotmail/profiles/0day.yaml\npaths:\n  state_db: %s/state.db\n  inbox: %s/inbox\n' "$P" "$T" "$T"
 	linus_tree local-git "$T/repo"
 } >"$T/cfg.yaml"
 cp contrib/examples/mlockmany.tar.xz "$T/"
@@ -59,7 +59,8 @@ if [ $rc -eq 0 ] && grep -q '^Disclaimer:$' "$T/installed.out" && cmp -s "$T/ins
 else
 	not_ok "installed binary renders" "rc=$rc" "$(cat "$T/installed.err")" "$(diff "$T/checkout.out" "$T/installed.out" | head -10)"
 fi
-"$P/bin/robotmail" check-config -c "$T/cfg.yaml" >"$T/cc" 2>&1
+mkdir -p "$T/inbox"
+env -u ROBOTMAIL_DATADIR -u ROBOTMAIL_TEMPLATES "$P/bin/robotmail" check-config -c "$T/cfg.yaml" >"$T/cc" 2>&1
 grep -q "^ok   metric rules: $P/share/robotmail/metrics.yaml" "$T/cc" && grep -q "^ok   template perf.txt: $P/share/robotmail/templates" "$T/cc" &&
 	ok "check-config of the installed binary reads PREFIX's rule files and templates" || not_ok "installed check-config" "$(cat "$T/cc")"
 man -l "$P/share/man/man1/robotmail.1" 2>/dev/null | grep -q 'robotmail - kernel test result archives' &&
