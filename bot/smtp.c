@@ -455,7 +455,6 @@ int rm_smtp_send(struct rm_smtp *s, const char *from, char *const *rcpts, size_t
 	char cmd[SMTP_LINE], *qp = NULL, *t;
 	const char *body = bytes;
 	size_t i, blen = len, accepted = 0;
-	bool eight;
 	int code = 0, attempt;
 
 	free_texts(s);
@@ -476,7 +475,7 @@ int rm_smtp_send(struct rm_smtp *s, const char *from, char *const *rcpts, size_t
 	}
 	/* a reused connection the server has closed since: one fresh try */
 	for (attempt = 0; attempt < 2; attempt++) {
-		bool reused = s->session != NULL;
+		bool reused = s->session != NULL, eight;
 		char why[700] = "";
 
 		if (!s->session && open_session(s, why, sizeof(why))) {
