@@ -88,6 +88,19 @@ pcfg "$T/noprog.yaml"
 sed -i "s|transport: .*|transport: sendmail:$T/p/no-such-sendmail -i -t|" "$T/noprog.yaml"
 permanent "a transport program that does not exist" "$T/noprog.yaml" \
 	"'.*noprog.yaml' line [0-9]+: delivery.transport: 'sendmail:.*': the program '.*no-such-sendmail' does not exist"
+# public-inbox-mda runs spamc unless publicinboxmda.spamcheck is none
+if ! command -v spamc >/dev/null; then
+	mkdir -p "$T/pi"
+	: >"$T/pi/config"
+	pcfg "$T/spam.yaml"
+	sed -i "s|transport: .*|transport: public-inbox:$T/pi/inbox\n  public_inbox_config: $T/pi/config\n  public_inbox_address: ci@lists.example.org|" "$T/spam.yaml"
+	permanent "public-inbox-mda would run spamc, which is not installed" "$T/spam.yaml" \
+		"publicinboxmda.spamcheck is 'spamc' in '.*pi/config'.*git config -f '.*pi/config' publicinboxmda.spamcheck none"
+	git config -f "$T/pi/config" publicinboxmda.spamcheck none
+	site "$ROBOTMAIL" check-config -c "$T/spam.yaml" >"$T/p.cc" 2>&1
+	grep -q '^ok   transport: public-inbox:' "$T/p.cc" && ok "... and with publicinboxmda.spamcheck = none the transport passes" ||
+		not_ok "spamcheck none" "$(cat "$T/p.cc")"
+fi
 printf 'paths:\n  state_db: %s/p/state.db\n  inbox: %s/p/inbox\n' "$T" "$T" >"$T/noname.yaml"
 permanent "no robot identity (robot.name, robot.address have no default)" "$T/noname.yaml" \
 	"'robot.name' is required.*no built-in identity"
