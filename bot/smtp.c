@@ -4,6 +4,7 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <libetpan/libetpan.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,11 +82,14 @@ struct rm_smtp *rm_smtp_new(const struct rm_smtp_cfg *cfg)
 	return s;
 }
 
+static bool quiet_and_open(struct rm_smtp *s);
+
+/* Close the session; QUIT only when the server is still there and quiet. */
 static void hang_up(struct rm_smtp *s, bool polite)
 {
 	if (!s->session)
 		return;
-	if (polite)
+	if (polite && quiet_and_open(s))
 		mailsmtp_quit(s->session);
 	mailsmtp_free(s->session);
 	s->session = NULL;
@@ -439,11 +443,28 @@ static void set_all(struct rm_smtp *s, struct rm_rcpt_result *res, size_t n, boo
 	}
 }
 
-/* After a transaction failed: RSET keeps the connection; a lost one is closed. */
+/* Whether the server has said or closed anything since its last reply: an
+ * idle connection it closed is readable (EOF).  Reading from a closed
+ * stream is what must never happen: libetpan 1.9.4 then reads before its
+ * line buffer (mailstream_read_line_remove_eol, found with valgrind). */
+static bool quiet_and_open(struct rm_smtp *s)
+{
+	struct pollfd p;
+
+	if (!s->session || !s->session->stream)
+		return false;
+	p.fd = mailstream_low_get_fd(mailstream_get_low(s->session->stream));
+	p.events = POLLIN;
+	p.revents = 0;
+	return p.fd >= 0 && poll(&p, 1, 0) == 0;
+}
+
+/* After a transaction failed: RSET keeps the connection; a lost one, or one
+ * the server is closing (421), is closed without another read. */
 static void after_failure(struct rm_smtp *s)
 {
-	if (s->session && s->session->response_code &&
-	    mailsmtp_reset(s->session) == MAILSMTP_NO_ERROR)
+	if (s->session && s->session->response_code && s->session->response_code != 421 &&
+	    quiet_and_open(s) && mailsmtp_reset(s->session) == MAILSMTP_NO_ERROR)
 		return;
 	hang_up(s, false);
 }
@@ -477,6 +498,9 @@ int rm_smtp_send(struct rm_smtp *s, const char *from, char *const *rcpts, size_t
 	for (attempt = 0; attempt < 2; attempt++) {
 		bool reused = s->session != NULL, eight;
 		char why[700] = "";
+
+		if (reused && !quiet_and_open(s))
+			hang_up(s, false); /* closed (or talking) since the last message */
 
 		if (!s->session && open_session(s, why, sizeof(why))) {
 			snprintf(error, errlen, "%s: %s", s->cfg.url, why);
