@@ -948,6 +948,7 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 struct run_stats {
 	int archives, reports, queued, duplicates, held, sent, retried, failed_msgs;
 	int bad_archives, deferred;
+	int arch_done, arch_failed, arch_waiting; /* what became of each archive */
 };
 
 static int move_into(const char *path, const char *dir, struct rm_error *err)
@@ -1310,6 +1311,7 @@ static int queue_chunk(struct env *e, char **paths, size_t npaths, bool once, co
 		goto out;
 	st->archives += (int)b->narchives;
 	st->bad_archives += b->failed;
+	st->arch_failed += b->failed; /* could not be read at all */
 	/* per archive: queue its reports; done when all are queued */
 	deferred = rm_xcalloc(b->narchives + 1, sizeof(int));
 	errors = rm_xcalloc(b->narchives + 1, sizeof(int));
@@ -1393,8 +1395,15 @@ static int queue_chunk(struct env *e, char **paths, size_t npaths, bool once, co
 			fprintf(stderr, "robotmail: queued %s%s: %s\n", r->message_id,
 				m.state == RM_MSG_HELD ? " (held)" : "", r->subject);
 	}
-	for (i = 0; i < b->narchives; i++)
+	for (i = 0; i < b->narchives; i++) {
 		st->bad_archives += errors[i]; /* exit 1: a report could not be made */
+		if (deferred[i])
+			st->arch_waiting++;
+		else if (errors[i])
+			st->arch_failed++;
+		else
+			st->arch_done++;
+	}
 	if (!once) {
 		for (i = 0; i < b->narchives; i++) {
 			struct rm_error me;
@@ -1494,6 +1503,39 @@ static int check_transport(const struct rm_config *cfg, struct rm_error *err)
 	}
 	rm_transport_free(t);
 	return 0;
+}
+
+/* The run's last line, even when quiet (issue 13 item 7): what became of
+ * the archives (reported and done, failed, still waiting in the inbox), the
+ * new reports, and the mails: queued, sent, failed this run, and all that
+ * wait in the outbox after it (a backoff or a cap; held ones apart). */
+static void summary_line(struct env *e, const struct run_stats *st)
+{
+	struct rm_outbox_msg *v = NULL;
+	struct rm_error le;
+	size_t n = 0, k;
+	int waiting = 0, held = 0;
+	bool known;
+
+	rm_error_clear(&le);
+	known = !rm_outbox_list(e->ob, &v, &n, &le);
+	for (k = 0; known && k < n; k++) {
+		waiting += v[k].state == RM_MSG_QUEUED || v[k].state == RM_MSG_SENDING;
+		held += v[k].state == RM_MSG_HELD;
+	}
+	if (known)
+		rm_outbox_msgs_free(v, n);
+	fprintf(stderr,
+		"robotmail: archives %d (new %d, failed %d, deferred %d); reports %d; "
+		"mails queued %d, sent %d, failed %d, waiting ",
+		st->arch_done + st->arch_failed + st->arch_waiting, st->arch_done, st->arch_failed,
+		st->arch_waiting, st->reports - st->duplicates, st->queued, st->sent, st->failed_msgs);
+	if (!known)
+		fprintf(stderr, "unknown (%s)\n", le.msg);
+	else if (held)
+		fprintf(stderr, "%d, held %d\n", waiting, held);
+	else
+		fprintf(stderr, "%d\n", waiting);
 }
 
 int rm_cmd_run(int argc, char **argv, struct rm_error *err)
@@ -1613,6 +1655,7 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 			" %d deferred; %d sent, %d to retry, %d failed\n",
 			st.archives, st.reports, st.queued, st.held, st.duplicates, st.deferred, st.sent,
 			st.retried, st.failed_msgs);
+	summary_line(&e, &st);
 	for (i = 0; i < npaths; i++)
 		free(paths[i]);
 	free(paths);

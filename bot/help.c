@@ -76,8 +76,9 @@ static const struct page pages[] = {
 	  "The cron entry: take the lock (another run exits 0 at once), scan\n"
 	  "paths.inbox for finished archives, report what is new (never twice),\n"
 	  "queue each message with its final bytes, deliver what is due, retry with\n"
-	  "backoff, move archives to paths.done or paths.failed.  Quiet on success\n"
-	  "unless -v; errors, deferrals and refused recipients always go to stderr.\n"
+	  "backoff, move archives to paths.done or paths.failed.  Errors, deferrals\n"
+	  "and refused recipients always go to stderr; the last line, also without\n"
+	  "-v, is the run's summary (archives, reports, mails queued/sent/failed/waiting).\n"
 	  "A missing inbox, a state directory that cannot be created, an invalid\n"
 	  "robot.address or a transport program that does not exist is exit 2.\n"
 	  "\n" CONFIG_OPT
