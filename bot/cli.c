@@ -14,6 +14,7 @@
 #include "deliver.h"
 #include "fileutil.h"
 #include "gitweb.h"
+#include "help.h"
 #include "inbox.h"
 #include "lookup.h"
 #include "message.h"
@@ -31,28 +32,7 @@
 
 void rm_usage(int to_stderr)
 {
-	fputs("usage: robotmail compare [options] ARCHIVE...\n"
-	      "       robotmail compare [options] BASE_DIR HEAD_DIR\n"
-	      "       robotmail commit [--config FILE] [--subject S] [--no-cache] TREE SHA\n"
-	      "       robotmail --dry-run [-c FILE] [-o DIR] [--to ADDR] [--now EPOCH] [--force] ARCHIVE...\n"
-	      "       robotmail run [-c FILE] [-v] [--once ARCHIVE] [--materials DIR] [--to ADDR]\n"
-	      "\n"
-	      "compare options:\n"
-	      "  -c, --config FILE  configuration (trees for commit subjects); also $ROBOTMAIL_CONFIG\n"
-	      "  --base COMMIT      use COMMIT (or a prefix) as the base of every group\n"
-	      "  --head COMMIT      use COMMIT (or a prefix) as the head of every group\n"
-	      "  --metrics FILE     metric rules (default: $ROBOTMAIL_DATADIR/metrics.yaml)\n"
-	      "  --programs FILE    LKP program facts (default: $ROBOTMAIL_DATADIR/lkp-programs.yaml)\n"
-	      "  -v, --verbose      report skipped groups and stats on stderr\n"
-	      "\n"
-	      "--dry-run shows what run would do with each report (the same bytes run queues);\n"
-	      "a report already sent is only named, its mail printed with --force.\n"
-	      "run --to ADDR sends every report to ADDR only and consumes none of them.\n"
-	      "\n"
-	      "ARCHIVE is a result directory or a .tar, .tar.gz, .tar.xz or .tar.zst file.\n"
-	      "Exit codes: 0 ok, 1 bad archive or unknown commit, 2 usage or configuration error,\n"
-	      "75 temporary failure (try again later).\n",
-	      to_stderr ? stderr : stdout);
+	rm_help_print(NULL, to_stderr ? stderr : stdout);
 }
 
 static char *data_file(const char *name)
@@ -142,8 +122,6 @@ static void env_close(struct env *e)
 {
 	free(e->note);
 	e->note = NULL;
-	free(e->note);
-	e->note = NULL;
 	if (e->have_rules)
 		rm_rules_free(&e->rules);
 	if (e->have_cfg)
@@ -191,7 +169,7 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 			verbose = 1;
 			break;
 		case 'h':
-			rm_usage(0);
+			rm_help_print("compare", stdout);
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "compare: unknown option or missing value: '%s'",
@@ -278,7 +256,7 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 			use_cache = false;
 			break;
 		case 'h':
-			rm_usage(0);
+			rm_help_print("commit", stdout);
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "commit: unknown option or missing value: '%s'",
@@ -414,7 +392,7 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 			verbose = 1;
 			break;
 		case 'h':
-			rm_usage(0);
+			rm_help_print("dry-run", stdout);
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "--dry-run: unknown option or missing value: '%s'",
@@ -425,6 +403,7 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 		return rm_error_set(err, RM_ERR_USAGE, "--dry-run: expected one or more ARCHIVEs");
 	/* the store is read, never written: open it read-only */
 	if (env_open(&e, config, NULL, NULL, true, false, err) ||
+	    rm_config_check_identity(&e.cfg, err) ||
 	    (note && read_note(note, &e.note, err)) ||
 	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READONLY, err)) {
 		env_close(&e);
@@ -465,6 +444,31 @@ static void schedule_log(void *ctx, enum rm_schedule_level level, const char *te
 	if (level == RM_SCHEDULE_INFO && !*verbose)
 		return;
 	fprintf(stderr, "robotmail: %s%s\n", level == RM_SCHEDULE_ERROR ? "error: " : "", text);
+}
+
+/* The run's last line, even when quiet (issue 13 item 7): what became of
+ * the archives (reported and done, failed, still waiting in the inbox), the
+ * new reports, and the mails: queued, sent, failed this run, and all that
+ * wait in the outbox after it (a backoff or a cap; held ones apart). */
+static void summary_line(struct env *e, const struct rm_pipeline_stats *ps, const struct run_stats *st)
+{
+	struct rm_error le;
+	int waiting, held;
+	bool known;
+
+	rm_error_clear(&le);
+	known = !rm_schedule_waiting(e->ob, &waiting, &held, &le);
+	fprintf(stderr,
+		"robotmail: archives %d (new %d, failed %d, deferred %d); reports %d; "
+		"mails queued %d, sent %d, failed %d, waiting ",
+		ps->arch_done + ps->arch_failed + ps->arch_waiting, ps->arch_done, ps->arch_failed,
+		ps->arch_waiting, st->reports - st->duplicates, st->queued, st->sent, st->failed_msgs);
+	if (!known)
+		fprintf(stderr, "unknown (%s)\n", le.msg);
+	else if (held)
+		fprintf(stderr, "%d, held %d\n", waiting, held);
+	else
+		fprintf(stderr, "%d\n", waiting);
 }
 
 int rm_cmd_run(int argc, char **argv, struct rm_error *err)
@@ -521,7 +525,7 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 			verbose = 1;
 			break;
 		case 'h':
-			rm_usage(0);
+			rm_help_print("run", stdout);
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "run: unknown option or missing value: '%s'",
@@ -532,6 +536,8 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		return rm_error_set(err, RM_ERR_USAGE, "run: unexpected argument '%s'", argv[optind]);
 	slog.ctx = &verbose;
 	if (env_open(&e, config, NULL, NULL, true, false, err) ||
+	    rm_config_check_identity(&e.cfg, err) || rm_inbox_check_state_dir(&e.cfg, err) ||
+	    (!once && rm_inbox_check_dir(&e.cfg, err)) || rm_transport_check(&e.cfg, err) ||
 	    (note && read_note(note, &e.note, err))) {
 		env_close(&e);
 		return -1;
@@ -580,6 +586,7 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 			" %d deferred; %d sent, %d to retry, %d failed\n",
 			st.archives, st.reports, st.queued, st.held, st.duplicates, st.deferred, st.sent,
 			st.retried, st.failed_msgs);
+	summary_line(&e, &p.st, &st);
 	/* each failure was logged as it happened; the worst sets the exit */
 	if (st.bad_archives || st.failed_msgs) /* a bad archive, or a message no server accepted */
 		rc = rm_error_logged(err, RM_ERR_INPUT);
@@ -605,6 +612,10 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 	if (i + 1 < argc && (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config"))) {
 		config = argv[i + 1];
 		i += 2;
+	}
+	if (i < argc && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
+		rm_help_print("queue", stdout);
+		return 0;
 	}
 	if (i >= argc)
 		return rm_error_set(err, RM_ERR_USAGE, "queue: expected list, show ID, retry ID, drop ID, hold ID or release ID"), 2;
@@ -650,6 +661,8 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 			config = argv[++i];
 		else if (!strcmp(argv[i], "--online"))
 			online = true;
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return rm_help_print("check-config", stdout), 0;
 		else
 			return rm_error_set(err, RM_ERR_USAGE, "check-config: unknown argument '%s'", argv[i]);
 	}
@@ -660,6 +673,9 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		return rm_error_logged(err, RM_ERR_CONFIG); /* said on stdout */
 	}
 	check_line(&bad, true, "configuration", e.cfg.file ? e.cfg.file : "(built-in defaults)");
+	rm_error_clear(&ce);
+	check_line(&bad, !rm_config_check_identity(&e.cfg, &ce), "robot identity",
+		   ce.kind ? ce.msg : e.cfg.robot_address);
 	check_line(&bad, true, "metric rules", e.rules.metrics_file);
 	check_line(&bad, true, "program facts", e.rules.programs_file);
 	{
@@ -738,16 +754,30 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		sc.timeout = e.cfg.smtp_timeout;
 		check_line(&bad, !rm_smtp_ping(&sc, why, sizeof(why)), "SMTP server", why);
 	} else {
-		struct rm_transport *t;
-		struct rm_smtp_cfg sc;
 		struct rm_error te;
 
-		memset(&sc, 0, sizeof(sc));
-		sc.pi_address = e.cfg.pi_address;
-		sc.pi_config = e.cfg.pi_config;
-		check_line(&bad, !rm_transport_open(&t, e.cfg.transport, &sc, &te), "transport",
-			   e.cfg.transport);
-		rm_transport_free(t);
+		rm_error_clear(&te);
+		check_line(&bad, !rm_transport_check(&e.cfg, &te), "transport", te.kind ? te.msg : e.cfg.transport);
+	}
+	{
+		struct rm_error pe;
+		struct stat st;
+		char *dir = rm_xstrdup(e.cfg.state_db), *slash = strrchr(dir, '/');
+
+		/* the state directory: must exist or be creatable (nothing is created here) */
+		rm_error_clear(&pe);
+		if (slash) {
+			*slash = '\0';
+			while (*dir && stat(dir, &st) && errno == ENOENT && (slash = strrchr(dir, '/')))
+				*slash = '\0';
+		}
+		if (slash && *dir && (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK)))
+			rm_error_set(&pe, RM_ERR_CONFIG, "paths.state_db (%s): '%s' is not a writable directory",
+				     rm_config_where(&e.cfg, "paths.state_db"), dir);
+		check_line(&bad, !pe.kind, "state directory", pe.kind ? pe.msg : e.cfg.state_db);
+		free(dir);
+		rm_error_clear(&pe);
+		check_line(&bad, !rm_inbox_check_dir(&e.cfg, &pe), "inbox", pe.kind ? pe.msg : e.cfg.inbox);
 	}
 	env_close(&e);
 	printf("%s\n", bad ? "check-config: problems found" : "check-config: all good");

@@ -303,3 +303,52 @@ void rm_inbox_write_materials(const char *dir, const char *message_id,
 	}
 	free(d2);
 }
+
+int rm_inbox_check_state_dir(const struct rm_config *cfg, struct rm_error *err)
+{
+	char *dir = rm_xstrdup(cfg->state_db), *slash = strrchr(dir, '/'), *p;
+	struct stat st;
+
+	if (!slash) {
+		free(dir);
+		return 0; /* the current directory */
+	}
+	*slash = '\0';
+	for (p = dir + 1; *dir && p <= dir + strlen(dir); p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0750) && errno != EEXIST) {
+			rm_error_set(err, RM_ERR_CONFIG, "paths.state_db (%s): cannot create the state directory '%s': %s",
+				     rm_config_where(cfg, "paths.state_db"), dir, strerror(errno));
+			free(dir);
+			return -1;
+		}
+		*p = c;
+	}
+	if (*dir && (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK))) {
+		rm_error_set(err, RM_ERR_CONFIG, "paths.state_db (%s): the state directory '%s' %s",
+			     rm_config_where(cfg, "paths.state_db"), dir,
+			     stat(dir, &st) ? strerror(errno) : !S_ISDIR(st.st_mode) ? "is not a directory" :
+			     "is not writable");
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	return 0;
+}
+
+int rm_inbox_check_dir(const struct rm_config *cfg, struct rm_error *err)
+{
+	struct stat st;
+
+	if (stat(cfg->inbox, &st))
+		return rm_error_set(err, RM_ERR_CONFIG, "paths.inbox (%s): '%s': %s",
+				    rm_config_where(cfg, "paths.inbox"), cfg->inbox, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return rm_error_set(err, RM_ERR_CONFIG, "paths.inbox (%s): '%s' is not a directory",
+				    rm_config_where(cfg, "paths.inbox"), cfg->inbox);
+	return 0;
+}

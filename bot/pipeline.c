@@ -257,7 +257,8 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 			goto fail;
 		}
 	for (i = 0; i < b->nlookups; i++)
-		if (b->lookups[i].status == RM_LOOKUP_FAILED)
+		if (b->lookups[i].status == RM_LOOKUP_FAILED && b->lookups[i].tree)
+			/* (a branch no tree names is the report's own message: unknown_branch) */
 			fprintf(stderr, "robotmail: commit %s: %s\n", b->lookups[i].sha,
 				b->lookups[i].error);
 	for (i = 0; i < b->nreports; i++) {
@@ -573,6 +574,32 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 
 /* ---------------------------------------------------------------- the loop */
 
+/* A report skipped by unknown_branch: skip: one warning per reason (it
+ * names the branch) per run, on stderr even when quiet. */
+static void warn_skip(struct rm_pipeline *p, const char *reason)
+{
+	size_t i;
+
+	for (i = 0; i < p->nskipped; i++)
+		if (!strcmp(p->skipped[i], reason))
+			return;
+	p->skipped = rm_xrealloc(p->skipped, (p->nskipped + 1) * sizeof(char *));
+	p->skipped[p->nskipped++] = rm_xstrdup(reason);
+	fprintf(stderr, "robotmail: warning: no report: %s\n", reason);
+}
+
+/* Hand an archive's fate to the sink, and count it. */
+static void archive_fate(struct rm_pipeline *p, const char *path, enum rm_fate fate)
+{
+	if (fate == RM_FATE_FAILED)
+		p->st.arch_failed++;
+	else if (fate == RM_FATE_WAIT)
+		p->st.arch_waiting++;
+	else
+		p->st.arch_done++;
+	p->sink->archive(p->sink, path, fate);
+}
+
 /* One chunk: read and report paths[0..npaths), hand each report and then
  * each archive to the sink. */
 static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
@@ -601,7 +628,8 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 
 		memset(&it, 0, sizeof(it));
 		memset(&mail, 0, sizeof(mail));
-		p->st.reports++;
+		if (!r->skip_reason)
+			p->st.reports++; /* a skipped one is no report */
 		it.nth = ++p->nth;
 		it.archive = &b->archives[ai];
 		it.report = r;
@@ -611,7 +639,11 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			goto out;
 		it.seen_id = seen_id;
 		/* what `run` does with it, in this order */
-		if (seen) {
+		if (r->skip_reason) {
+			it.outcome = RM_OUT_SKIPPED;
+			it.reason = r->skip_reason;
+			warn_skip(p, r->skip_reason);
+		} else if (seen) {
 			it.outcome = RM_OUT_SEEN;
 		} else if (r->bad_reason) {
 			it.outcome = RM_OUT_BAD;
@@ -666,6 +698,7 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			errors[ai] = 1;
 			break;
 		case RM_OUT_MAIL:
+		case RM_OUT_SKIPPED:
 			break;
 		}
 		if (fate_failed)
@@ -673,8 +706,8 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 	}
 	for (i = 0; i < b->narchives; i++) {
 		p->st.bad_archives += errors[i]; /* exit 1: a report could not be made */
-		s->archive(s, b->archives[i].source,
-			   errors[i] ? RM_FATE_FAILED : deferred[i] ? RM_FATE_WAIT : RM_FATE_DONE);
+		archive_fate(p, b->archives[i].source,
+			     errors[i] ? RM_FATE_FAILED : deferred[i] ? RM_FATE_WAIT : RM_FATE_DONE);
 	}
 	/* archives that could not be read at all */
 	for (i = 0; i < npaths; i++) {
@@ -684,7 +717,7 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		for (k = 0; k < b->narchives; k++)
 			opened |= !strcmp(b->archives[k].source, paths[i]);
 		if (!opened)
-			s->archive(s, paths[i], RM_FATE_FAILED);
+			archive_fate(p, paths[i], RM_FATE_FAILED);
 	}
 	rc = 0;
 out:
@@ -704,6 +737,11 @@ int rm_pipeline_run(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		rc = run_chunk(p, paths + i,
 			       npaths - i < RM_PIPELINE_CHUNK ? npaths - i : RM_PIPELINE_CHUNK, err);
 	run_threads_free(p);
+	for (i = 0; i < p->nskipped; i++)
+		free(p->skipped[i]);
+	free(p->skipped);
+	p->skipped = NULL;
+	p->nskipped = 0;
 	return rc;
 }
 
@@ -714,7 +752,7 @@ void rm_pipeline_refuse(struct rm_pipeline *p, const struct rm_inbox_refused *v,
 	for (i = 0; i < n; i++) {
 		fprintf(stderr, "robotmail: error: '%s': %s\n", v[i].path, v[i].reason);
 		p->st.bad_archives++;
-		p->sink->archive(p->sink, v[i].path, RM_FATE_FAILED);
+		archive_fate(p, v[i].path, RM_FATE_FAILED);
 	}
 }
 
@@ -803,6 +841,8 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 		fprintf(stderr, "robotmail: '%s': report deferred: %s\n", it->archive->source,
 			it->reason);
 		return 0;
+	case RM_OUT_SKIPPED:
+		return 0; /* warned once per branch by the pipeline */
 	case RM_OUT_MAIL:
 		break;
 	}
@@ -953,6 +993,10 @@ static int print_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	case RM_OUT_FAILED:
 		fprintf(stderr, "robotmail: error: '%s': %s\n", src, it->reason);
 		ps->rc |= 1;
+		return 0;
+	case RM_OUT_SKIPPED:
+		fprintf(ps->out, "# robotmail dry-run: report %zu from %s: SKIPPED: %s\n", it->nth, src,
+			it->reason);
 		return 0;
 	case RM_OUT_MAIL:
 		break;

@@ -236,7 +236,7 @@ char *rm_report_message_id(const struct rm_config *cfg, const char *dedupe_key, 
 		snprintf(stamp, sizeof(stamp), "197001010000");
 	rm_sb_init(&sb);
 	rm_sb_addf(&sb, "%s.%08x-%s@%s", stamp, (unsigned)fnv1a(dedupe_key, 32), cfg->msgid_local,
-		   cfg->msgid_domain);
+		   cfg->msgid_domain ? cfg->msgid_domain : "robotmail.invalid");
 	return rm_sb_detach(&sb, NULL);
 }
 
@@ -582,7 +582,7 @@ enum {
 	V_IS_REGRESSION, V_COMMIT_SHA, V_COMMIT_SUBJECT, V_TREE_URL, V_TREE_BRANCH, V_BRACKETS,
 	V_HAS_BRACKETS, V_TESTCASE, V_PARAM_BLOCK, V_VERSION, V_KCONFIG, V_COMPILER, V_MACHINE,
 	V_PARAMS, V_IN_ADDITION, V_REPORTED_BY, V_CLOSES_URL, V_ARCHIVE_URL, V_FAILURE, V_DETAILS,
-	V_BOOT_TABLE, V_EXCERPT, V_CONFIG_LINE, V_COUNT
+	V_BOOT_TABLE, V_EXCERPT, V_CONFIG_LINE, V_ROBOT_NAME, V_DISCLAIMER, V_SIGNATURE, V_COUNT
 };
 
 static const char *const param_items[] = { "key", "value", NULL };
@@ -623,6 +623,9 @@ const struct rm_report_var rm_report_vars[] = {
 	[V_BOOT_TABLE] = { "boot_table", NULL },
 	[V_EXCERPT] = { "excerpt", NULL },
 	[V_CONFIG_LINE] = { "config_line", NULL },
+	[V_ROBOT_NAME] = { "robot_name", NULL },
+	[V_DISCLAIMER] = { "disclaimer", NULL },
+	[V_SIGNATURE] = { "signature", NULL },
 };
 const size_t rm_report_nvars = V_COUNT;
 
@@ -735,20 +738,39 @@ struct rm_tdata *rm_report_sample_vars(bool filled)
 
 /* The tree of the report: from the configuration, else from the job's
  * branch (held: the tree is not configured). */
-static void report_tree(struct rm_report *r, const struct rm_tree_cfg *tree, const char *branch)
+static void report_tree(struct rm_report *r, const struct rm_config *cfg, const struct rm_tree_cfg *tree,
+			const char *branch)
 {
 	if (tree) {
 		r->tree_name = rm_xstrdup(tree->name);
 		r->branch = rm_xstrdup(tree->branch);
 		r->tree_url = rm_xstrdup(tree->url);
-	} else if (branch && strchr(branch, '/')) {
-		r->tree_name = rm_xstrndup(branch, (size_t)(strchr(branch, '/') - branch));
-		r->branch = rm_xstrdup(strchr(branch, '/') + 1);
-		hold(r, "no tree in the configuration for the job's branch");
 	} else {
-		r->tree_name = rm_xstrdup(branch ? branch : "unknown");
-		r->branch = rm_xstrdup("unknown");
-		hold(r, "the job names no branch that maps to a configured tree");
+		static const char *const policy[] = { "skip", "hold", "fail" };
+		struct rm_sb why = RM_SB_INIT;
+
+		if (branch && strchr(branch, '/')) {
+			r->tree_name = rm_xstrndup(branch, (size_t)(strchr(branch, '/') - branch));
+			r->branch = rm_xstrdup(strchr(branch, '/') + 1);
+		} else {
+			r->tree_name = rm_xstrdup(branch ? branch : "unknown");
+			r->branch = rm_xstrdup("unknown");
+		}
+		/* what happens follows unknown_branch:, and the words name the branch */
+		rm_sb_init(&why);
+		if (branch)
+			rm_sb_addf(&why, "no tree in the configuration names the job's branch '%s'", branch);
+		else
+			rm_sb_adds(&why, "the job names no branch, so no tree in the configuration matches");
+		rm_sb_addf(&why, " (unknown_branch: %s)", policy[cfg->unknown_branch]);
+		rm_error_scrub(why.buf);
+		if (cfg->unknown_branch == RM_UNKNOWN_BRANCH_HOLD)
+			hold(r, why.buf);
+		else if (cfg->unknown_branch == RM_UNKNOWN_BRANCH_FAIL)
+			refuse(r, rm_xstrdup(why.buf));
+		else if (!r->skip_reason)
+			r->skip_reason = rm_xstrdup(why.buf);
+		rm_sb_release(&why);
 	}
 }
 
@@ -1067,9 +1089,21 @@ static void report_vars(struct rm_report *r, const struct rm_config *cfg, const 
 	} else {
 		set_var(v, V_IN_ADDITION, "");
 	}
-	set_varf(v, V_REPORTED_BY, "%s <%s>", cfg->robot_name, cfg->robot_address);
-	set_varf(v, V_CLOSES_URL, "%s/%s", cfg->lore_base, r->message_id);
-	set_varf(v, V_ARCHIVE_URL, "%s/%.8s/%s", cfg->archive_base, r->message_id, r->message_id);
+	/* identity, links, disclaimer and signature: all from the configuration */
+	set_var(v, V_ROBOT_NAME, cfg->robot_name);
+	set_varf(v, V_REPORTED_BY, "%s <%s>", cfg->robot_name ? cfg->robot_name : "",
+		 cfg->robot_address ? cfg->robot_address : "");
+	if (cfg->lore_base)
+		set_varf(v, V_CLOSES_URL, "%s/%s", cfg->lore_base, r->message_id);
+	else
+		set_var(v, V_CLOSES_URL, "");
+	if (cfg->archive_base)
+		set_varf(v, V_ARCHIVE_URL, "%s/%.8s/%s", cfg->archive_base, r->message_id,
+			 r->message_id);
+	else
+		set_var(v, V_ARCHIVE_URL, "");
+	set_var(v, V_DISCLAIMER, cfg->disclaimer);
+	set_var(v, V_SIGNATURE, cfg->signature);
 	set_var(v, V_FAILURE, r->kind == RM_REPORT_FUNCTIONAL ? r->metric : "");
 	{
 		char *bt = r->kind == RM_REPORT_FUNCTIONAL ? boot_table(t0) : NULL;
@@ -1117,7 +1151,7 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	memset(&v, 0, sizeof(v));
 	v.d = rm_tdata_new();
 	r->kind = r->tests[0].kind;
-	report_tree(r, tree, branch);
+	report_tree(r, cfg, tree, branch);
 	report_check(r, cfg, tree, head_subject, base_subject);
 	report_headline(r);
 	report_identity(r, cfg, now);
@@ -1166,5 +1200,6 @@ void rm_report_free(struct rm_report *r)
 	free(r->body);
 	free(r->hold_reason);
 	free(r->preamble);
+	free(r->skip_reason);
 	memset(r, 0, sizeof(*r));
 }

@@ -101,6 +101,8 @@ struct rm_report {
 			     * patch's own subject, which the mail replies to */
 	char *preamble;     /* the operator's note opening the body, or NULL (owned) */
 	char *hold_reason;  /* set: the report must not be sent yet (missing facts) */
+	char *skip_reason;  /* set: no report at all (a branch no tree names, under
+			     * unknown_branch: skip); names the branch */
 	char *bad_reason;   /* set: the archive can never make this report (bad
 			     * input: an unknown commit, a job without testcase
 			     * or kconfig); names the file or commit at fault */

@@ -8,6 +8,7 @@ mk_tmp
 T=$TEST_TMP
 tests/peers/make-test-repo.sh "$T/repo" >/dev/null
 cat >"$T/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 paths:
   state_db: $T/state.db
 $(linus_tree local-git "$T/repo")

@@ -26,6 +26,7 @@ the patch
 EOF2
 ORIGINAL_RECIPIENT=$ADDR public-inbox-mda <"$T/patch.eml"
 cat >"$T/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 robot:
   cc: [$ADDR]
   cc_self: false
