@@ -56,6 +56,13 @@ struct rm_rcpt_rule {
 	int line;       /* where it was written */
 };
 
+/* One inbound mail source of `robotmail listen`. */
+struct rm_listen_src {
+	char *source;        /* maildir:DIR, imaps://HOST:PORT/MAILBOX or public-inbox:URL */
+	char *user, *password_file, *ca_file;
+	int line;            /* where it was written */
+};
+
 struct rm_config {
 	char *file; /* NULL when only the embedded defaults are used */
 
@@ -128,6 +135,13 @@ struct rm_config {
 	long maintainers_cap;            /* at most this many from it */
 	char *opt_out;                   /* file of addresses and /regex/ lines */
 	long max_recipients;             /* all To and Cc together */
+
+	/* listen (replies and their commands) */
+	struct rm_listen_src *listen;    /* listen: a mapping, or a list of them */
+	size_t nlisten;
+	struct rm_strlist listen_maintainers; /* may change any finding's state */
+	struct rm_strlist listen_lists;  /* List-Ids whose mail may be answered */
+	long listen_rate;                /* mails read per sender and hour at most */
 };
 
 /* Load `file` (NULL: embedded defaults only).  Relative paths in the file

@@ -315,7 +315,8 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 		mailimf_fields_add(f, mailimf_field_new_custom(strdup("Content-Transfer-Encoding"),
 							       strdup("8bit")));
 	mailimf_fields_add(f, mailimf_field_new_custom(strdup("MIME-Version"), strdup("1.0")));
-	mailimf_fields_add(f, mailimf_field_new_custom(strdup("Auto-Submitted"), strdup("auto-generated")));
+	mailimf_fields_add(f, mailimf_field_new_custom(strdup("Auto-Submitted"),
+						       strdup(in->auto_replied ? "auto-replied" : "auto-generated")));
 	mailimf_fields_add(f, mailimf_field_new_custom(strdup("X-Auto-Response-Suppress"), strdup("All")));
 	mailimf_fields_add(f, mailimf_field_new_custom(strdup("Precedence"), strdup("bulk")));
 	if (in->report_key)
