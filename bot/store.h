@@ -233,13 +233,16 @@ void rm_store_events_free(struct rm_store_event *v, size_t n);
 int rm_store_finding_get(struct rm_store *st, const char *key, struct rm_store_finding *f,
 			 struct rm_error *err);
 /* Set a finding's state (created open first when new) and keep the event
- * (command, by, message_id borrowed) in one transaction. */
+ * (command, by, message_id borrowed) in one transaction.  Returns 1 set, 0
+ * when this mail (message_id) gave this command before (nothing changes:
+ * a pass killed before it remembered the mail is not applied twice). */
 int rm_store_finding_set(struct rm_store *st, const char *key, const char *tree,
 			 enum rm_finding_state state, const char *arg, const char *command,
 			 const char *by, const char *message_id, time_t now, struct rm_error *err);
 /* Take back the finding's last change not taken back yet: its state
  * returns to what it was before, and the undo is kept as an event.
- * Returns 1 undone, 0 nothing to undo. */
+ * Returns 1 undone (also when this mail's undo was done before), 0
+ * nothing to undo. */
 int rm_store_finding_undo(struct rm_store *st, const char *key, const char *command,
 			  const char *by, const char *message_id, time_t now,
 			  struct rm_error *err);

@@ -1147,17 +1147,46 @@ fail:
 	return -1;
 }
 
+/* Has this mail's command been applied to the finding already (a pass
+ * that was killed before it remembered the mail)?  1 yes, 0 no, -1 error. */
+static int event_done(struct sq_store *s, const char *key, const char *command,
+		      const char *message_id)
+{
+	sqlite3_stmt *st;
+	long count = 0;
+
+	if (!message_id)
+		return 0;
+	if (prep(s, "SELECT count(*) FROM finding_events WHERE key = ? AND command = ?"
+		    " AND message_id = ?",
+		 &st) ||
+	    b_text(st, 1, key) || b_text(st, 2, command) || b_text(st, 3, message_id) ||
+	    step_count(&st, &count)) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	return count > 0;
+}
+
 static int sq_finding_set(struct rm_store *base, const char *key, const char *tree,
 			  enum rm_finding_state state, const char *arg, const char *command,
 			  const char *by, const char *message_id, time_t now,
 			  struct rm_error *err)
 {
 	struct sq_store *s = sq(base);
+	int done;
 
 	if ((unsigned)state >= sizeof(finding_names) / sizeof(finding_names[0]))
 		return rm_error_set(err, RM_ERR_INTERNAL, "state store: finding state %d", (int)state);
 	if (exec(s, "BEGIN IMMEDIATE", err))
 		return -1;
+	done = event_done(s, key, command, message_id);
+	if (done) {
+		if (done < 0)
+			db_error(s, err, "reading a finding's events");
+		rollback(s);
+		return done < 0 ? -1 : 0;
+	}
 	if (finding_write(s, key, tree, finding_names[state], arg, command, by, message_id, true,
 			  now)) {
 		db_error(s, err, "changing a finding");
@@ -1168,7 +1197,7 @@ static int sq_finding_set(struct rm_store *base, const char *key, const char *tr
 		rollback(s);
 		return -1;
 	}
-	return 0;
+	return 1;
 }
 
 static int sq_finding_undo(struct rm_store *base, const char *key, const char *command,
@@ -1183,6 +1212,13 @@ static int sq_finding_undo(struct rm_store *base, const char *key, const char *c
 
 	if (exec(s, "BEGIN IMMEDIATE", err))
 		return -1;
+	rc = event_done(s, key, command, message_id);
+	if (rc) {
+		if (rc < 0)
+			db_error(s, err, "reading a finding's events");
+		rollback(s);
+		return rc < 0 ? -1 : 1; /* this mail's undo was done before */
+	}
 	if (prep(s, "SELECT id, prev_state, prev_arg FROM finding_events WHERE key = ?"
 		    " AND prev_state IS NOT NULL AND undone = 0 ORDER BY id DESC LIMIT 1",
 		 &st) ||
