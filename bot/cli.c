@@ -15,6 +15,7 @@
 #include "fileutil.h"
 #include "gitweb.h"
 #include "inbox.h"
+#include "listen.h"
 #include "message.h"
 #include "pipeline.h"
 #include "schedule.h"
@@ -35,6 +36,7 @@ void rm_usage(int to_stderr)
 	      "       robotmail commit [--config FILE] [--subject S] [--no-cache] TREE SHA\n"
 	      "       robotmail --dry-run [-c FILE] [-o DIR] [--to ADDR] [--now EPOCH] [--force] ARCHIVE...\n"
 	      "       robotmail run [-c FILE] [-v] [--once ARCHIVE] [--materials DIR] [--to ADDR]\n"
+	      "       robotmail listen [-c FILE] [--now EPOCH]   (replies: #robotmail commands)\n"
 	      "\n"
 	      "compare options:\n"
 	      "  -c, --config FILE  configuration (trees for commit subjects); also $ROBOTMAIL_CONFIG\n"
@@ -592,6 +594,44 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 	rm_sb_release(&out);
 	env_close(&e);
 	return rc < 0 ? rm_error_exit_code(err->kind) : rc;
+}
+
+/* ================================================================ listen */
+
+int rm_cmd_listen(int argc, char **argv, struct rm_error *err)
+{
+	const char *config = NULL;
+	struct rm_listen_stats ls;
+	struct env e;
+	time_t now = time(NULL);
+	int i, rc;
+
+	for (i = 1; i < argc; i++) {
+		if (i + 1 < argc && (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config"))) {
+			config = argv[++i];
+		} else if (i + 1 < argc && !strcmp(argv[i], "--now")) {
+			char *end;
+			long long v = strtoll(argv[++i], &end, 10);
+
+			if (*end || v < 0)
+				return rm_error_set(err, RM_ERR_USAGE, "listen: --now: expected seconds since 1970, not '%s'",
+						    argv[i]);
+			now = (time_t)v;
+		} else {
+			return rm_error_set(err, RM_ERR_USAGE, "listen: unknown option '%s'", argv[i]);
+		}
+	}
+	if (env_open(&e, config, NULL, NULL, false, false, err) ||
+	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READWRITE, err)) {
+		env_close(&e);
+		return -1;
+	}
+	rc = rm_listen_run(&e.cfg, e.ob, now, &ls, err);
+	fprintf(stderr,
+		"robotmail: listen: %d read, %d ignored, %d refused, %d command(s) applied, %d answer(s) queued\n",
+		ls.read, ls.ignored, ls.refused, ls.applied, ls.answered);
+	env_close(&e);
+	return rc;
 }
 
 /* ================================================================ check-config */

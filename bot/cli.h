@@ -26,6 +26,9 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err);
 /* robotmail --dry-run [options] ARCHIVE...: print what `run` would do. */
 int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err);
 
+/* robotmail listen [-c FILE] [--now EPOCH]: one pass over listen's sources. */
+int rm_cmd_listen(int argc, char **argv, struct rm_error *err);
+
 /* Print usage to stdout (help) or stderr. */
 void rm_usage(int to_stderr);
 

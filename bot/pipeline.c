@@ -454,6 +454,10 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm
 	rm_thread_first_free(&first);
 	if (rm_recipients_build(&m->rcp, &ri, err))
 		return -1;
+	if (!p->to && rm_recipients_drop_optouts(&m->rcp, p->ob, r->tree_name, err)) {
+		*store_failed = true;
+		return -1;
+	}
 	m->mail_from = p->cfg->robot_address;
 	m->rcpts = rm_xcalloc(m->rcp.nto + m->rcp.ncc + 1, sizeof(char *));
 	for (k = 0; k < m->rcp.nto; k++)
@@ -507,7 +511,7 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		struct rm_pipe_item it;
 		struct rm_mail mail;
 		struct rm_error me;
-		char *seen_id = NULL;
+		char *seen_id = NULL, *closed;
 		bool fate_failed = false, want_mail, store_failed;
 		int seen, sunk;
 
@@ -522,9 +526,27 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		if (seen < 0)
 			goto out;
 		it.seen_id = seen_id;
+		closed = NULL;
+		if (!seen && r->thread_key) {
+			struct rm_store_finding f;
+			int got = rm_store_finding_get(p->ob, r->thread_key, &f, err);
+
+			if (got < 0) {
+				free(seen_id);
+				goto out;
+			}
+			if (got && f.state != RM_FINDING_OPEN)
+				closed = rm_xstrfmt("its finding is marked %s%s%s (listen)",
+						    rm_finding_state_name(f.state), f.arg ? ": " : "",
+						    f.arg ? f.arg : "");
+			rm_store_finding_free(&f);
+		}
 		/* what `run` does with it, in this order */
 		if (seen) {
 			it.outcome = RM_OUT_SEEN;
+		} else if (closed) {
+			it.outcome = RM_OUT_CLOSED;
+			it.reason = closed;
 		} else if (r->bad_reason) {
 			it.outcome = RM_OUT_BAD;
 			it.reason = r->bad_reason;
@@ -542,6 +564,7 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			if (store_failed) {
 				*err = me;
 				free(seen_id);
+				free(closed);
 				mail_free(&mail);
 				goto out;
 			}
@@ -562,11 +585,15 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			run_thread_add(p, r->thread_key, &mail);
 		mail_free(&mail);
 		free(seen_id);
+		free(closed);
 		if (sunk)
 			goto out;
 		switch (it.outcome) {
 		case RM_OUT_SEEN:
 			p->st.duplicates++;
+			break;
+		case RM_OUT_CLOSED:
+			p->st.closed++;
 			break;
 		case RM_OUT_HELD:
 			p->st.deferred++;
@@ -690,6 +717,9 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	case RM_OUT_SEEN:
 		if (p->verbose)
 			fprintf(stderr, "robotmail: %s: already reported\n", r->subject);
+		return 0;
+	case RM_OUT_CLOSED:
+		fprintf(stderr, "robotmail: %s: not sent: %s\n", r->subject, it->reason);
 		return 0;
 	case RM_OUT_BAD:
 	case RM_OUT_FAILED:
@@ -834,6 +864,10 @@ static int print_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 			print_mail(ps, it);
 		return 0;
 	}
+	case RM_OUT_CLOSED:
+		fprintf(ps->out, "# robotmail dry-run: report %zu from %s: not sent: %s\n", it->nth,
+			src, it->reason);
+		return 0;
 	case RM_OUT_BAD:
 		fprintf(ps->out, "# robotmail dry-run: report %zu from %s: REFUSED: %s\n", it->nth, src,
 			it->reason);

@@ -49,6 +49,8 @@ enum rm_outcome {
 	RM_OUT_BAD,    /* bad input makes it impossible: the archive fails */
 	RM_OUT_HELD,   /* required facts missing for now: the archive waits */
 	RM_OUT_FAILED, /* its mail could not be built: the archive fails */
+	RM_OUT_CLOSED, /* its finding is marked invalid, fixed or dup (listen):
+			* nothing sent, the archive is done */
 };
 
 /* A report's mail, as the message stage made it. */
@@ -70,7 +72,7 @@ struct rm_pipe_item {
 	const struct rm_archive *archive;
 	const struct rm_report *report;
 	enum rm_outcome outcome;
-	const char *reason;              /* BAD, HELD, FAILED */
+	const char *reason;              /* BAD, HELD, FAILED, CLOSED */
 	const char *seen_id;             /* SEEN: the Message-ID it was reported as */
 	time_t seen_at;                  /* SEEN: when */
 	const struct rm_mail *mail;      /* MAIL; SEEN too when the sink wants it */
@@ -96,6 +98,7 @@ struct rm_sink {
 /* What a pipeline did, for the summary line and the exit code. */
 struct rm_pipeline_stats {
 	int archives, reports, queued, duplicates, held, deferred, bad_archives, failed_reports;
+	int closed; /* RM_OUT_CLOSED */
 };
 
 struct rm_pipeline {

@@ -28,6 +28,7 @@
 #include "config.h"
 #include "gitweb.h"
 #include "message.h"
+#include "store.h"
 
 struct rm_recipients {
 	struct rm_address *to;
@@ -56,5 +57,13 @@ void rm_recipients_free(struct rm_recipients *r);
 /* Parse one "Name <addr>", "<addr>", "addr (comment)" or "addr" into a
  * malloc'd name (or NULL) and address; false when there is no address. */
 bool rm_parse_mailbox(const char *spec, char **name, char **addr);
+
+/* The operator's opt-out file works in rm_recipients_build(); the opt-outs
+ * asked for by mail (`#robotmail unsubscribe`, listen.c) live in the store:
+ * remove every address of r opted out of `tree` (or of all), each named in
+ * r->dropped; when no To is left, the first Cc becomes the To.  A NULL
+ * store opts nobody out.  0, or -1 with err when the store failed. */
+int rm_recipients_drop_optouts(struct rm_recipients *r, struct rm_store *st, const char *tree,
+			       struct rm_error *err);
 
 #endif
