@@ -45,6 +45,7 @@ int main(void)
 	failed += _cmocka_run_group_tests("report", unit_report_tests, unit_report_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("strbuf", unit_strbuf_tests, unit_strbuf_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("pipeline", unit_pipeline_tests, unit_pipeline_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("listen", unit_listen_tests, unit_listen_ntests, NULL, NULL);
 	if (rules_loaded)
 		rm_rules_free(&rules);
 	return failed ? 1 : 0;

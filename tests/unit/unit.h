@@ -31,5 +31,7 @@ extern const struct CMUnitTest unit_report_tests[];
 extern const size_t unit_report_ntests;
 extern const struct CMUnitTest unit_strbuf_tests[];
 extern const size_t unit_strbuf_ntests;
+extern const struct CMUnitTest unit_listen_tests[];
+extern const size_t unit_listen_ntests;
 
 #endif
