@@ -771,6 +771,28 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 			   e.cfg.transport);
 		rm_transport_free(t);
 	}
+	if (e.cfg.nlisten) {
+		/* listen's sources, and the opt-outs received by mail so far */
+		struct rm_store *ls = NULL;
+		struct rm_error se;
+		char detail[128];
+		long n = 0;
+		int v = 0;
+
+		for (k = 0; k < e.cfg.nlisten; k++)
+			check_line(&bad, !strncmp(e.cfg.listen[k].source, "maildir:", 8), "listen source",
+				   e.cfg.listen[k].source);
+		rm_error_clear(&se);
+		if (rm_store_open(&ls, e.cfg.state_db, RM_STORE_READONLY, &se) ||
+		    rm_store_schema_version(ls, &v, &se) ||
+		    (v >= 4 && rm_store_optout_count(ls, &n, &se))) {
+			check_line(&bad, false, "opt-outs by mail", se.msg);
+		} else {
+			snprintf(detail, sizeof(detail), "%ld address(es) opted out", n);
+			check_line(&bad, true, "opt-outs by mail", detail);
+		}
+		rm_store_close(ls);
+	}
 	env_close(&e);
 	printf("%s\n", bad ? "check-config: problems found" : "check-config: all good");
 	/* each problem was said on stdout */

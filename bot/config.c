@@ -576,6 +576,8 @@ static int listen_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v,
 		return get_list(x, v, "listen.lists", &c->listen_lists);
 	if (!strcmp(key, "rate_limit"))
 		return get_long(x, v, "listen.rate_limit", 1, 100000, &c->listen_rate);
+	if (!strcmp(key, "footer"))
+		return get_bool(x, v, "listen.footer", &c->listen_footer);
 	return unknown(x, k, "listen", key);
 }
 

@@ -142,6 +142,9 @@ struct rm_config {
 	struct rm_strlist listen_maintainers; /* may change any finding's state */
 	struct rm_strlist listen_lists;  /* List-Ids whose mail may be answered */
 	long listen_rate;                /* mails read per sender and hour at most */
+	bool listen_footer;              /* reports end with a line on how to answer
+					  * and opt out (the List-Unsubscribe header is
+					  * there whenever listen has a source) */
 };
 
 /* Load `file` (NULL: embedded defaults only).  Relative paths in the file

@@ -669,6 +669,16 @@ static int handle(struct pass *ps, const char *bytes, size_t len, const char *fa
 		if (count >= ps->cfg->listen_rate)
 			why = "over the per-sender limit (listen.rate_limit mails an hour)";
 	}
+	if (!why && m.subject && !strcasecmp(m.subject, "unsubscribe")) {
+		/* the report's List-Unsubscribe: mailto:ROBOT?subject=unsubscribe;
+		 * it opts out only the address it comes from */
+		if (rm_store_optout_add(ps->st, m.from, "*", id, ps->now, err))
+			goto out;
+		ps->stats->applied++;
+		verdict = rm_xstrfmt("%s opted out of every tree (List-Unsubscribe)", m.from);
+		say(id, verdict);
+		goto mark;
+	}
 	if (!why) {
 		got = find_report(ps, &m, &rep, err);
 		if (got < 0)
@@ -710,6 +720,7 @@ static int handle(struct pass *ps, const char *bytes, size_t len, const char *fa
 					     ncmds - bad, bad, bad ? " (answered)" : "");
 		}
 	}
+mark:
 	if (rm_store_inbound_mark(ps->st, ps->source, id, m.from, verdict, ps->now, err) < 0)
 		goto out;
 	rc = 0;

@@ -19,6 +19,8 @@
  *   #robotmail unsubscribe             the sender gets no more reports of this tree
  *   #robotmail unsubscribe: all        ... of any tree
  *   #robotmail undo                    takes back the finding's last change
+ * A mail whose subject is "unsubscribe" (the reports' List-Unsubscribe:
+ * <mailto:ROBOT?subject=unsubscribe>) opts its sender out of every tree.
  *
  * Must not: send anything except through the outbox, decide what gets
  * reported (the pipeline reads the states), print an error that ends the

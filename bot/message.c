@@ -322,6 +322,11 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 	if (in->report_key)
 		mailimf_fields_add(f, mailimf_field_new_custom(strdup("X-Robotmail-Report"),
 							       header_text(in->report_key)));
+	if (in->list_unsubscribe)
+		mailimf_fields_add(f, mailimf_field_new_custom(
+					      strdup("List-Unsubscribe"),
+					      rm_xstrfmt("<mailto:%s?subject=unsubscribe>",
+							 in->list_unsubscribe)));
 	hdr = mmap_string_new("");
 	if (mailimf_fields_write_mem(hdr, &col, f) != MAILIMF_NO_ERROR) {
 		mmap_string_free(hdr);

@@ -434,7 +434,9 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm
 				       p->to };
 	struct rm_thread_first first;
 	const struct rm_thread_first *fp = run_thread_find(p, r->thread_key);
+	char *footer = NULL;
 	size_t k;
+	int rc;
 
 	memset(m, 0, sizeof(*m));
 	*store_failed = false;
@@ -479,12 +481,22 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm
 	in.charset = p->cfg->charset;
 	in.latin1_floor = r->kind != RM_REPORT_FUNCTIONAL; /* perf reports, as LKP's */
 	in.body = r->body;
+	if (p->cfg->nlisten) /* someone reads the answers: say how to opt out */
+		in.list_unsubscribe = p->cfg->robot_address;
+	if (p->cfg->nlisten && p->cfg->listen_footer) {
+		footer = rm_xstrfmt("%s%s\n-- \nReply with '#robotmail invalid', '#robotmail fixed: <commit>'"
+				    " or '#robotmail unsubscribe' on a line of its own.\n",
+				    r->body, *r->body && r->body[strlen(r->body) - 1] != '\n' ? "\n" : "");
+		in.body = footer;
+	}
 	in.in_reply_to = m->thread.in_reply_to;
 	if (m->thread.send_refs) {
 		in.references = (const char *const *)m->thread.refs;
 		in.nreferences = m->thread.nrefs;
 	}
-	return rm_message_build(&in, &m->bytes, &m->len, err);
+	rc = rm_message_build(&in, &m->bytes, &m->len, err);
+	free(footer);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- the loop */

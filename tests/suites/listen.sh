@@ -28,6 +28,7 @@ listen:
   maintainers: [boss@example.org]
   lists: [lkp.lists.example.org]
   rate_limit: 5
+  footer: true
 CFG
 cp contrib/examples/mlockmany.tar.xz "$T/in/"
 "$ROBOTMAIL" run -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
@@ -35,6 +36,19 @@ rc=$?
 sent=$(find "$T/sent" -type f | head -1)
 REPORT=$(sed -n 's/^Message-ID: <\(.*\)>.*/\1/p' "$sent" | head -1)
 [ $rc -eq 0 ] && [ -n "$REPORT" ] && ok "run delivers the report into the Maildir" || not_ok "run" "rc=$rc" "$(cat "$T/err")"
+"$PY" - "$sent" <<'PYEOF' >"$T/lu" 2>&1
+import email, email.policy, sys, urllib.parse
+m = email.message_from_binary_file(open(sys.argv[1], 'rb'), policy=email.policy.default)
+v = m['List-Unsubscribe']
+assert v == '<mailto:lkp@example.org?subject=unsubscribe>', v
+u = urllib.parse.urlsplit(v.strip('<>'))
+assert u.scheme == 'mailto' and u.path == 'lkp@example.org', u
+assert urllib.parse.parse_qs(u.query) == {'subject': ['unsubscribe']}, u.query
+body = m.get_content().rstrip('\n').split('\n')
+assert body[-2] == '-- ', body[-3:]
+assert body[-1] == "Reply with '#robotmail invalid', '#robotmail fixed: <commit>' or '#robotmail unsubscribe' on a line of its own.", body[-1]
+PYEOF
+[ $? -eq 0 ] && ok "List-Unsubscribe is a valid mailto: (Python's email parser) and the footer says how to answer" || not_ok "List-Unsubscribe" "$(cat "$T/lu")"
 
 # the retest of the same finding (another base), for the next run
 "$PY" - "$T/retest.tar" <<'PYEOF'
@@ -74,11 +88,14 @@ reply 'Ann Author <ann@example.org>' r8@example.org 'List-Id: LKP <lkp.lists.exa
 # no reply to any report
 n=$((n + 1))
 printf 'From: ann@example.org\nSubject: hello\nMessage-ID: <r9@example.org>\n\n#robotmail invalid\n' >"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
+# what a mail program sends for the List-Unsubscribe mailto:
+n=$((n + 1))
+printf 'From: list@vger.example.org\nTo: lkp@example.org\nSubject: unsubscribe\nMessage-ID: <r12@example.org>\n\n' >"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
 
 "$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 0 ] && ok "listen reads the Maildir (exit 0)" || not_ok "listen" "rc=$rc" "$(cat "$T/err")"
-grep -q '^robotmail: listen: 9 read, 6 ignored, 1 refused, 2 command(s) applied, 1 answer(s) queued$' "$T/err" &&
+grep -q '^robotmail: listen: 10 read, 6 ignored, 1 refused, 3 command(s) applied, 1 answer(s) queued$' "$T/err" &&
 	ok "listen's summary counts what happened" || not_ok "summary" "$(cat "$T/err")"
 state=$(sqlite3 "$T/state.db" "select state from findings")
 [ "$state" = invalid ] && ok "#robotmail invalid from a recipient marks the finding invalid" || not_ok "invalid" "$state"
@@ -91,8 +108,10 @@ for k in "r3@example.org>: ignored: an automatic mail" "r4@example.org>: ignored
 	"r8@example.org>: ignored: no #robotmail command" "r9@example.org>: ignored: not a reply to a report"; do
 	grep -qF "<$k" "$T/err" && ok "loop rule: <$k" || not_ok "loop rule: <$k" "$(cat "$T/err")"
 done
-opt=$(sqlite3 "$T/state.db" "select addr || '|' || scope from optouts")
-[ "$opt" = "ack@example.org|linus" ] && ok "#robotmail unsubscribe opts the sender out of this tree" || not_ok "opt-out" "$opt"
+opt=$(sqlite3 "$T/state.db" "select addr || '|' || scope from optouts order by addr" | tr '\n' ' ')
+[ "$opt" = "ack@example.org|linus list@vger.example.org|* " ] && ok "#robotmail unsubscribe opts the sender out of this tree, the List-Unsubscribe mail out of all" || not_ok "opt-out" "$opt"
+"$ROBOTMAIL" check-config -c "$T/cfg.yaml" >"$T/cc" 2>&1
+grep -qx 'ok   opt-outs by mail: 2 address(es) opted out' "$T/cc" && ok "check-config shows how many addresses opted out" || not_ok "check-config" "$(cat "$T/cc")"
 ans=$(sqlite3 "$T/state.db" "select id from messages where dedupe_key = 'answer:r7@example.org'")
 "$ROBOTMAIL" queue -c "$T/cfg.yaml" show "$ans" >"$T/answer" 2>&1
 grep -qx 'To: ack@example.org' "$T/answer" && grep -qx 'In-Reply-To: <r7@example.org>' "$T/answer" &&
@@ -128,7 +147,7 @@ printf 'From: boss@example.org\nSubject: Re: x\nMessage-ID: <r10@example.org>\nR
 state=$(sqlite3 "$T/state.db" "select state from findings")
 [ "$state" = open ] && ok "#robotmail undo from a maintainer (matched by References) reopens the finding" || not_ok "undo" "$state" "$(cat "$T/err")"
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/done/retest.tar" >"$T/dry" 2>&1
-grep -q '^RCPT TO:<ann@example.org>$' "$T/dry" && ! grep -q 'ack@example.org' "$T/dry" &&
+grep -q '^RCPT TO:<ann@example.org>$' "$T/dry" && ! grep -q 'ack@example.org' "$T/dry" && ! grep -q 'list@vger.example.org' "$T/dry" &&
 	ok "the open finding is reported again, without the address that opted out" || not_ok "opt-out honoured" "$(grep -E '^(#|RCPT|To:|Cc:)' "$T/dry")"
 
 # kill -9 mid-pass: nothing applied twice
