@@ -31,6 +31,8 @@ struct sq_store {
 	sqlite3 *db;
 	char *path;           /* as configured, for messages */
 	char *snapshot_dir;   /* a read-only snapshot's private copy, removed at close */
+	bool before_findings; /* read-only at a schema before 4: no findings, inbound
+			       * mail or opt-outs yet (reads find none) */
 };
 
 static struct sq_store *sq(struct rm_store *st)
@@ -483,6 +485,7 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 			sq_close(&s->base);
 			return 0;
 		}
+		s->before_findings = v < 4;
 	}
 	*stp = &s->base;
 	return 0;
@@ -1081,6 +1084,9 @@ static int sq_finding_get(struct rm_store *base, const char *key, struct rm_stor
 	sqlite3_stmt *st;
 	int rc;
 
+	if (s->before_findings)
+		return 0;
+
 	if (prep(s, "SELECT key, tree, state, arg, updated_at FROM findings WHERE key = ?", &st) ||
 	    b_text(st, 1, key)) {
 		sqlite3_finalize(st);
@@ -1101,6 +1107,9 @@ static int sq_findings(struct rm_store *base, struct rm_store_finding **out, siz
 	struct sq_store *s = sq(base);
 	sqlite3_stmt *st;
 	int rc;
+
+	if (s->before_findings)
+		return 0;
 
 	if (prep(s, "SELECT key, tree, state, arg, updated_at FROM findings ORDER BY updated_at, key",
 		 &st))
@@ -1265,6 +1274,9 @@ static int sq_finding_events(struct rm_store *base, const char *key, struct rm_s
 	sqlite3_stmt *st;
 	int rc;
 
+	if (s->before_findings)
+		return 0;
+
 	if (prep(s, "SELECT command, by_addr, message_id, state, undone, at FROM finding_events"
 		    " WHERE key = ? ORDER BY id",
 		 &st) ||
@@ -1297,6 +1309,9 @@ static int sq_inbound_seen(struct rm_store *base, const char *source, const char
 	struct sq_store *s = sq(base);
 	sqlite3_stmt *st;
 	long count = 0;
+
+	if (s->before_findings)
+		return 0;
 
 	if (prep(s, "SELECT count(*) FROM inbound WHERE source = ? AND id = ?", &st) ||
 	    b_text(st, 1, source) || b_text(st, 2, id) || step_count(&st, &count)) {
@@ -1331,6 +1346,9 @@ static int sq_inbound_count_since(struct rm_store *base, const char *sender, tim
 	struct sq_store *s = sq(base);
 	sqlite3_stmt *st;
 
+	if (s->before_findings)
+		return 0;
+
 	if (prep(s, "SELECT count(*) FROM inbound WHERE sender = lower(?) AND at >= ?", &st) ||
 	    b_text(st, 1, sender) || b_int(st, 2, since) || step_count(&st, count)) {
 		sqlite3_finalize(st);
@@ -1363,6 +1381,9 @@ static int sq_optout_check(struct rm_store *base, const char *addr, const char *
 	sqlite3_stmt *st;
 	long count = 0;
 
+	if (s->before_findings)
+		return 0;
+
 	if (prep(s, "SELECT count(*) FROM optouts WHERE addr = ? AND (scope = '*' OR scope = ?)",
 		 &st) ||
 	    b_text(st, 1, addr) || b_text(st, 2, tree ? tree : "*") || step_count(&st, &count)) {
@@ -1377,6 +1398,9 @@ static int sq_optout_count(struct rm_store *base, long *count, struct rm_error *
 {
 	struct sq_store *s = sq(base);
 	sqlite3_stmt *st;
+
+	if (s->before_findings)
+		return 0;
 
 	if (prep(s, "SELECT count(DISTINCT addr) FROM optouts", &st) || step_count(&st, count)) {
 		sqlite3_finalize(st);
