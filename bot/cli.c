@@ -16,6 +16,7 @@
 #include "gitweb.h"
 #include "inbox.h"
 #include "listen.h"
+#include "status.h"
 #include "message.h"
 #include "pipeline.h"
 #include "schedule.h"
@@ -37,6 +38,7 @@ void rm_usage(int to_stderr)
 	      "       robotmail --dry-run [-c FILE] [-o DIR] [--to ADDR] [--now EPOCH] [--force] ARCHIVE...\n"
 	      "       robotmail run [-c FILE] [-v] [--once ARCHIVE] [--materials DIR] [--to ADDR]\n"
 	      "       robotmail listen [-c FILE] [--now EPOCH]   (replies: #robotmail commands)\n"
+	      "       robotmail status [-c FILE] [--html DIR] [--json DIR]   (the findings page)\n"
 	      "\n"
 	      "compare options:\n"
 	      "  -c, --config FILE  configuration (trees for commit subjects); also $ROBOTMAIL_CONFIG\n"
@@ -632,6 +634,43 @@ int rm_cmd_listen(int argc, char **argv, struct rm_error *err)
 		ls.read, ls.ignored, ls.refused, ls.applied, ls.answered);
 	env_close(&e);
 	return rc;
+}
+
+/* ================================================================ status */
+
+int rm_cmd_status(int argc, char **argv, struct rm_error *err)
+{
+	const char *config = NULL, *html = NULL, *json = NULL;
+	struct env e;
+	size_t n = 0;
+	int i, rc = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (i + 1 < argc && (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")))
+			config = argv[++i];
+		else if (i + 1 < argc && !strcmp(argv[i], "--html"))
+			html = argv[++i];
+		else if (i + 1 < argc && !strcmp(argv[i], "--json"))
+			json = argv[++i];
+		else
+			return rm_error_set(err, RM_ERR_USAGE, "status: unknown option '%s'", argv[i]);
+	}
+	if (!html && !json)
+		return rm_error_set(err, RM_ERR_USAGE, "status: expected --html DIR and/or --json DIR");
+	if (env_open(&e, config, NULL, NULL, false, false, err) ||
+	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READONLY, err)) {
+		env_close(&e);
+		return -1;
+	}
+	if (html && json && strcmp(html, json))
+		rc = rm_status_write(&e.cfg, e.ob, html, true, false, &n, err) ||
+		     rm_status_write(&e.cfg, e.ob, json, false, true, &n, err);
+	else
+		rc = rm_status_write(&e.cfg, e.ob, html ? html : json, html != NULL, json != NULL, &n, err);
+	if (!rc)
+		printf("robotmail: status: %zu finding(s) written to %s\n", n, html ? html : json);
+	env_close(&e);
+	return rc ? -1 : 0;
 }
 
 /* ================================================================ check-config */

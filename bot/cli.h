@@ -29,6 +29,9 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err);
 /* robotmail listen [-c FILE] [--now EPOCH]: one pass over listen's sources. */
 int rm_cmd_listen(int argc, char **argv, struct rm_error *err);
 
+/* robotmail status [-c FILE] [--html DIR] [--json DIR]: the findings page. */
+int rm_cmd_status(int argc, char **argv, struct rm_error *err);
+
 /* Print usage to stdout (help) or stderr. */
 void rm_usage(int to_stderr);
 

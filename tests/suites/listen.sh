@@ -175,3 +175,32 @@ printf 'listen:\n  source: imap://x\n' >"$T/bad.yaml"
 "$ROBOTMAIL" listen -c "$T/bad.yaml" >/dev/null 2>"$T/err"
 rc=$?
 [ $rc -eq 2 ] && grep -q "line 2: 'listen.source': expected maildir:DIR" "$T/err" && ok "a bad listen.source is a configuration error naming the line (exit 2)" || not_ok "bad source" "rc=$rc" "$(cat "$T/err")"
+
+# the findings page
+"$ROBOTMAIL" status -c "$T/cfg.yaml" --html "$T/www" --json "$T/www" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -qx 'robotmail: status: 1 finding(s) written to '"$T/www" "$T/out" && ok "status writes the findings page" || not_ok "status" "rc=$rc" "$(cat "$T/out" "$T/err")"
+"$PY" - "$T/www" "$REPORT" <<'PYEOF' >"$T/js" 2>&1
+import json, os, sys, html.parser
+d, report = sys.argv[1], sys.argv[2]
+f = json.load(open(os.path.join(d, 'findings.json')))
+assert len(f) == 1, f
+f = f[0]
+assert f['state'] == 'fixed' and f['arg'] == 'abcdef012345', f
+assert f['message_id'] == report and f['tree'] == 'linus' and f['reports'] == 1, f
+cmds = [(c['command'], c['by'], c['undone']) for c in f['commands']]
+assert cmds == [('#robotmail invalid', 'rev@example.org', True), ('#robotmail undo', 'boss@example.org', False),
+                ('#robotmail fixed: abcdef012345', 'boss@example.org', False)], cmds
+page = open(os.path.join(d, 'f', f['id'] + '.html')).read()
+class P(html.parser.HTMLParser):
+    text = ''
+    def handle_data(self, data): self.text += data
+p = P(); p.feed(page)
+assert 'fixed: abcdef012345' in p.text and '#robotmail undo' in p.text and report in p.text, p.text
+idx = P(); idx.feed(open(os.path.join(d, 'index.html')).read())
+assert '1 finding(s)' in idx.text and 'fixed' in idx.text, idx.text
+PYEOF
+[ $? -eq 0 ] && ok "findings.json and the pages show the state, the thread and the commands received" || not_ok "status content" "$(cat "$T/js")"
+if command -v tidy >/dev/null; then
+	tidy -errors -quiet "$T/www/index.html" "$T/www/f/"*.html >"$T/tidy" 2>&1 && ok "the pages are valid HTML5 (tidy -errors)" || not_ok "tidy" "$(cat "$T/tidy")"
+fi
