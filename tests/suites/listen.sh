@@ -201,6 +201,5 @@ idx = P(); idx.feed(open(os.path.join(d, 'index.html')).read())
 assert '1 finding(s)' in idx.text and 'fixed' in idx.text, idx.text
 PYEOF
 [ $? -eq 0 ] && ok "findings.json and the pages show the state, the thread and the commands received" || not_ok "status content" "$(cat "$T/js")"
-if command -v tidy >/dev/null; then
-	tidy -errors -quiet "$T/www/index.html" "$T/www/f/"*.html >"$T/tidy" 2>&1 && ok "the pages are valid HTML5 (tidy -errors)" || not_ok "tidy" "$(cat "$T/tidy")"
-fi
+# tidy is in the Makefile's DEB_PACKAGES: missing, this check fails
+tidy -errors -quiet "$T/www/index.html" "$T/www/f/"*.html >"$T/tidy" 2>&1 && ok "the pages are valid HTML5 (tidy -errors)" || not_ok "tidy" "$(cat "$T/tidy")"
