@@ -37,7 +37,7 @@ void rm_usage(int to_stderr)
 	      "       robotmail commit [--config FILE] [--subject S] [--no-cache] TREE SHA\n"
 	      "       robotmail --dry-run [-c FILE] [-o DIR] [--to ADDR] [--now EPOCH] [--force] ARCHIVE...\n"
 	      "       robotmail run [-c FILE] [-v] [--once ARCHIVE] [--materials DIR] [--to ADDR]\n"
-	      "       robotmail listen [-c FILE] [--now EPOCH]   (replies: #robotmail commands)\n"
+	      "       robotmail listen [-c FILE] [--now EPOCH] [--follow [--interval SECONDS]]\n"
 	      "       robotmail status [-c FILE] [--html DIR] [--json DIR]   (the findings page)\n"
 	      "\n"
 	      "compare options:\n"
@@ -605,7 +605,9 @@ int rm_cmd_listen(int argc, char **argv, struct rm_error *err)
 	const char *config = NULL;
 	struct rm_listen_stats ls;
 	struct env e;
-	time_t now = time(NULL);
+	time_t now = 0;
+	long interval = 60;
+	bool follow = false;
 	int i, rc;
 
 	for (i = 1; i < argc; i++) {
@@ -619,6 +621,16 @@ int rm_cmd_listen(int argc, char **argv, struct rm_error *err)
 				return rm_error_set(err, RM_ERR_USAGE, "listen: --now: expected seconds since 1970, not '%s'",
 						    argv[i]);
 			now = (time_t)v;
+		} else if (!strcmp(argv[i], "--follow")) {
+			follow = true;
+		} else if (i + 1 < argc && !strcmp(argv[i], "--interval")) {
+			char *end;
+
+			interval = strtol(argv[++i], &end, 10);
+			if (*end || interval < 1 || interval > 86400)
+				return rm_error_set(err, RM_ERR_USAGE,
+						    "listen: --interval: expected 1 to 86400 seconds, not '%s'",
+						    argv[i]);
 		} else {
 			return rm_error_set(err, RM_ERR_USAGE, "listen: unknown option '%s'", argv[i]);
 		}
@@ -628,10 +640,18 @@ int rm_cmd_listen(int argc, char **argv, struct rm_error *err)
 		env_close(&e);
 		return -1;
 	}
-	rc = rm_listen_run(&e.cfg, e.ob, now, &ls, err);
-	fprintf(stderr,
-		"robotmail: listen: %d read, %d ignored, %d refused, %d command(s) applied, %d answer(s) queued\n",
-		ls.read, ls.ignored, ls.refused, ls.applied, ls.answered);
+	/* --follow: a pass every --interval seconds until killed; each mail
+	 * is remembered in the store as it is done, so a kill loses nothing
+	 * and repeats nothing */
+	do {
+		rc = rm_listen_run(&e.cfg, e.ob, now ? now : time(NULL), &ls, err);
+		if (rc || !follow || ls.read)
+			fprintf(stderr,
+				"robotmail: listen: %d read, %d ignored, %d refused, %d command(s) applied, %d answer(s) queued\n",
+				ls.read, ls.ignored, ls.refused, ls.applied, ls.answered);
+		if (!rc && follow)
+			sleep((unsigned)interval);
+	} while (!rc && follow);
 	env_close(&e);
 	return rc;
 }

@@ -203,3 +203,21 @@ PYEOF
 [ $? -eq 0 ] && ok "findings.json and the pages show the state, the thread and the commands received" || not_ok "status content" "$(cat "$T/js")"
 # tidy is in the Makefile's DEB_PACKAGES: missing, this check fails
 tidy -errors -quiet "$T/www/index.html" "$T/www/f/"*.html >"$T/tidy" 2>&1 && ok "the pages are valid HTML5 (tidy -errors)" || not_ok "tidy" "$(cat "$T/tidy")"
+
+# --follow, killed with -9 after it read a mail: the next pass reads nothing twice
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" --follow --interval 1 >"$T/fout" 2>"$T/ferr" &
+FPID=$!
+n=$((n + 1))
+printf 'From: boss@example.org\nSubject: Re: x\nMessage-ID: <r20@example.org>\nIn-Reply-To: <%s>\n\n#robotmail dup: <other@example.org>\n' "$REPORT" \
+	>"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
+for _ in $(seq 1 60); do
+	[ "$(sqlite3 "$T/state.db" "select count(*) from inbound where id = 'r20@example.org'" 2>/dev/null)" = 1 ] && break
+	sleep 0.5
+done
+kill -9 $FPID 2>/dev/null
+wait $FPID 2>/dev/null
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+c=$(sqlite3 "$T/state.db" "select count(*) from finding_events where message_id = 'r20@example.org'")
+st=$(sqlite3 "$T/state.db" "select state || ' ' || arg from findings")
+grep -q '^robotmail: listen: 0 read,' "$T/err" && [ "$c" = 1 ] && [ "$st" = "dup other@example.org" ] &&
+	ok "listen --follow picks up a new mail; after a kill -9 nothing is read or applied twice" || not_ok "follow" "c=$c st=$st" "$(cat "$T/ferr" "$T/err")"
