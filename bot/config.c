@@ -250,6 +250,8 @@ static int links_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, 
 
 	if (!strcmp(key, "lore"))
 		return get_str(x, v, "links.lore", &c->lore_base);
+	if (!strcmp(key, "status"))
+		return get_str(x, v, "links.status", &c->status_base);
 	if (!strcmp(key, "archive"))
 		return get_str(x, v, "links.archive", &c->archive_base);
 	if (!strcmp(key, "patch_link"))
@@ -684,6 +686,7 @@ void rm_config_free(struct rm_config *c)
 	free(c->msgid_domain);
 	free(c->timezone);
 	free(c->lore_base);
+	free(c->status_base);
 	free(c->archive_base);
 	free(c->patch_link_base);
 	free(c->patch_branches);

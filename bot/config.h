@@ -81,6 +81,8 @@ struct rm_config {
 	char *patch_link_base; /* patch link: <base>/<patch msgid>/ */
 	char *patch_branches;  /* url: <base>/<Author-Name>/<subject-slug>/<YYYYMMDD-HHMMSS> */
 	char *patch_mail_base; /* <base>/<patch msgid>/raw: the patch mail (public-inbox), or NULL */
+	char *status_base;     /* links.status: where `robotmail status --html` is published;
+				* reports end with <base>/f/<id>.html, or NULL */
 
 	/* files */
 	char *state_db;

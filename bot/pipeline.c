@@ -9,6 +9,7 @@
 
 #include "fileutil.h"
 #include "inbox.h"
+#include "status.h"
 #include "strbuf.h"
 #include "table.h"
 
@@ -483,10 +484,24 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm
 	in.body = r->body;
 	if (p->cfg->nlisten) /* someone reads the answers: say how to opt out */
 		in.list_unsubscribe = p->cfg->robot_address;
-	if (p->cfg->nlisten && p->cfg->listen_footer) {
-		footer = rm_xstrfmt("%s%s\n-- \nReply with '#robotmail invalid', '#robotmail fixed: <commit>'"
-				    " or '#robotmail unsubscribe' on a line of its own.\n",
-				    r->body, *r->body && r->body[strlen(r->body) - 1] != '\n' ? "\n" : "");
+	if ((p->cfg->nlisten && p->cfg->listen_footer) || p->cfg->status_base) {
+		struct rm_sb fb = RM_SB_INIT;
+
+		rm_sb_init(&fb);
+		rm_sb_adds(&fb, r->body);
+		if (*r->body && r->body[strlen(r->body) - 1] != '\n')
+			rm_sb_addc(&fb, '\n');
+		rm_sb_adds(&fb, "\n-- \n");
+		if (p->cfg->status_base && r->thread_key) {
+			char id[17];
+
+			rm_status_finding_id(r->thread_key, id);
+			rm_sb_addf(&fb, "This finding: %s/f/%s.html\n", p->cfg->status_base, id);
+		}
+		if (p->cfg->nlisten && p->cfg->listen_footer)
+			rm_sb_adds(&fb, "Reply with '#robotmail invalid', '#robotmail fixed: <commit>'"
+					" or '#robotmail unsubscribe' on a line of its own.\n");
+		footer = rm_sb_detach(&fb, NULL);
 		in.body = footer;
 	}
 	in.in_reply_to = m->thread.in_reply_to;

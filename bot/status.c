@@ -129,6 +129,18 @@ static void finding_page(struct rm_sb *sb, const struct rm_config *cfg, const st
 	rm_sb_adds(sb, "<p><a href=\"../index.html\">all findings</a></p>\n</body>\n</html>\n");
 }
 
+void rm_status_finding_id(const char *key, char id[17])
+{
+	unsigned long long h = 14695981039346656037ull; /* FNV-1a */
+	const char *q;
+
+	for (q = key; *q; q++) {
+		h ^= (unsigned char)*q;
+		h *= 1099511628211ull;
+	}
+	snprintf(id, 17, "%016llx", h);
+}
+
 int rm_status_write(const struct rm_config *cfg, struct rm_store *st, const char *dir,
 		    bool html, bool json, size_t *nfindings, struct rm_error *err)
 {
@@ -150,17 +162,10 @@ int rm_status_write(const struct rm_config *cfg, struct rm_store *st, const char
 		for (k = 0; k < nfs && strcmp(fs[k].first->thread_key, msgs[i].thread_key); k++)
 			;
 		if (k == nfs) {
-			unsigned long long h = 14695981039346656037ull;
-			const char *q;
-
 			fs = rm_xrealloc(fs, (nfs + 1) * sizeof(*fs));
 			memset(&fs[nfs], 0, sizeof(*fs));
 			fs[nfs].first = &msgs[i];
-			for (q = msgs[i].thread_key; *q; q++) {
-				h ^= (unsigned char)*q;
-				h *= 1099511628211ull;
-			}
-			snprintf(fs[nfs].id, sizeof(fs[nfs].id), "%016llx", h);
+			rm_status_finding_id(msgs[i].thread_key, fs[nfs].id);
 			nfs++;
 		}
 		fs[k].reports++;

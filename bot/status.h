@@ -11,8 +11,9 @@
  *
  * Must not: change the store, send anything.
  * Not yet (issue 18): the per-run plot of the headline metric (needs the
- * archive's matrix, which the store does not keep), per-tree pages, a
- * report's link to its finding's page (links.status).
+ * archive's matrix, which the store does not keep), per-tree pages.
+ * A report links to its finding's page when links.status is configured
+ * (the pipeline adds <links.status>/f/<id>.html).
  */
 #ifndef RM_STATUS_H
 #define RM_STATUS_H
@@ -23,6 +24,10 @@
 #include "config.h"
 #include "error.h"
 #include "store.h"
+
+/* The name of a finding's page (f/<id>.html) from its thread key: 16 hex
+ * digits into id (17 bytes). */
+void rm_status_finding_id(const char *key, char id[17]);
 
 /* Write the pages (html) and/or findings.json (json) into dir (made when
  * missing); *nfindings says how many findings.  0, or -1 with err. */

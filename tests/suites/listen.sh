@@ -14,6 +14,8 @@ cat >"$T/cfg.yaml" <<CFG
 robot:
   address: lkp@example.org
   cc_self: false
+links:
+  status: https://status.example.org/robotmail
 paths:
   state_db: $T/state.db
   inbox: $T/in
@@ -45,10 +47,13 @@ u = urllib.parse.urlsplit(v.strip('<>'))
 assert u.scheme == 'mailto' and u.path == 'lkp@example.org', u
 assert urllib.parse.parse_qs(u.query) == {'subject': ['unsubscribe']}, u.query
 body = m.get_content().rstrip('\n').split('\n')
-assert body[-2] == '-- ', body[-3:]
+assert body[-3] == '-- ', body[-3:]
+import re
+assert re.fullmatch(r'This finding: https://status\.example\.org/robotmail/f/[0-9a-f]{16}\.html', body[-2]), body[-2]
 assert body[-1] == "Reply with '#robotmail invalid', '#robotmail fixed: <commit>' or '#robotmail unsubscribe' on a line of its own.", body[-1]
 PYEOF
-[ $? -eq 0 ] && ok "List-Unsubscribe is a valid mailto: (Python's email parser) and the footer says how to answer" || not_ok "List-Unsubscribe" "$(cat "$T/lu")"
+[ $? -eq 0 ] && ok "List-Unsubscribe is a valid mailto: (Python's email parser); the footer links the finding's page and says how to answer" || not_ok "List-Unsubscribe" "$(cat "$T/lu")"
+PAGE=$(sed -n 's|^This finding: https://status.example.org/robotmail/\(f/[0-9a-f]*\.html\)$|\1|p' "$sent")
 
 # the retest of the same finding (another base), for the next run
 "$PY" - "$T/retest.tar" <<'PYEOF'
@@ -201,6 +206,7 @@ idx = P(); idx.feed(open(os.path.join(d, 'index.html')).read())
 assert '1 finding(s)' in idx.text and 'fixed' in idx.text, idx.text
 PYEOF
 [ $? -eq 0 ] && ok "findings.json and the pages show the state, the thread and the commands received" || not_ok "status content" "$(cat "$T/js")"
+[ -n "$PAGE" ] && [ -f "$T/www/$PAGE" ] && ok "the report's link names the finding's page status wrote ($PAGE)" || not_ok "page link" "PAGE=$PAGE" "$(ls -R "$T/www")"
 # tidy is in the Makefile's DEB_PACKAGES: missing, this check fails
 tidy -errors -quiet "$T/www/index.html" "$T/www/f/"*.html >"$T/tidy" 2>&1 && ok "the pages are valid HTML5 (tidy -errors)" || not_ok "tidy" "$(cat "$T/tidy")"
 
