@@ -834,7 +834,6 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		/* listen's sources, and the opt-outs received by mail so far */
 		struct rm_store *ls = NULL;
 		struct rm_error se;
-		char detail[128];
 		long n = 0;
 		int v = 0;
 
@@ -847,6 +846,8 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		    (v >= 4 && rm_store_optout_count(ls, &n, &se))) {
 			check_line(&bad, false, "opt-outs by mail", se.msg);
 		} else {
+			char detail[128];
+
 			snprintf(detail, sizeof(detail), "%ld address(es) opted out", n);
 			check_line(&bad, true, "opt-outs by mail", detail);
 		}
