@@ -466,7 +466,11 @@ static int find_report(struct pass *ps, const struct rm_inmail *m, struct rm_sto
 	size_t i;
 
 	for (i = 0; i < m->nrefs; i++) {
-		int got = rm_store_get(ps->st, m->refs[i], rep, err);
+		int got;
+
+		if (!strchr(m->refs[i], '@'))
+			continue; /* not a Message-ID (the store would take "5" for the 5th message) */
+		got = rm_store_get(ps->st, m->refs[i], rep, err);
 
 		if (got < 0)
 			return -1;

@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "listen.h"
+#include "recipients.h"
 #include "store.h"
 
 static void test_commands_good(void **state)
@@ -268,7 +269,49 @@ static void test_store_findings(void **state)
 	rm_store_close(st);
 }
 
+static void test_recipients_optouts(void **state)
+{
+	struct rm_store *st;
+	struct rm_recipients r;
+	struct rm_error err;
+
+	(void)state;
+	assert_int_equal(rm_store_open(&st, ":memory:", RM_STORE_READWRITE, &err), 0);
+	assert_int_equal(rm_store_optout_add(st, "a@example.org", "linus", "m1", 100, &err), 0);
+	assert_int_equal(rm_store_optout_add(st, "c@example.org", "*", "m2", 100, &err), 0);
+	memset(&r, 0, sizeof(r));
+	r.to = calloc(1, sizeof(*r.to));
+	r.to[0].addr = strdup("A@example.org");
+	r.to[0].name = strdup("A");
+	r.nto = 1;
+	r.cc = calloc(3, sizeof(*r.cc));
+	r.cc[0].addr = strdup("b@example.org");
+	r.cc[1].addr = strdup("c@example.org");
+	r.cc[2].addr = strdup("d@example.org");
+	r.ncc = 3;
+	/* another tree: only the opt-out of all applies */
+	assert_int_equal(rm_recipients_drop_optouts(&r, st, "net-next", &err), 0);
+	assert_int_equal(r.nto, 1);
+	assert_int_equal(r.ncc, 2);
+	assert_string_equal(r.cc[1].addr, "d@example.org");
+	assert_int_equal(r.ndropped, 1);
+	assert_string_equal(r.dropped[0], "c@example.org: opted out by mail (#robotmail unsubscribe)");
+	/* this tree: the To goes too, the first Cc takes its place */
+	assert_int_equal(rm_recipients_drop_optouts(&r, st, "linus", &err), 0);
+	assert_int_equal(r.nto, 1);
+	assert_string_equal(r.to[0].addr, "b@example.org");
+	assert_int_equal(r.ncc, 1);
+	assert_string_equal(r.cc[0].addr, "d@example.org");
+	assert_int_equal(r.ndropped, 2);
+	/* no store: nobody opted out */
+	assert_int_equal(rm_recipients_drop_optouts(&r, NULL, "linus", &err), 0);
+	assert_int_equal(r.ncc, 1);
+	rm_recipients_free(&r);
+	rm_store_close(st);
+}
+
 const struct CMUnitTest unit_listen_tests[] = {
+	cmocka_unit_test(test_recipients_optouts),
 	cmocka_unit_test(test_commands_good),
 	cmocka_unit_test(test_commands_bad),
 	cmocka_unit_test(test_commands_not_commands),
