@@ -3,6 +3,7 @@
 #include "listen.h"
 
 #include <ctype.h>
+#include <curl/curl.h>
 #include <libetpan/libetpan.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -796,6 +797,158 @@ static int read_maildir(struct pass *ps, const char *dir, struct rm_error *err)
 	return rc;
 }
 
+/* ---- IMAP (imaps://HOST:PORT/MAILBOX)
+ *
+ * Through libcurl's IMAP: TLS with the certificate verified (ca_file, or
+ * the system's CAs), UID SEARCH and FETCH by UID; the mails are parsed by
+ * libetpan like any other.  Each UID read is remembered in the store under
+ * the mailbox's UIDVALIDITY ("uid:VALIDITY:UID"), so a UID is fetched once
+ * and a recreated mailbox is read again (its mails are still deduplicated
+ * by Message-ID).  libetpan's mailimap would do as well, but its TLS does
+ * not verify the server's certificate; curl does. */
+
+static size_t sb_write(char *p, size_t size, size_t n, void *ctx)
+{
+	struct rm_sb *sb = ctx;
+
+	if (sb->len + size * n > LISTEN_MAX_MAIL)
+		return 0; /* too large: curl stops with a write error */
+	rm_sb_add(sb, p, size * n);
+	return size * n;
+}
+
+/* One IMAP request: the URL, with `request` as a custom command or NULL
+ * (a FETCH by the URL's UID); the answer (untagged lines, or the mail)
+ * into out. */
+static int imap_do(const struct pass *ps, const struct rm_listen_src *src, const char *password,
+		   const char *url, const char *request, struct rm_sb *out, struct rm_error *err)
+{
+	char ebuf[CURL_ERROR_SIZE] = "";
+	CURL *c = curl_easy_init();
+	CURLcode rc;
+
+	if (!c)
+		return rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libcurl");
+	rm_sb_reset(out);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, ps->cfg->connect_timeout > 0 ? ps->cfg->connect_timeout : 10L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 300L);
+	curl_easy_setopt(c, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (src->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, src->ca_file);
+	if (src->user)
+		curl_easy_setopt(c, CURLOPT_USERNAME, src->user);
+	if (password)
+		curl_easy_setopt(c, CURLOPT_PASSWORD, password);
+	if (request)
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sb_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	rc = curl_easy_perform(c);
+	curl_easy_cleanup(c);
+	if (rc != CURLE_OK)
+		return rm_error_set(err, rc == CURLE_LOGIN_DENIED ? RM_ERR_CONFIG : RM_ERR_TEMP,
+				    "listen.source '%s': %s", ps->source,
+				    ebuf[0] ? ebuf : curl_easy_strerror(rc));
+	return 0;
+}
+
+static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm_error *err)
+{
+	const char *rest = src->source + 8, *slash = strchr(rest, '/');
+	char *host, *mailbox, *password = NULL, *url = NULL, *req = NULL, *p;
+	struct rm_sb ans = RM_SB_INIT, mail = RM_SB_INIT;
+	unsigned long long validity = 0;
+	int rc = -1;
+
+	if (!slash || slash == rest)
+		return rm_error_set(err, RM_ERR_CONFIG, "listen.source '%s': expected imaps://HOST:PORT/MAILBOX",
+				    src->source);
+	host = rm_xstrndup(rest, (size_t)(slash - rest));
+	mailbox = rm_xstrdup(slash[1] ? slash + 1 : "INBOX");
+	if (strpbrk(mailbox, "\"\\\r\n") || strpbrk(host, "@ ")) {
+		rm_error_set(err, RM_ERR_CONFIG, "listen.source '%s': a mailbox or host name robotmail cannot use",
+			     src->source);
+		goto out;
+	}
+	if (src->password_file) {
+		size_t len;
+
+		if (rm_read_file(src->password_file, 4096, &password, &len, err)) {
+			err->kind = RM_ERR_CONFIG;
+			goto out;
+		}
+		while (len && (password[len - 1] == '\n' || password[len - 1] == '\r'))
+			password[--len] = '\0';
+	}
+	rm_sb_init(&ans);
+	rm_sb_init(&mail);
+	url = rm_xstrfmt("imaps://%s/", host);
+	req = rm_xstrfmt("STATUS \"%s\" (UIDVALIDITY)", mailbox);
+	if (imap_do(ps, src, password, url, req, &ans, err))
+		goto out;
+	p = ans.buf ? strstr(ans.buf, "UIDVALIDITY ") : NULL;
+	if (!p || !isdigit((unsigned char)p[12])) {
+		rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': the server named no UIDVALIDITY",
+			     src->source);
+		goto out;
+	}
+	validity = strtoull(p + 12, NULL, 10);
+	free(url);
+	{
+		char *esc = curl_easy_escape(NULL, mailbox, 0);
+
+		url = rm_xstrfmt("imaps://%s/%s", host, esc ? esc : mailbox);
+		curl_free(esc);
+	}
+	if (imap_do(ps, src, password, url, "UID SEARCH ALL", &ans, err))
+		goto out;
+	p = ans.buf ? strstr(ans.buf, "* SEARCH") : NULL;
+	for (p = p ? p + 8 : NULL; p && *p && *p != '\r' && *p != '\n';) {
+		char *end, id[64], *furl;
+		unsigned long long uid;
+		bool seen;
+
+		while (*p == ' ')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			break;
+		uid = strtoull(p, &end, 10);
+		p = end;
+		snprintf(id, sizeof(id), "uid:%llu:%llu", validity, uid);
+		if (rm_store_inbound_seen(ps->st, ps->source, id, &seen, err))
+			goto out;
+		if (seen)
+			continue;
+		furl = rm_xstrfmt("%s;UID=%llu", url, uid);
+		if (imap_do(ps, src, password, furl, NULL, &mail, err)) {
+			free(furl);
+			goto out;
+		}
+		free(furl);
+		if (handle(ps, mail.buf ? mail.buf : "", mail.len, id, err) ||
+		    rm_store_inbound_mark(ps->st, ps->source, id, NULL, "read", ps->now, err) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	rm_sb_release(&ans);
+	rm_sb_release(&mail);
+	free(req);
+	free(url);
+	if (password) {
+		memset(password, 0, strlen(password));
+		free(password);
+	}
+	free(mailbox);
+	free(host);
+	return rc;
+}
+
 int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
 		  struct rm_listen_stats *stats, struct rm_error *err)
 {
@@ -811,11 +964,14 @@ int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
 		if (!strncmp(src, "maildir:", 8)) {
 			if (read_maildir(&ps, src + 8, err))
 				return -1;
+		} else if (!strncmp(src, "imaps://", 8)) {
+			if (read_imap(&ps, &cfg->listen[i], err))
+				return -1;
 		} else {
-			/* imaps:// and public-inbox: are accepted by the
-			 * configuration (issue 18) but not read yet */
+			/* public-inbox: is accepted by the configuration
+			 * (issue 18) but not read yet */
 			return rm_error_set(err, RM_ERR_CONFIG,
-					    "'%s' line %d: listen.source '%s': only maildir: sources can be read so far",
+					    "'%s' line %d: listen.source '%s': only maildir: and imaps:// sources can be read so far",
 					    cfg->file ? cfg->file : "(defaults)", cfg->listen[i].line, src);
 		}
 	}
