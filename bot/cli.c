@@ -838,7 +838,9 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		int v = 0;
 
 		for (k = 0; k < e.cfg.nlisten; k++)
-			check_line(&bad, !strncmp(e.cfg.listen[k].source, "maildir:", 8), "listen source",
+			check_line(&bad, !strncmp(e.cfg.listen[k].source, "maildir:", 8) ||
+					       !strncmp(e.cfg.listen[k].source, "imaps://", 8),
+				   "listen source",
 				   e.cfg.listen[k].source);
 		rm_error_clear(&se);
 		if (rm_store_open(&ls, e.cfg.state_db, RM_STORE_READONLY, &se) ||

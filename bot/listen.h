@@ -1,8 +1,9 @@
 /*
  * listen.h - the bot listens: replies to reports and the commands in them.
  *
- * Owns: reading inbound mail from the configured sources (listen.source;
- * a Maildir through libetpan's maildir driver), parsing each message
+ * Owns: reading inbound mail from the configured sources (listen.source:
+ * a Maildir through libetpan's maildir driver, an imaps:// mailbox through
+ * libcurl's IMAP; public-inbox: not yet), parsing each message
  * (libetpan's mailimf/mailmime), the loop and abuse rules (never answer an
  * automatic or bulk mail, an unknown list, the robot itself; a per-sender
  * limit), matching a reply to its finding by In-Reply-To/References
