@@ -30,7 +30,7 @@ struct batch {
 	struct rm_report *reports;
 	size_t nreports;
 	size_t *report_archive;        /* which archive each report came from */
-	struct rm_gitweb_req *lookups; /* unique (tree, sha) */
+	struct rm_lookup_req *lookups; /* unique (tree, sha) */
 	size_t nlookups;
 	struct rm_patch_mail *patches; /* per report, when it replies to a patch */
 	int failed;                    /* archives that could not be read */
@@ -43,13 +43,13 @@ static void batch_free(struct batch *b)
 	for (i = 0; i < b->nreports; i++) {
 		rm_report_free(&b->reports[i]);
 		if (b->patches)
-			rm_patch_mail_free(&b->patches[i]);
+			rm_patchmail_free(&b->patches[i]);
 	}
 	free(b->patches);
 	free(b->reports);
 	free(b->report_archive);
 	for (i = 0; i < b->nlookups; i++) {
-		rm_facts_free(&b->lookups[i].facts);
+		rm_commit_free(&b->lookups[i].facts);
 		free((char *)b->lookups[i].sha);
 	}
 	free(b->lookups);
@@ -87,6 +87,55 @@ static size_t lookup_index(struct batch *b, const struct rm_tree_cfg *t, const c
 
 /* Read every archive, compare, pick headlines, fold tests per commit into
  * reports, look the commits up, and build each report. */
+/* A commit its tree does not know may only not be fetched yet (a mirror
+ * behind): until the archive is gitweb.lookup_horizon old its report waits
+ * (held: the archive stays in the inbox, exit 75; the miss is asked again
+ * after gitweb.miss_ttl), then the archive fails naming the commit. */
+static void unknown_within_horizon(const struct rm_pipeline *e, const struct batch *b, size_t i,
+				   struct rm_report *r)
+{
+	const struct rm_archive *ar = &b->archives[b->report_archive[i]];
+	struct stat st;
+	time_t until;
+	char when[32];
+	struct tm tm;
+
+	if (stat(ar->source, &st))
+		return;
+	until = st.st_mtime + (time_t)e->cfg->lookup_horizon;
+	if (e->now >= until)
+		return;
+	gmtime_r(&until, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(stderr, "robotmail: '%s': commit %s is not known to the git web API yet; "
+		"the report waits until %s (gitweb.lookup_horizon)\n", ar->source,
+		r->head_unknown ? r->tests[0].head->commit : r->tests[0].base->commit, when);
+	r->base_unknown = r->head_unknown = false; /* no facts: the report is held */
+}
+
+/* The note of an archive: `<archive>.note.txt` beside it, else the one of
+ * --note, else none.  The caller frees it. */
+static char *archive_note(const struct rm_pipeline *e, const char *path)
+{
+	struct rm_sb p = RM_SB_INIT;
+	struct stat st;
+	char *note = NULL;
+
+	rm_sb_init(&p);
+	rm_sb_addf(&p, "%s.note.txt", path);
+	if (!stat(p.buf, &st) && S_ISREG(st.st_mode)) {
+		struct rm_error ne;
+		size_t len;
+
+		if (rm_read_file(p.buf, RM_PIPELINE_NOTE_MAX, &note, &len, &ne))
+			fprintf(stderr, "robotmail: warning: %s\n", ne.msg);
+	}
+	rm_sb_release(&p);
+	if (!note && e->note)
+		note = rm_xstrdup(e->note);
+	return note;
+}
+
 static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths, struct batch *b,
 		       struct rm_error *err)
 {
@@ -113,17 +162,40 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 		for (g = 0; g < ar->ngroups; g++) {
 			struct rm_comparison cmp;
 			struct rm_report_test t;
+			size_t nchanged, nfailures;
 			const struct rm_group *grp = &ar->groups[g];
 			const char *branch = rm_job_field(&grp->members[1]->job, "branch");
 			struct rm_report *r = NULL;
 
 			if (rm_compare(e->rules, grp->members[0], grp->members[1], &cmp, err))
 				goto fail;
+			nchanged = cmp.n - cmp.nfailure;
+			nfailures = cmp.nfailure;
 			if (!rm_report_pick(e->rules, grp->members[0], grp->members[1], &cmp, &t)) {
+				/* say why: how much changed, and what the rules left */
+				const char *tc = rm_job_field(&grp->members[1]->job, "testcase");
+
 				if (verbose)
-					fprintf(stderr, "robotmail: '%s': nothing to report\n",
-						grp->members[1]->path);
+					fprintf(stderr,
+						"robotmail: '%s': no report: %zu changed stats, none passes the perf-metric rules for testcase %s; %zu changed failure stats, none new in the head\n",
+						grp->members[1]->path, nchanged, tc ? tc : "(none)", nfailures);
 				continue;
+			}
+			/* a failure: its kernel-log (or test-output) excerpt, read
+			 * from the archive now */
+			if (t.kind == RM_REPORT_FUNCTIONAL) {
+				struct rm_evidence_limits lim;
+				bool log = !strncmp(t.headline->name, "dmesg.", 6) ||
+					   !strncmp(t.headline->name, "kmsg.", 5);
+
+				rm_evidence_limits_default(&lim);
+				lim.max_lines = (size_t)e->cfg->evidence_max_lines;
+				lim.max_bytes = (size_t)e->cfg->evidence_max_bytes;
+				if ((log ? rm_evidence_for_failure : rm_evidence_for_test)(
+					    ar, grp->members[1], t.headline->name, &lim, &t.evidence, err)) {
+					rm_report_test_free(&t);
+					goto fail;
+				}
 			}
 			/* the same test on other trees' heads, against the same base */
 			if (grp->nothers) {
@@ -152,6 +224,7 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 								(b->nreports + 1) * sizeof(size_t));
 				r = &b->reports[b->nreports];
 				memset(r, 0, sizeof(*r));
+				r->preamble = archive_note(e, paths[a]);
 				b->report_archive[b->nreports] = b->narchives - 1;
 				b->nreports++;
 			}
@@ -172,29 +245,41 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 		head_idx[i] = lookup_index(b, t, r->tests[0].head->commit);
 	}
 	rm_gitweb_opts_from_config(&o, e->cfg);
-	if (b->nlookups && rm_gitweb_lookup(b->lookups, b->nlookups, &o, e->cache, err))
+	if (b->nlookups && rm_lookup_run(b->lookups, b->nlookups, &o, e->cache, err))
 		goto fail;
-	/* a lookup that failed for now defers its reports: say why, once */
+	/* a lookup the operator must fix (credentials, a clone git refuses)
+	 * stops the run (exit 2); one that failed for now defers its reports:
+	 * say why, once */
 	for (i = 0; i < b->nlookups; i++)
-		if (b->lookups[i].status == RM_GITWEB_FAILED)
+		if (b->lookups[i].status == RM_LOOKUP_FAILED &&
+		    b->lookups[i].error_kind == RM_ERR_CONFIG) {
+			rm_error_set(err, RM_ERR_CONFIG, "commit %s: %s", b->lookups[i].sha,
+				     b->lookups[i].error);
+			goto fail;
+		}
+	for (i = 0; i < b->nlookups; i++)
+		if (b->lookups[i].status == RM_LOOKUP_FAILED && b->lookups[i].tree)
+			/* (a branch no tree names is the report's own message: unknown_branch) */
 			fprintf(stderr, "robotmail: commit %s: %s\n", b->lookups[i].sha,
 				b->lookups[i].error);
 	for (i = 0; i < b->nreports; i++) {
 		struct rm_report *r = &b->reports[i];
-		const struct rm_gitweb_req *bl = &b->lookups[base_idx[i]];
-		const struct rm_gitweb_req *hl = &b->lookups[head_idx[i]];
+		const struct rm_lookup_req *bl = &b->lookups[base_idx[i]];
+		const struct rm_lookup_req *hl = &b->lookups[head_idx[i]];
 
-		r->base_facts = bl->status == RM_GITWEB_FOUND ? &bl->facts : NULL;
-		r->head_facts = hl->status == RM_GITWEB_FOUND ? &hl->facts : NULL;
-		r->base_unknown = bl->status == RM_GITWEB_UNKNOWN;
-		r->head_unknown = hl->status == RM_GITWEB_UNKNOWN;
+		r->base_facts = bl->status == RM_LOOKUP_FOUND ? &bl->facts : NULL;
+		r->head_facts = hl->status == RM_LOOKUP_FOUND ? &hl->facts : NULL;
+		r->base_unknown = bl->status == RM_LOOKUP_UNKNOWN;
+		r->head_unknown = hl->status == RM_LOOKUP_UNKNOWN;
+		if ((r->base_unknown || r->head_unknown) && e->cfg->lookup_horizon > 0)
+			unknown_within_horizon(e, b, i, r);
 		if (!b->patches)
 			b->patches = rm_xcalloc(b->nreports + 1, sizeof(*b->patches));
 		if (e->cfg->patch_mail_base && hl->tree && hl->tree->patches && r->head_facts &&
 		    r->head_facts->patch_msgid) {
 			/* the patch's own mail: its [PATCH] subject and its To/Cc */
 			struct rm_error pe;
-			int got = rm_patch_mail_lookup(&b->patches[i], e->cfg->patch_mail_base,
+			int got = rm_patchmail_lookup(&b->patches[i], e->cfg->patch_mail_base,
 						       r->head_facts->patch_msgid, &o, &pe);
 
 			if (got == 1)
@@ -241,7 +326,7 @@ static int is_commit_dir(const char *path)
 static void lookup_subjects(const struct rm_config *cfg, const struct rm_commit_cache *cache,
 			    const struct rm_group *g, char *subjects[2], int verbose)
 {
-	struct rm_gitweb_req reqs[2];
+	struct rm_lookup_req reqs[2];
 	struct rm_gitweb_opts o;
 	struct rm_error e;
 	const struct rm_tree_cfg *t =
@@ -257,16 +342,16 @@ static void lookup_subjects(const struct rm_config *cfg, const struct rm_commit_
 		reqs[i].sha = g->members[i]->commit;
 	}
 	rm_gitweb_opts_from_config(&o, cfg);
-	if (rm_gitweb_lookup(reqs, 2, &o, cache, &e))
+	if (rm_lookup_run(reqs, 2, &o, cache, &e))
 		return;
 	for (i = 0; i < 2; i++) {
-		if (reqs[i].status == RM_GITWEB_FOUND)
+		if (reqs[i].status == RM_LOOKUP_FOUND)
 			subjects[i] = rm_xstrdup(reqs[i].facts.subject);
 		else if (verbose)
 			fprintf(stderr, "robotmail: commit %s: %s\n", reqs[i].sha,
-				reqs[i].status == RM_GITWEB_UNKNOWN ? "unknown upstream" :
+				reqs[i].status == RM_LOOKUP_UNKNOWN ? "unknown upstream" :
 								      reqs[i].error);
-		rm_facts_free(&reqs[i].facts);
+		rm_commit_free(&reqs[i].facts);
 	}
 }
 
@@ -424,8 +509,8 @@ static void run_threads_free(struct rm_pipeline *p)
  * the finding), headers and bytes.  Returns 0, or -1 with *err set: kind
  * RM_ERR_TEMP or RM_ERR_INTERNAL when the store failed (the run stops),
  * else the report's mail cannot be made (the archive fails). */
-static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm_mail *m,
-		     bool *store_failed, struct rm_error *err)
+static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const char *source,
+		     struct rm_mail *m, bool *store_failed, struct rm_error *err)
 {
 	struct rm_message_in in;
 	const struct rm_tree_cfg *t = rm_config_tree_for_branch(
@@ -461,6 +546,10 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm
 		*store_failed = true;
 		return -1;
 	}
+	/* a hostile fact left out is said even in a quiet run */
+	for (k = 0; k < m->rcp.ninvalid; k++)
+		fprintf(stderr, "robotmail: warning: '%s': recipient left out: %s\n", source,
+			m->rcp.invalid[k]);
 	m->mail_from = p->cfg->robot_address;
 	m->rcpts = rm_xcalloc(m->rcp.nto + m->rcp.ncc + 1, sizeof(char *));
 	for (k = 0; k < m->rcp.nto; k++)
@@ -516,6 +605,32 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm
 
 /* ---------------------------------------------------------------- the loop */
 
+/* A report skipped by unknown_branch: skip: one warning per reason (it
+ * names the branch) per run, on stderr even when quiet. */
+static void warn_skip(struct rm_pipeline *p, const char *reason)
+{
+	size_t i;
+
+	for (i = 0; i < p->nskipped; i++)
+		if (!strcmp(p->skipped[i], reason))
+			return;
+	p->skipped = rm_xrealloc(p->skipped, (p->nskipped + 1) * sizeof(char *));
+	p->skipped[p->nskipped++] = rm_xstrdup(reason);
+	fprintf(stderr, "robotmail: warning: no report: %s\n", reason);
+}
+
+/* Hand an archive's fate to the sink, and count it. */
+static void archive_fate(struct rm_pipeline *p, const char *path, enum rm_fate fate)
+{
+	if (fate == RM_FATE_FAILED)
+		p->st.arch_failed++;
+	else if (fate == RM_FATE_WAIT)
+		p->st.arch_waiting++;
+	else
+		p->st.arch_done++;
+	p->sink->archive(p->sink, path, fate);
+}
+
 /* One chunk: read and report paths[0..npaths), hand each report and then
  * each archive to the sink. */
 static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
@@ -544,7 +659,8 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 
 		memset(&it, 0, sizeof(it));
 		memset(&mail, 0, sizeof(mail));
-		p->st.reports++;
+		if (!r->skip_reason)
+			p->st.reports++; /* a skipped one is no report */
 		it.nth = ++p->nth;
 		it.archive = &b->archives[ai];
 		it.report = r;
@@ -569,7 +685,11 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			rm_store_finding_free(&f);
 		}
 		/* what `run` does with it, in this order */
-		if (seen) {
+		if (r->skip_reason) {
+			it.outcome = RM_OUT_SKIPPED;
+			it.reason = r->skip_reason;
+			warn_skip(p, r->skip_reason);
+		} else if (seen) {
 			it.outcome = RM_OUT_SEEN;
 		} else if (closed) {
 			it.outcome = RM_OUT_CLOSED;
@@ -587,7 +707,7 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			    (it.outcome == RM_OUT_SEEN && s->mail_when_seen && !r->bad_reason &&
 			     !r->hold_reason);
 		rm_error_clear(&me);
-		if (want_mail && make_mail(p, r, &mail, &store_failed, &me)) {
+		if (want_mail && make_mail(p, r, it.archive->source, &mail, &store_failed, &me)) {
 			if (store_failed) {
 				*err = me;
 				free(seen_id);
@@ -632,6 +752,7 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			errors[ai] = 1;
 			break;
 		case RM_OUT_MAIL:
+		case RM_OUT_SKIPPED:
 			break;
 		}
 		if (fate_failed)
@@ -639,8 +760,8 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 	}
 	for (i = 0; i < b->narchives; i++) {
 		p->st.bad_archives += errors[i]; /* exit 1: a report could not be made */
-		s->archive(s, b->archives[i].source,
-			   errors[i] ? RM_FATE_FAILED : deferred[i] ? RM_FATE_WAIT : RM_FATE_DONE);
+		archive_fate(p, b->archives[i].source,
+			     errors[i] ? RM_FATE_FAILED : deferred[i] ? RM_FATE_WAIT : RM_FATE_DONE);
 	}
 	/* archives that could not be read at all */
 	for (i = 0; i < npaths; i++) {
@@ -650,7 +771,7 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		for (k = 0; k < b->narchives; k++)
 			opened |= !strcmp(b->archives[k].source, paths[i]);
 		if (!opened)
-			s->archive(s, paths[i], RM_FATE_FAILED);
+			archive_fate(p, paths[i], RM_FATE_FAILED);
 	}
 	rc = 0;
 out:
@@ -670,6 +791,11 @@ int rm_pipeline_run(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		rc = run_chunk(p, paths + i,
 			       npaths - i < RM_PIPELINE_CHUNK ? npaths - i : RM_PIPELINE_CHUNK, err);
 	run_threads_free(p);
+	for (i = 0; i < p->nskipped; i++)
+		free(p->skipped[i]);
+	free(p->skipped);
+	p->skipped = NULL;
+	p->nskipped = 0;
 	return rc;
 }
 
@@ -680,7 +806,7 @@ void rm_pipeline_refuse(struct rm_pipeline *p, const struct rm_inbox_refused *v,
 	for (i = 0; i < n; i++) {
 		fprintf(stderr, "robotmail: error: '%s': %s\n", v[i].path, v[i].reason);
 		p->st.bad_archives++;
-		p->sink->archive(p->sink, v[i].path, RM_FATE_FAILED);
+		archive_fate(p, v[i].path, RM_FATE_FAILED);
 	}
 }
 
@@ -689,7 +815,8 @@ void rm_pipeline_refuse(struct rm_pipeline *p, const struct rm_inbox_refused *v,
 /* The reproduction materials of a report from its head's first run:
  * job.yaml, job-script, reproduce and the kernel config (config-<release>). */
 static void write_materials(const char *dir, const struct rm_archive *a,
-			    const struct rm_result_root *head, const char *message_id, int verbose)
+			    const struct rm_result_root *head, const struct rm_evidence *ev,
+			    const char *message_id, int verbose)
 {
 	static const char *const names[][2] = { { "job.yaml", "job.yaml" },
 						{ "job.sh", "job-script" },
@@ -722,6 +849,21 @@ static void write_materials(const char *dir, const struct rm_archive *a,
 		n++;
 	}
 	rm_inbox_write_materials(dir, message_id, files, n, verbose);
+	if (ev && ev->file) {
+		/* the kernel log the excerpt came from, as stored (dmesg.xz ...),
+		 * streamed from the archive rather than held in memory */
+		const char *b = strrchr(ev->file, '/');
+		char *d = rm_inbox_materials_dir(dir, message_id);
+		char *dst = rm_path_join(d, b ? b + 1 : ev->file);
+		struct rm_error ce;
+
+		if (rm_evidence_copy_log(a, ev->file, dst, &ce))
+			fprintf(stderr, "robotmail: warning: %s\n", ce.msg);
+		else if (verbose)
+			fprintf(stderr, "robotmail: wrote %s\n", dst);
+		free(dst);
+		free(d);
+	}
 	for (i = 0; i < 3; i++)
 		free(paths[i]);
 	free(paths);
@@ -756,6 +898,8 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 		fprintf(stderr, "robotmail: '%s': report deferred: %s\n", it->archive->source,
 			it->reason);
 		return 0;
+	case RM_OUT_SKIPPED:
+		return 0; /* warned once per branch by the pipeline */
 	case RM_OUT_MAIL:
 		break;
 	}
@@ -788,7 +932,8 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	p->st.queued++;
 	if (m.state == RM_STORE_HELD)
 		p->st.held++;
-	write_materials(q->materials, it->archive, r->tests[0].head, mail->message_id, p->verbose);
+	write_materials(q->materials, it->archive, r->tests[0].head, &r->tests[0].evidence,
+			mail->message_id, p->verbose);
 	if (p->verbose)
 		fprintf(stderr, "robotmail: queued %s%s: %s\n", mail->message_id,
 			m.state == RM_STORE_HELD ? " (held)" : "", mail->thread.subject);
@@ -909,6 +1054,10 @@ static int print_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	case RM_OUT_FAILED:
 		fprintf(stderr, "robotmail: error: '%s': %s\n", src, it->reason);
 		ps->rc |= 1;
+		return 0;
+	case RM_OUT_SKIPPED:
+		fprintf(ps->out, "# robotmail dry-run: report %zu from %s: SKIPPED: %s\n", it->nth, src,
+			it->reason);
 		return 0;
 	case RM_OUT_MAIL:
 		break;

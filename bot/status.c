@@ -65,6 +65,10 @@ static void page_head(struct rm_sb *sb, const char *title)
 
 static void thread_link(struct rm_sb *sb, const struct rm_config *cfg, const char *msgid)
 {
+	if (!cfg->lore_base || !*cfg->lore_base) { /* no archive configured: the id alone */
+		html_text(sb, msgid);
+		return;
+	}
 	rm_sb_adds(sb, "<a href=\"");
 	html_text(sb, cfg->lore_base);
 	rm_sb_addc(sb, '/');

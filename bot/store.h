@@ -41,7 +41,7 @@
 #include "error.h"
 
 struct rm_store;
-struct rm_commit_cache; /* gitweb.h */
+struct rm_commit_cache; /* commit.h */
 
 enum rm_store_mode {
 	RM_STORE_READWRITE, /* create the store and migrate the schema as needed */

@@ -73,6 +73,7 @@ done
 mkdir -p "$T/in"
 cat >"$T/cfg.yaml" <<CFG
 robot:
+  name: kernel test robot
   address: lkp@example.org
   cc_self: false
 paths:

@@ -12,6 +12,7 @@ tests/peers/make-test-repo.sh "$T/repo" >/dev/null
 mkdir -p "$T/in" "$T/replies/new" "$T/replies/cur" "$T/replies/tmp"
 cat >"$T/cfg.yaml" <<CFG
 robot:
+  name: kernel test robot
   address: lkp@example.org
   cc_self: false
 links:
