@@ -16,6 +16,8 @@
 #include "gitweb.h"
 #include "help.h"
 #include "inbox.h"
+#include "listen.h"
+#include "status.h"
 #include "lookup.h"
 #include "message.h"
 #include "pipeline.h"
@@ -637,6 +639,105 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 	return rc < 0 ? rm_error_exit_code(err->kind) : rc;
 }
 
+/* ================================================================ listen */
+
+int rm_cmd_listen(int argc, char **argv, struct rm_error *err)
+{
+	const char *config = NULL;
+	struct rm_listen_stats ls;
+	struct env e;
+	time_t now = 0;
+	long interval = 60;
+	bool follow = false;
+	int i, rc;
+
+	for (i = 1; i < argc; i++) {
+		if (i + 1 < argc && (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config"))) {
+			config = argv[++i];
+		} else if (i + 1 < argc && !strcmp(argv[i], "--now")) {
+			char *end;
+			long long v = strtoll(argv[++i], &end, 10);
+
+			if (*end || v < 0)
+				return rm_error_set(err, RM_ERR_USAGE, "listen: --now: expected seconds since 1970, not '%s'",
+						    argv[i]);
+			now = (time_t)v;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			return rm_help_print("listen", stdout), 0;
+		} else if (!strcmp(argv[i], "--follow")) {
+			follow = true;
+		} else if (i + 1 < argc && !strcmp(argv[i], "--interval")) {
+			char *end;
+
+			interval = strtol(argv[++i], &end, 10);
+			if (*end || interval < 1 || interval > 86400)
+				return rm_error_set(err, RM_ERR_USAGE,
+						    "listen: --interval: expected 1 to 86400 seconds, not '%s'",
+						    argv[i]);
+		} else {
+			return rm_error_set(err, RM_ERR_USAGE, "listen: unknown option '%s'", argv[i]);
+		}
+	}
+	if (env_open(&e, config, NULL, NULL, false, false, err) ||
+	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READWRITE, err)) {
+		env_close(&e);
+		return -1;
+	}
+	/* --follow: a pass every --interval seconds until killed; each mail
+	 * is remembered in the store as it is done, so a kill loses nothing
+	 * and repeats nothing */
+	do {
+		rc = rm_listen_run(&e.cfg, e.ob, now ? now : time(NULL), &ls, err);
+		if (rc || !follow || ls.read)
+			fprintf(stderr,
+				"robotmail: listen: %d read, %d ignored, %d refused, %d command(s) applied, %d answer(s) queued\n",
+				ls.read, ls.ignored, ls.refused, ls.applied, ls.answered);
+		if (!rc && follow)
+			sleep((unsigned)interval);
+	} while (!rc && follow);
+	env_close(&e);
+	return rc;
+}
+
+/* ================================================================ status */
+
+int rm_cmd_status(int argc, char **argv, struct rm_error *err)
+{
+	const char *config = NULL, *html = NULL, *json = NULL;
+	struct env e;
+	size_t n = 0;
+	int i, rc = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (i + 1 < argc && (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")))
+			config = argv[++i];
+		else if (i + 1 < argc && !strcmp(argv[i], "--html"))
+			html = argv[++i];
+		else if (i + 1 < argc && !strcmp(argv[i], "--json"))
+			json = argv[++i];
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return rm_help_print("status", stdout), 0;
+		else
+			return rm_error_set(err, RM_ERR_USAGE, "status: unknown option '%s'", argv[i]);
+	}
+	if (!html && !json)
+		return rm_error_set(err, RM_ERR_USAGE, "status: expected --html DIR and/or --json DIR");
+	if (env_open(&e, config, NULL, NULL, false, false, err) ||
+	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READONLY, err)) {
+		env_close(&e);
+		return -1;
+	}
+	if (html && json && strcmp(html, json))
+		rc = rm_status_write(&e.cfg, e.ob, html, true, false, &n, err) ||
+		     rm_status_write(&e.cfg, e.ob, json, false, true, &n, err);
+	else
+		rc = rm_status_write(&e.cfg, e.ob, html ? html : json, html != NULL, json != NULL, &n, err);
+	if (!rc)
+		printf("robotmail: status: %zu finding(s) written to %s\n", n, html ? html : json);
+	env_close(&e);
+	return rc ? -1 : 0;
+}
+
 /* ================================================================ check-config */
 
 static void check_line(int *bad, bool ok, const char *what, const char *detail)
@@ -778,6 +879,31 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		free(dir);
 		rm_error_clear(&pe);
 		check_line(&bad, !rm_inbox_check_dir(&e.cfg, &pe), "inbox", pe.kind ? pe.msg : e.cfg.inbox);
+	}
+	if (e.cfg.nlisten) {
+		/* listen's sources, and the opt-outs received by mail so far */
+		struct rm_store *ls = NULL;
+		struct rm_error se;
+		long n = 0;
+		int v = 0;
+
+		for (k = 0; k < e.cfg.nlisten; k++)
+			check_line(&bad, !strncmp(e.cfg.listen[k].source, "maildir:", 8) ||
+					       !strncmp(e.cfg.listen[k].source, "imaps://", 8),
+				   "listen source",
+				   e.cfg.listen[k].source);
+		rm_error_clear(&se);
+		if (rm_store_open(&ls, e.cfg.state_db, RM_STORE_READONLY, &se) ||
+		    rm_store_schema_version(ls, &v, &se) ||
+		    (v >= 4 && rm_store_optout_count(ls, &n, &se))) {
+			check_line(&bad, false, "opt-outs by mail", se.msg);
+		} else {
+			char detail[128];
+
+			snprintf(detail, sizeof(detail), "%ld address(es) opted out", n);
+			check_line(&bad, true, "opt-outs by mail", detail);
+		}
+		rm_store_close(ls);
 	}
 	env_close(&e);
 	printf("%s\n", bad ? "check-config: problems found" : "check-config: all good");

@@ -26,6 +26,13 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err);
 /* robotmail --dry-run [options] ARCHIVE...: print what `run` would do. */
 int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err);
 
+/* robotmail listen [-c FILE] [--now EPOCH] [--follow [--interval S]]: one
+ * pass over listen's sources (for cron), or one every S seconds. */
+int rm_cmd_listen(int argc, char **argv, struct rm_error *err);
+
+/* robotmail status [-c FILE] [--html DIR] [--json DIR]: the findings page. */
+int rm_cmd_status(int argc, char **argv, struct rm_error *err);
+
 /* Print usage to stdout (help) or stderr. */
 void rm_usage(int to_stderr);
 

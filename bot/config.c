@@ -83,6 +83,7 @@ static void defaults(struct rm_config *c)
 	c->cc_trailers.v[3] = rm_xstrdup("Cc");
 	c->cc_trailers.n = 4;
 	c->maintainers_cap = 10;
+	c->listen_rate = 20;
 	c->max_recipients = 50;
 }
 
@@ -353,6 +354,8 @@ static int links_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, 
 
 	if (!strcmp(key, "lore"))
 		return get_str(x, v, "links.lore", &c->lore_base);
+	if (!strcmp(key, "status"))
+		return get_str(x, v, "links.status", &c->status_base);
 	if (!strcmp(key, "archive"))
 		return get_str(x, v, "links.archive", &c->archive_base);
 	if (!strcmp(key, "patch_link"))
@@ -671,6 +674,70 @@ static int load_trees(struct ctx *x, struct rm_config *c, yaml_node_t *seq)
 	return 0;
 }
 
+/* One listen mapping: a source's keys and the keys for all sources. */
+static int listen_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, yaml_node_t *k)
+{
+	struct rm_config *c = obj;
+	struct rm_listen_src *l = &c->listen[c->nlisten - 1];
+
+	if (!strcmp(key, "source")) {
+		const char *s = rm_yaml_scalar(v);
+
+		if (!s || (strncmp(s, "maildir:", 8) && strncmp(s, "imaps://", 8) &&
+			   strncmp(s, "public-inbox:", 13)))
+			return fail(x, v, "listen.source",
+				    "expected maildir:DIR, imaps://HOST:PORT/MAILBOX or public-inbox:URL");
+		l->line = rm_yaml_line(v);
+		return get_str(x, v, "listen.source", &l->source);
+	}
+	if (!strcmp(key, "user"))
+		return get_str(x, v, "listen.user", &l->user);
+	if (!strcmp(key, "password_file"))
+		return get_str(x, v, "listen.password_file", &l->password_file);
+	if (!strcmp(key, "ca_file"))
+		return get_str(x, v, "listen.ca_file", &l->ca_file);
+	if (!strcmp(key, "maintainers"))
+		return get_list(x, v, "listen.maintainers", &c->listen_maintainers);
+	if (!strcmp(key, "lists"))
+		return get_list(x, v, "listen.lists", &c->listen_lists);
+	if (!strcmp(key, "rate_limit"))
+		return get_long(x, v, "listen.rate_limit", 1, 100000, &c->listen_rate);
+	if (!strcmp(key, "footer"))
+		return get_bool(x, v, "listen.footer", &c->listen_footer);
+	return unknown(x, k, "listen", key);
+}
+
+static int load_listen_one(struct ctx *x, struct rm_config *c, yaml_node_t *m)
+{
+	struct rm_listen_src *l;
+
+	c->listen = rm_xrealloc(c->listen, (c->nlisten + 1) * sizeof(*c->listen));
+	memset(&c->listen[c->nlisten++], 0, sizeof(*c->listen));
+	if (each_key(x, m, "listen", c, listen_key))
+		return -1;
+	l = &c->listen[c->nlisten - 1];
+	if (l->source)
+		return 0;
+	if (l->user || l->password_file || l->ca_file)
+		return fail(x, m, "listen.source", "missing");
+	c->nlisten--; /* only the keys for all sources: no source of its own */
+	return 0;
+}
+
+static int load_listen(struct ctx *x, struct rm_config *c, yaml_node_t *v)
+{
+	yaml_node_item_t *it;
+
+	if (rm_yaml_is_null(v))
+		return 0;
+	if (v->type != YAML_SEQUENCE_NODE)
+		return load_listen_one(x, c, v);
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++)
+		if (load_listen_one(x, c, rm_yaml_node(x->y, *it)))
+			return -1;
+	return 0;
+}
+
 static int top_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, yaml_node_t *k)
 {
 	struct rm_config *c = obj;
@@ -706,6 +773,8 @@ static int top_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, ya
 	}
 	if (!strcmp(key, "include"))
 		return 0; /* read first, by load_file */
+	if (!strcmp(key, "listen"))
+		return load_listen(x, c, v);
 	return unknown(x, k, "", key);
 }
 
@@ -837,6 +906,7 @@ void rm_config_free(struct rm_config *c)
 	free(c->disclaimer);
 	free(c->signature);
 	free(c->lore_base);
+	free(c->status_base);
 	free(c->archive_base);
 	free(c->patch_link_base);
 	free(c->patch_branches);
@@ -874,6 +944,15 @@ void rm_config_free(struct rm_config *c)
 	free(c->rules);
 	free(c->maintainers);
 	free(c->opt_out);
+	for (i = 0; i < c->nlisten; i++) {
+		free(c->listen[i].source);
+		free(c->listen[i].user);
+		free(c->listen[i].password_file);
+		free(c->listen[i].ca_file);
+	}
+	free(c->listen);
+	free_list(&c->listen_maintainers);
+	free_list(&c->listen_lists);
 	for (i = 0; i < c->ntrees; i++)
 		free_tree(&c->trees[i]);
 	free(c->trees);

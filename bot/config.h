@@ -65,6 +65,13 @@ struct rm_rcpt_rule {
 	int line;       /* where it was written */
 };
 
+/* One inbound mail source of `robotmail listen`. */
+struct rm_listen_src {
+	char *source;        /* maildir:DIR, imaps://HOST:PORT/MAILBOX or public-inbox:URL */
+	char *user, *password_file, *ca_file;
+	int line;            /* where it was written */
+};
+
 struct rm_config {
 	char *file; /* NULL when only the embedded defaults are used */
 
@@ -85,6 +92,8 @@ struct rm_config {
 	char *patch_link_base; /* patch link: <base>/<patch msgid>/ */
 	char *patch_branches;  /* url: <base>/<Author-Name>/<subject-slug>/<YYYYMMDD-HHMMSS> */
 	char *patch_mail_base; /* <base>/<patch msgid>/raw: the patch mail (public-inbox), or NULL */
+	char *status_base;     /* links.status: where `robotmail status --html` is published;
+				* reports end with <base>/f/<id>.html, or NULL */
 
 	/* files */
 	char *state_db;
@@ -147,6 +156,15 @@ struct rm_config {
 
 	/* where each key was set: key "paths.inbox" -> "'FILE' line N" */
 	struct rm_strlist where_keys, where_at;
+	/* listen (replies and their commands) */
+	struct rm_listen_src *listen;    /* listen: a mapping, or a list of them */
+	size_t nlisten;
+	struct rm_strlist listen_maintainers; /* may change any finding's state */
+	struct rm_strlist listen_lists;  /* List-Ids whose mail may be answered */
+	long listen_rate;                /* mails read per sender and hour at most */
+	bool listen_footer;              /* reports end with a line on how to answer
+					  * and opt out (the List-Unsubscribe header is
+					  * there whenever listen has a source) */
 };
 
 /* Load `file` (NULL: neutral defaults only).  Relative paths in the file

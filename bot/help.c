@@ -35,6 +35,8 @@ static const struct page pages[] = {
 	  "  queue          operate the outbox (list, show, retry, drop, hold, release)\n"
 	  "  commit         the commit facts robotmail looks up for a tree\n"
 	  "  check-config   validate the configuration; --online also connects\n"
+	  "  listen         read replies: #robotmail commands change findings\n"
+	  "  status         the findings page (HTML, JSON) from the state database\n"
 	  "  help [COMMAND] this overview, or one command's options\n"
 	  "\n"
 	  "  -h, --help     this overview; COMMAND --help for a command's options\n"
@@ -140,11 +142,31 @@ static const struct page pages[] = {
 	  "                     tree's git web API\n"
 	  "  -h, --help         this help\n"
 	  "\n" EXITS },
+	{ "listen",
+	  "usage: robotmail listen [-c FILE] [--now EPOCH] [--follow [--interval S]]\n"
+	  "\n"
+	  "Read the replies in listen.source (maildir:DIR or imaps://HOST:PORT/MAILBOX),\n"
+	  "match each to its report, apply its #robotmail commands (invalid, fixed:,\n"
+	  "dup:, unsubscribe, undo) and queue an answer for those not understood.\n"
+	  "Each mail is read once.\n"
+	  "\n" CONFIG_OPT
+	  "  --now EPOCH        the time of the pass (seconds since 1970)\n"
+	  "  --follow           a pass every --interval seconds (60) until killed\n"
+	  "  -h, --help         this help\n"
+	  "\n" EXITS },
+	{ "status",
+	  "usage: robotmail status [-c FILE] [--html DIR] [--json DIR]\n"
+	  "\n"
+	  "Write the findings page from the state database: DIR/index.html and\n"
+	  "DIR/f/ID.html per finding, or DIR/findings.json.\n"
+	  "\n" CONFIG_OPT
+	  "  -h, --help         this help\n"
+	  "\n" EXITS },
 	{ "help",
 	  "usage: robotmail help [COMMAND]\n"
 	  "\n"
 	  "The overview, or the options of COMMAND (compare, --dry-run, run, queue,\n"
-	  "commit, check-config).\n" },
+	  "commit, check-config, listen, status).\n" },
 };
 
 int rm_help_print(const char *cmd, FILE *f)

@@ -326,12 +326,18 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 		mailimf_fields_add(f, mailimf_field_new_custom(strdup("Content-Transfer-Encoding"),
 							       strdup("8bit")));
 	mailimf_fields_add(f, mailimf_field_new_custom(strdup("MIME-Version"), strdup("1.0")));
-	mailimf_fields_add(f, mailimf_field_new_custom(strdup("Auto-Submitted"), strdup("auto-generated")));
+	mailimf_fields_add(f, mailimf_field_new_custom(strdup("Auto-Submitted"),
+						       strdup(in->auto_replied ? "auto-replied" : "auto-generated")));
 	mailimf_fields_add(f, mailimf_field_new_custom(strdup("X-Auto-Response-Suppress"), strdup("All")));
 	mailimf_fields_add(f, mailimf_field_new_custom(strdup("Precedence"), strdup("bulk")));
 	if (in->report_key)
 		mailimf_fields_add(f, mailimf_field_new_custom(strdup("X-Robotmail-Report"),
 							       header_text(in->report_key)));
+	if (in->list_unsubscribe)
+		mailimf_fields_add(f, mailimf_field_new_custom(
+					      strdup("List-Unsubscribe"),
+					      rm_xstrfmt("<mailto:%s?subject=unsubscribe>",
+							 in->list_unsubscribe)));
 	hdr = mmap_string_new("");
 	if (mailimf_fields_write_mem(hdr, &col, f) != MAILIMF_NO_ERROR) {
 		mmap_string_free(hdr);

@@ -55,6 +55,10 @@ struct rm_message_in {
 					* ASCII body (LKP's perf reports are,
 					* for their "±") */
 	const char *report_key;        /* X-Robotmail-Report, or NULL */
+	const char *list_unsubscribe;  /* List-Unsubscribe: <mailto:THIS?subject=unsubscribe>
+					* (an address `robotmail listen` reads), or NULL */
+	bool auto_replied;             /* Auto-Submitted: auto-replied (listen's
+					* answer to a mail) instead of auto-generated */
 	const char *body;              /* LF line ends */
 };
 

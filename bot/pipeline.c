@@ -9,6 +9,7 @@
 
 #include "fileutil.h"
 #include "inbox.h"
+#include "status.h"
 #include "strbuf.h"
 #include "table.h"
 
@@ -519,7 +520,9 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 				       p->to };
 	struct rm_thread_first first;
 	const struct rm_thread_first *fp = run_thread_find(p, r->thread_key);
+	char *footer = NULL;
 	size_t k;
+	int rc;
 
 	memset(m, 0, sizeof(*m));
 	*store_failed = false;
@@ -539,6 +542,10 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 	rm_thread_first_free(&first);
 	if (rm_recipients_build(&m->rcp, &ri, err))
 		return -1;
+	if (!p->to && rm_recipients_drop_optouts(&m->rcp, p->ob, r->tree_name, err)) {
+		*store_failed = true;
+		return -1;
+	}
 	/* a hostile fact left out is said even in a quiet run */
 	for (k = 0; k < m->rcp.ninvalid; k++)
 		fprintf(stderr, "robotmail: warning: '%s': recipient left out: %s\n", source,
@@ -564,12 +571,36 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 	in.charset = p->cfg->charset;
 	in.latin1_floor = r->kind != RM_REPORT_FUNCTIONAL; /* perf reports, as LKP's */
 	in.body = r->body;
+	if (p->cfg->nlisten) /* someone reads the answers: say how to opt out */
+		in.list_unsubscribe = p->cfg->robot_address;
+	if ((p->cfg->nlisten && p->cfg->listen_footer) || p->cfg->status_base) {
+		struct rm_sb fb = RM_SB_INIT;
+
+		rm_sb_init(&fb);
+		rm_sb_adds(&fb, r->body);
+		if (*r->body && r->body[strlen(r->body) - 1] != '\n')
+			rm_sb_addc(&fb, '\n');
+		rm_sb_adds(&fb, "\n-- \n");
+		if (p->cfg->status_base && r->thread_key) {
+			char id[17];
+
+			rm_status_finding_id(r->thread_key, id);
+			rm_sb_addf(&fb, "This finding: %s/f/%s.html\n", p->cfg->status_base, id);
+		}
+		if (p->cfg->nlisten && p->cfg->listen_footer)
+			rm_sb_adds(&fb, "Reply with '#robotmail invalid', '#robotmail fixed: <commit>'"
+					" or '#robotmail unsubscribe' on a line of its own.\n");
+		footer = rm_sb_detach(&fb, NULL);
+		in.body = footer;
+	}
 	in.in_reply_to = m->thread.in_reply_to;
 	if (m->thread.send_refs) {
 		in.references = (const char *const *)m->thread.refs;
 		in.nreferences = m->thread.nrefs;
 	}
-	return rm_message_build(&in, &m->bytes, &m->len, err);
+	rc = rm_message_build(&in, &m->bytes, &m->len, err);
+	free(footer);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- the loop */
@@ -622,7 +653,7 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		struct rm_pipe_item it;
 		struct rm_mail mail;
 		struct rm_error me;
-		char *seen_id = NULL;
+		char *seen_id = NULL, *closed;
 		bool fate_failed = false, want_mail, store_failed;
 		int seen, sunk;
 
@@ -638,6 +669,21 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		if (seen < 0)
 			goto out;
 		it.seen_id = seen_id;
+		closed = NULL;
+		if (!seen && r->thread_key) {
+			struct rm_store_finding f;
+			int got = rm_store_finding_get(p->ob, r->thread_key, &f, err);
+
+			if (got < 0) {
+				free(seen_id);
+				goto out;
+			}
+			if (got && f.state != RM_FINDING_OPEN)
+				closed = rm_xstrfmt("its finding is marked %s%s%s (listen)",
+						    rm_finding_state_name(f.state), f.arg ? ": " : "",
+						    f.arg ? f.arg : "");
+			rm_store_finding_free(&f);
+		}
 		/* what `run` does with it, in this order */
 		if (r->skip_reason) {
 			it.outcome = RM_OUT_SKIPPED;
@@ -645,6 +691,9 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			warn_skip(p, r->skip_reason);
 		} else if (seen) {
 			it.outcome = RM_OUT_SEEN;
+		} else if (closed) {
+			it.outcome = RM_OUT_CLOSED;
+			it.reason = closed;
 		} else if (r->bad_reason) {
 			it.outcome = RM_OUT_BAD;
 			it.reason = r->bad_reason;
@@ -662,6 +711,7 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			if (store_failed) {
 				*err = me;
 				free(seen_id);
+				free(closed);
 				mail_free(&mail);
 				goto out;
 			}
@@ -682,11 +732,15 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			run_thread_add(p, r->thread_key, &mail);
 		mail_free(&mail);
 		free(seen_id);
+		free(closed);
 		if (sunk)
 			goto out;
 		switch (it.outcome) {
 		case RM_OUT_SEEN:
 			p->st.duplicates++;
+			break;
+		case RM_OUT_CLOSED:
+			p->st.closed++;
 			break;
 		case RM_OUT_HELD:
 			p->st.deferred++;
@@ -832,6 +886,9 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	case RM_OUT_SEEN:
 		if (p->verbose)
 			fprintf(stderr, "robotmail: %s: already reported\n", r->subject);
+		return 0;
+	case RM_OUT_CLOSED:
+		fprintf(stderr, "robotmail: %s: not sent: %s\n", r->subject, it->reason);
 		return 0;
 	case RM_OUT_BAD:
 	case RM_OUT_FAILED:
@@ -979,6 +1036,10 @@ static int print_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 			print_mail(ps, it);
 		return 0;
 	}
+	case RM_OUT_CLOSED:
+		fprintf(ps->out, "# robotmail dry-run: report %zu from %s: not sent: %s\n", it->nth,
+			src, it->reason);
+		return 0;
 	case RM_OUT_BAD:
 		fprintf(ps->out, "# robotmail dry-run: report %zu from %s: REFUSED: %s\n", it->nth, src,
 			it->reason);

@@ -54,6 +54,8 @@ enum rm_outcome {
 	RM_OUT_HELD,   /* required facts missing for now: the archive waits */
 	RM_OUT_FAILED, /* its mail could not be built: the archive fails */
 	RM_OUT_SKIPPED,/* unknown_branch: skip: nothing to report, the archive is done */
+	RM_OUT_CLOSED, /* its finding is marked invalid, fixed or dup (listen):
+			* nothing sent, the archive is done */
 };
 
 /* A report's mail, as the message stage made it. */
@@ -75,7 +77,7 @@ struct rm_pipe_item {
 	const struct rm_archive *archive;
 	const struct rm_report *report;
 	enum rm_outcome outcome;
-	const char *reason;              /* BAD, HELD, FAILED */
+	const char *reason;              /* BAD, HELD, FAILED, CLOSED */
 	const char *seen_id;             /* SEEN: the Message-ID it was reported as */
 	time_t seen_at;                  /* SEEN: when */
 	const struct rm_mail *mail;      /* MAIL; SEEN too when the sink wants it */
@@ -102,6 +104,7 @@ struct rm_sink {
 struct rm_pipeline_stats {
 	int archives, reports, queued, duplicates, held, deferred, bad_archives, failed_reports;
 	int arch_done, arch_failed, arch_waiting; /* what became of each archive */
+	int closed; /* RM_OUT_CLOSED */
 };
 
 struct rm_pipeline {

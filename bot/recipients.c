@@ -439,3 +439,48 @@ void rm_recipients_free(struct rm_recipients *r)
 	free(r->dropped);
 	memset(r, 0, sizeof(*r));
 }
+
+/* Remove from v[0..*n) the addresses opted out in the store. */
+static int drop_optouts(struct rm_recipients *r, struct rm_address *v, size_t *n,
+			struct rm_store *st, const char *tree, struct rm_error *err)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < *n; i++) {
+		bool out = false;
+
+		if (rm_store_optout_check(st, v[i].addr, tree, &out, err)) {
+			for (; i < *n; i++) /* keep the rest: the caller frees r */
+				v[k++] = v[i];
+			*n = k;
+			return -1;
+		}
+		if (out) {
+			drop(r, v[i].addr, "opted out by mail (#robotmail unsubscribe)", false);
+			free(v[i].addr);
+			free(v[i].name);
+		} else {
+			v[k++] = v[i];
+		}
+	}
+	*n = k;
+	return 0;
+}
+
+int rm_recipients_drop_optouts(struct rm_recipients *r, struct rm_store *st, const char *tree,
+			       struct rm_error *err)
+{
+	if (!st)
+		return 0;
+	if (drop_optouts(r, r->to, &r->nto, st, tree, err) ||
+	    drop_optouts(r, r->cc, &r->ncc, st, tree, err))
+		return -1;
+	if (!r->nto && r->ncc) { /* the first copy becomes the addressee */
+		r->to = rm_xrealloc(r->to, sizeof(*r->to));
+		r->to[0] = r->cc[0];
+		r->nto = 1;
+		memmove(r->cc, r->cc + 1, (r->ncc - 1) * sizeof(*r->cc));
+		r->ncc--;
+	}
+	return 0;
+}

@@ -32,6 +32,7 @@
 #include "config.h"
 #include "message.h"
 #include "patchmail.h"
+#include "store.h"
 
 struct rm_recipients {
 	struct rm_address *to;
@@ -60,5 +61,13 @@ struct rm_recipients_in {
 int rm_recipients_build(struct rm_recipients *r, const struct rm_recipients_in *in,
 			struct rm_error *err);
 void rm_recipients_free(struct rm_recipients *r);
+
+/* The operator's opt-out file works in rm_recipients_build(); the opt-outs
+ * asked for by mail (`#robotmail unsubscribe`, listen.c) live in the store:
+ * remove every address of r opted out of `tree` (or of all), each named in
+ * r->dropped; when no To is left, the first Cc becomes the To.  A NULL
+ * store opts nobody out.  0, or -1 with err when the store failed. */
+int rm_recipients_drop_optouts(struct rm_recipients *r, struct rm_store *st, const char *tree,
+			       struct rm_error *err);
 
 #endif

@@ -259,3 +259,129 @@ int rm_store_set_state(struct rm_store *st, const char *which, enum rm_store_act
 		return refuse_write(st, "changing the queue", err);
 	return st->ops->set_state(st, which, action, now, err);
 }
+
+/* ---- findings, inbound mail, opt-outs */
+
+const char *rm_finding_state_name(enum rm_finding_state s)
+{
+	switch (s) {
+	case RM_FINDING_OPEN:
+		return "open";
+	case RM_FINDING_INVALID:
+		return "invalid";
+	case RM_FINDING_FIXED:
+		return "fixed";
+	case RM_FINDING_DUP:
+		return "dup";
+	}
+	return "?";
+}
+
+void rm_store_finding_free(struct rm_store_finding *f)
+{
+	if (!f)
+		return;
+	free(f->key);
+	free(f->tree);
+	free(f->arg);
+	memset(f, 0, sizeof(*f));
+}
+
+void rm_store_events_free(struct rm_store_event *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].command);
+		free(v[i].by);
+		free(v[i].message_id);
+	}
+	free(v);
+}
+
+int rm_store_finding_get(struct rm_store *st, const char *key, struct rm_store_finding *f,
+			 struct rm_error *err)
+{
+	memset(f, 0, sizeof(*f));
+	if (!st || !key)
+		return 0;
+	return st->ops->finding_get(st, key, f, err);
+}
+
+int rm_store_finding_set(struct rm_store *st, const char *key, const char *tree,
+			 enum rm_finding_state state, const char *arg, const char *command,
+			 const char *by, const char *message_id, time_t now, struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "changing a finding", err);
+	return st->ops->finding_set(st, key, tree, state, arg, command, by, message_id, now, err);
+}
+
+int rm_store_finding_undo(struct rm_store *st, const char *key, const char *command,
+			  const char *by, const char *message_id, time_t now,
+			  struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "changing a finding", err);
+	return st->ops->finding_undo(st, key, command, by, message_id, now, err);
+}
+
+int rm_store_findings(struct rm_store *st, struct rm_store_finding **out, size_t *n,
+		      struct rm_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	return st ? st->ops->findings(st, out, n, err) : 0;
+}
+
+int rm_store_finding_events(struct rm_store *st, const char *key, struct rm_store_event **out,
+			    size_t *n, struct rm_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	return st ? st->ops->finding_events(st, key, out, n, err) : 0;
+}
+
+int rm_store_inbound_seen(struct rm_store *st, const char *source, const char *id, bool *seen,
+			  struct rm_error *err)
+{
+	*seen = false;
+	return st ? st->ops->inbound_seen(st, source, id, seen, err) : 0;
+}
+
+int rm_store_inbound_mark(struct rm_store *st, const char *source, const char *id,
+			  const char *sender, const char *verdict, time_t now,
+			  struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "recording inbound mail", err);
+	return st->ops->inbound_mark(st, source, id, sender, verdict, now, err);
+}
+
+int rm_store_inbound_count_since(struct rm_store *st, const char *sender, time_t since,
+				 long *count, struct rm_error *err)
+{
+	*count = 0;
+	return st ? st->ops->inbound_count_since(st, sender, since, count, err) : 0;
+}
+
+int rm_store_optout_add(struct rm_store *st, const char *addr, const char *scope,
+			const char *message_id, time_t now, struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "recording an opt-out", err);
+	return st->ops->optout_add(st, addr, scope, message_id, now, err);
+}
+
+int rm_store_optout_check(struct rm_store *st, const char *addr, const char *tree, bool *out,
+			  struct rm_error *err)
+{
+	*out = false;
+	return st ? st->ops->optout_check(st, addr, tree, out, err) : 0;
+}
+
+int rm_store_optout_count(struct rm_store *st, long *count, struct rm_error *err)
+{
+	*count = 0;
+	return st ? st->ops->optout_count(st, count, err) : 0;
+}

@@ -197,6 +197,86 @@ enum rm_store_action {
 int rm_store_set_state(struct rm_store *st, const char *which, enum rm_store_action action,
 		       time_t now, struct rm_error *err);
 
+/* ---- findings and what people said about them (issue 18: `listen`)
+ *
+ * A finding is what a thread is about: the report's thread key (tree,
+ * commit, test, metric, direction).  It is open until a command in a reply
+ * changes it; every change is kept as an event, so `undo` can go back and
+ * the findings page can show who said what. */
+enum rm_finding_state {
+	RM_FINDING_OPEN,
+	RM_FINDING_INVALID, /* a false positive: never reported again */
+	RM_FINDING_FIXED,   /* arg: the fix's commit or subject */
+	RM_FINDING_DUP,     /* arg: the Message-ID of the report it duplicates */
+};
+struct rm_store_finding {
+	char *key;                   /* the thread key */
+	char *tree;
+	enum rm_finding_state state;
+	char *arg;                   /* FIXED, DUP: as above; else NULL */
+	time_t updated_at;
+};
+struct rm_store_event {
+	char *command;    /* as written, e.g. "#robotmail fixed: 1234abcd" */
+	char *by;         /* the sender's address */
+	char *message_id; /* the reply's */
+	enum rm_finding_state state; /* the state after it */
+	bool undone;      /* taken back by a later undo */
+	time_t at;
+};
+const char *rm_finding_state_name(enum rm_finding_state s);
+void rm_store_finding_free(struct rm_store_finding *f);
+void rm_store_events_free(struct rm_store_event *v, size_t n);
+
+/* The finding under `key`: 1 found (*f filled, free with
+ * rm_store_finding_free), 0 never changed (open; also for a NULL store). */
+int rm_store_finding_get(struct rm_store *st, const char *key, struct rm_store_finding *f,
+			 struct rm_error *err);
+/* Set a finding's state (created open first when new) and keep the event
+ * (command, by, message_id borrowed) in one transaction.  Returns 1 set, 0
+ * when this mail (message_id) gave this command before (nothing changes:
+ * a pass killed before it remembered the mail is not applied twice). */
+int rm_store_finding_set(struct rm_store *st, const char *key, const char *tree,
+			 enum rm_finding_state state, const char *arg, const char *command,
+			 const char *by, const char *message_id, time_t now, struct rm_error *err);
+/* Take back the finding's last change not taken back yet: its state
+ * returns to what it was before, and the undo is kept as an event.
+ * Returns 1 undone (also when this mail's undo was done before), 0
+ * nothing to undo. */
+int rm_store_finding_undo(struct rm_store *st, const char *key, const char *command,
+			  const char *by, const char *message_id, time_t now,
+			  struct rm_error *err);
+/* Every finding with a state, oldest change first (*out: caller frees each
+ * with rm_store_finding_free, then the array). */
+int rm_store_findings(struct rm_store *st, struct rm_store_finding **out, size_t *n,
+		      struct rm_error *err);
+/* A finding's events, oldest first (rm_store_events_free). */
+int rm_store_finding_events(struct rm_store *st, const char *key, struct rm_store_event **out,
+			    size_t *n, struct rm_error *err);
+
+/* Inbound mail: each message `listen` read (by source and its id there:
+ * a Message-ID, or an IMAP UID), so nothing is read twice. */
+int rm_store_inbound_seen(struct rm_store *st, const char *source, const char *id, bool *seen,
+			  struct rm_error *err);
+/* Remember it, with its sender and what was done with it ("applied",
+ * "ignored: ...").  Returns 1 stored, 0 already there. */
+int rm_store_inbound_mark(struct rm_store *st, const char *source, const char *id,
+			  const char *sender, const char *verdict, time_t now,
+			  struct rm_error *err);
+/* Messages from `sender` read since `since` (for the per-sender limit). */
+int rm_store_inbound_count_since(struct rm_store *st, const char *sender, time_t since,
+				 long *count, struct rm_error *err);
+
+/* Opt-outs asked for by mail: `addr` gets no report of tree `scope`, or of
+ * any tree when scope is "*". */
+int rm_store_optout_add(struct rm_store *st, const char *addr, const char *scope,
+			const char *message_id, time_t now, struct rm_error *err);
+/* Has `addr` opted out of reports of `tree` (or of all)? */
+int rm_store_optout_check(struct rm_store *st, const char *addr, const char *tree, bool *out,
+			  struct rm_error *err);
+/* How many addresses opted out (for check-config). */
+int rm_store_optout_count(struct rm_store *st, long *count, struct rm_error *err);
+
 /* ---- for backends only
  *
  * A backend allocates a struct whose first member is a `struct rm_store`
@@ -235,6 +315,32 @@ struct rm_store_ops {
 		   struct rm_error *err);
 	int (*set_state)(struct rm_store *st, const char *which, enum rm_store_action action,
 			 time_t now, struct rm_error *err);
+	/* issue 18: findings, inbound mail, opt-outs */
+	int (*finding_get)(struct rm_store *st, const char *key, struct rm_store_finding *f,
+			   struct rm_error *err);
+	int (*finding_set)(struct rm_store *st, const char *key, const char *tree,
+			   enum rm_finding_state state, const char *arg, const char *command,
+			   const char *by, const char *message_id, time_t now,
+			   struct rm_error *err);
+	int (*finding_undo)(struct rm_store *st, const char *key, const char *command,
+			    const char *by, const char *message_id, time_t now,
+			    struct rm_error *err);
+	int (*findings)(struct rm_store *st, struct rm_store_finding **out, size_t *n,
+			struct rm_error *err);
+	int (*finding_events)(struct rm_store *st, const char *key, struct rm_store_event **out,
+			      size_t *n, struct rm_error *err);
+	int (*inbound_seen)(struct rm_store *st, const char *source, const char *id, bool *seen,
+			    struct rm_error *err);
+	int (*inbound_mark)(struct rm_store *st, const char *source, const char *id,
+			    const char *sender, const char *verdict, time_t now,
+			    struct rm_error *err);
+	int (*inbound_count_since)(struct rm_store *st, const char *sender, time_t since,
+				   long *count, struct rm_error *err);
+	int (*optout_add)(struct rm_store *st, const char *addr, const char *scope,
+			  const char *message_id, time_t now, struct rm_error *err);
+	int (*optout_check)(struct rm_store *st, const char *addr, const char *tree, bool *out,
+			    struct rm_error *err);
+	int (*optout_count)(struct rm_store *st, long *count, struct rm_error *err);
 };
 
 struct rm_store {

@@ -31,6 +31,8 @@ struct sq_store {
 	sqlite3 *db;
 	char *path;           /* as configured, for messages */
 	char *snapshot_dir;   /* a read-only snapshot's private copy, removed at close */
+	bool before_findings; /* read-only at a schema before 4: no findings, inbound
+			       * mail or opt-outs yet (reads find none) */
 };
 
 static struct sq_store *sq(struct rm_store *st)
@@ -87,6 +89,43 @@ static const char *const migrations[] = {
 	"ALTER TABLE messages ADD COLUMN thread_key TEXT;"
 	"ALTER TABLE messages ADD COLUMN refs TEXT;" /* the References chain, one id per line */
 	"CREATE INDEX messages_thread ON messages (thread_key, id);",
+	/* 4: findings and their commands, inbound mail read, opt-outs by mail */
+	"CREATE TABLE findings ("
+	"  key TEXT PRIMARY KEY,"       /* the thread key */
+	"  tree TEXT,"
+	"  state TEXT NOT NULL CHECK (state IN ('open','invalid','fixed','dup')),"
+	"  arg TEXT,"
+	"  updated_at INTEGER NOT NULL"
+	");"
+	"CREATE TABLE finding_events ("
+	"  id INTEGER PRIMARY KEY,"
+	"  key TEXT NOT NULL REFERENCES findings (key),"
+	"  command TEXT NOT NULL,"
+	"  by_addr TEXT,"
+	"  message_id TEXT,"
+	"  prev_state TEXT,"            /* NULL: the event changed no state (an undo) */
+	"  prev_arg TEXT,"
+	"  state TEXT NOT NULL,"
+	"  undone INTEGER NOT NULL DEFAULT 0,"
+	"  at INTEGER NOT NULL"
+	");"
+	"CREATE INDEX finding_events_key ON finding_events (key, id);"
+	"CREATE TABLE inbound ("
+	"  source TEXT NOT NULL,"
+	"  id TEXT NOT NULL,"
+	"  sender TEXT,"
+	"  verdict TEXT,"
+	"  at INTEGER NOT NULL,"
+	"  PRIMARY KEY (source, id)"
+	");"
+	"CREATE INDEX inbound_sender ON inbound (sender, at);"
+	"CREATE TABLE optouts ("
+	"  addr TEXT NOT NULL COLLATE NOCASE,"
+	"  scope TEXT NOT NULL,"         /* a tree name, or '*' */
+	"  message_id TEXT,"
+	"  at INTEGER NOT NULL,"
+	"  PRIMARY KEY (addr, scope)"
+	");",
 };
 
 /* The state names as stored (the CHECK above), indexed by enum rm_store_state. */
@@ -446,6 +485,7 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 			sq_close(&s->base);
 			return 0;
 		}
+		s->before_findings = v < 4;
 	}
 	*stp = &s->base;
 	return 0;
@@ -1011,6 +1051,365 @@ static int sq_thread_first(struct rm_store *base, const char *thread_key, char *
 	return rc == SQLITE_ROW;
 }
 
+/* ---- findings, inbound mail, opt-outs */
+
+static const char *const finding_names[] = { "open", "invalid", "fixed", "dup" };
+
+static enum rm_finding_state finding_from(const char *v)
+{
+	size_t i;
+
+	for (i = 0; v && i < sizeof(finding_names) / sizeof(finding_names[0]); i++)
+		if (!strcmp(v, finding_names[i]))
+			return (enum rm_finding_state)i;
+	return RM_FINDING_OPEN;
+}
+
+static void finding_from_row(sqlite3_stmt *st, struct rm_store_finding *f)
+{
+	char *v = col_text(st, 2);
+
+	f->key = col_text(st, 0);
+	f->tree = col_text(st, 1);
+	f->state = finding_from(v);
+	free(v);
+	f->arg = col_text(st, 3);
+	f->updated_at = (time_t)sqlite3_column_int64(st, 4);
+}
+
+static int sq_finding_get(struct rm_store *base, const char *key, struct rm_store_finding *f,
+			  struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (s->before_findings)
+		return 0;
+
+	if (prep(s, "SELECT key, tree, state, arg, updated_at FROM findings WHERE key = ?", &st) ||
+	    b_text(st, 1, key)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading findings");
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		finding_from_row(st, f);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(s, err, "reading findings");
+	return rc == SQLITE_ROW;
+}
+
+static int sq_findings(struct rm_store *base, struct rm_store_finding **out, size_t *n,
+		       struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (s->before_findings)
+		return 0;
+
+	if (prep(s, "SELECT key, tree, state, arg, updated_at FROM findings ORDER BY updated_at, key",
+		 &st))
+		return db_error(s, err, "reading findings");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
+		memset(&(*out)[*n], 0, sizeof(**out));
+		finding_from_row(st, &(*out)[(*n)++]);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading findings");
+}
+
+/* The event and the new state, inside the caller's transaction. */
+static int finding_write(struct sq_store *s, const char *key, const char *tree,
+			 const char *state, const char *arg, const char *command, const char *by,
+			 const char *message_id, bool changes_state, time_t now)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (prep(s, "INSERT OR IGNORE INTO findings (key, tree, state, updated_at)"
+		    " VALUES (?, ?, 'open', ?)",
+		 &st) ||
+	    b_text(st, 1, key) || b_text(st, 2, tree) || b_int(st, 3, now) || step_done(&st))
+		goto fail;
+	if (prep(s, "INSERT INTO finding_events (key, command, by_addr, message_id, prev_state,"
+		    " prev_arg, state, at) SELECT key, ?2, ?3, ?4,"
+		    " CASE WHEN ?6 THEN state END, CASE WHEN ?6 THEN arg END, ?5, ?7"
+		    " FROM findings WHERE key = ?1",
+		 &st) ||
+	    b_text(st, 1, key) || b_text(st, 2, command) || b_text(st, 3, by) ||
+	    b_text(st, 4, message_id) || b_text(st, 5, state) || b_int(st, 6, changes_state) ||
+	    b_int(st, 7, now) || step_done(&st))
+		goto fail;
+	if (prep(s, "UPDATE findings SET state = ?2, arg = ?3, updated_at = ?4,"
+		    " tree = coalesce(tree, ?5) WHERE key = ?1",
+		 &st) ||
+	    b_text(st, 1, key) || b_text(st, 2, state) || b_text(st, 3, arg) || b_int(st, 4, now) ||
+	    b_text(st, 5, tree) || step_done(&st))
+		goto fail;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	return -1;
+}
+
+/* Has this mail's command been applied to the finding already (a pass
+ * that was killed before it remembered the mail)?  1 yes, 0 no, -1 error. */
+static int event_done(struct sq_store *s, const char *key, const char *command,
+		      const char *message_id)
+{
+	sqlite3_stmt *st;
+	long count = 0;
+
+	if (!message_id)
+		return 0;
+	if (prep(s, "SELECT count(*) FROM finding_events WHERE key = ? AND command = ?"
+		    " AND message_id = ?",
+		 &st) ||
+	    b_text(st, 1, key) || b_text(st, 2, command) || b_text(st, 3, message_id) ||
+	    step_count(&st, &count)) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	return count > 0;
+}
+
+static int sq_finding_set(struct rm_store *base, const char *key, const char *tree,
+			  enum rm_finding_state state, const char *arg, const char *command,
+			  const char *by, const char *message_id, time_t now,
+			  struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	int done;
+
+	if ((unsigned)state >= sizeof(finding_names) / sizeof(finding_names[0]))
+		return rm_error_set(err, RM_ERR_INTERNAL, "state store: finding state %d", (int)state);
+	if (exec(s, "BEGIN IMMEDIATE", err))
+		return -1;
+	done = event_done(s, key, command, message_id);
+	if (done) {
+		if (done < 0)
+			db_error(s, err, "reading a finding's events");
+		rollback(s);
+		return done < 0 ? -1 : 0;
+	}
+	if (finding_write(s, key, tree, finding_names[state], arg, command, by, message_id, true,
+			  now)) {
+		db_error(s, err, "changing a finding");
+		rollback(s);
+		return -1;
+	}
+	if (exec(s, "COMMIT", err)) {
+		rollback(s);
+		return -1;
+	}
+	return 1;
+}
+
+static int sq_finding_undo(struct rm_store *base, const char *key, const char *command,
+			   const char *by, const char *message_id, time_t now,
+			   struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st = NULL;
+	long long ev = 0;
+	char *prev = NULL, *prev_arg = NULL;
+	int rc;
+
+	if (exec(s, "BEGIN IMMEDIATE", err))
+		return -1;
+	rc = event_done(s, key, command, message_id);
+	if (rc) {
+		if (rc < 0)
+			db_error(s, err, "reading a finding's events");
+		rollback(s);
+		return rc < 0 ? -1 : 1; /* this mail's undo was done before */
+	}
+	if (prep(s, "SELECT id, prev_state, prev_arg FROM finding_events WHERE key = ?"
+		    " AND prev_state IS NOT NULL AND undone = 0 ORDER BY id DESC LIMIT 1",
+		 &st) ||
+	    b_text(st, 1, key))
+		goto fail;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		ev = sqlite3_column_int64(st, 0);
+		prev = col_text(st, 1);
+		prev_arg = col_text(st, 2);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		goto fail;
+	if (rc == SQLITE_DONE) {
+		rollback(s);
+		return 0;
+	}
+	if (prep(s, "UPDATE finding_events SET undone = 1 WHERE id = ?", &st) || b_int(st, 1, ev) ||
+	    step_done(&st) ||
+	    finding_write(s, key, NULL, prev, prev_arg, command, by, message_id, false, now))
+		goto fail;
+	free(prev);
+	free(prev_arg);
+	if (exec(s, "COMMIT", err)) {
+		rollback(s);
+		return -1;
+	}
+	return 1;
+fail:
+	db_error(s, err, "undoing a change of a finding");
+	sqlite3_finalize(st);
+	free(prev);
+	free(prev_arg);
+	rollback(s);
+	return -1;
+}
+
+static int sq_finding_events(struct rm_store *base, const char *key, struct rm_store_event **out,
+			     size_t *n, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (s->before_findings)
+		return 0;
+
+	if (prep(s, "SELECT command, by_addr, message_id, state, undone, at FROM finding_events"
+		    " WHERE key = ? ORDER BY id",
+		 &st) ||
+	    b_text(st, 1, key)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading a finding's events");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_store_event *e;
+		char *v;
+
+		*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
+		e = &(*out)[(*n)++];
+		e->command = col_text(st, 0);
+		e->by = col_text(st, 1);
+		e->message_id = col_text(st, 2);
+		v = col_text(st, 3);
+		e->state = finding_from(v);
+		free(v);
+		e->undone = sqlite3_column_int(st, 4) != 0;
+		e->at = (time_t)sqlite3_column_int64(st, 5);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading a finding's events");
+}
+
+static int sq_inbound_seen(struct rm_store *base, const char *source, const char *id,
+			   bool *seen, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	long count = 0;
+
+	if (s->before_findings)
+		return 0;
+
+	if (prep(s, "SELECT count(*) FROM inbound WHERE source = ? AND id = ?", &st) ||
+	    b_text(st, 1, source) || b_text(st, 2, id) || step_count(&st, &count)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading the inbound mail read");
+	}
+	*seen = count > 0;
+	return 0;
+}
+
+static int sq_inbound_mark(struct rm_store *base, const char *source, const char *id,
+			   const char *sender, const char *verdict, time_t now,
+			   struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+
+	if (prep(s, "INSERT OR IGNORE INTO inbound (source, id, sender, verdict, at)"
+		    " VALUES (?, ?, lower(?), ?, ?)",
+		 &st) ||
+	    b_text(st, 1, source) || b_text(st, 2, id) || b_text(st, 3, sender) ||
+	    b_text(st, 4, verdict) || b_int(st, 5, now) || step_done(&st)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "recording inbound mail");
+	}
+	return sqlite3_changes(s->db) > 0;
+}
+
+static int sq_inbound_count_since(struct rm_store *base, const char *sender, time_t since,
+				  long *count, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+
+	if (s->before_findings)
+		return 0;
+
+	if (prep(s, "SELECT count(*) FROM inbound WHERE sender = lower(?) AND at >= ?", &st) ||
+	    b_text(st, 1, sender) || b_int(st, 2, since) || step_count(&st, count)) {
+		sqlite3_finalize(st);
+		*count = 0;
+		return db_error(s, err, "counting inbound mail");
+	}
+	return 0;
+}
+
+static int sq_optout_add(struct rm_store *base, const char *addr, const char *scope,
+			 const char *message_id, time_t now, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+
+	if (prep(s, "INSERT OR IGNORE INTO optouts (addr, scope, message_id, at) VALUES (?, ?, ?, ?)",
+		 &st) ||
+	    b_text(st, 1, addr) || b_text(st, 2, scope) || b_text(st, 3, message_id) ||
+	    b_int(st, 4, now) || step_done(&st)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "recording an opt-out");
+	}
+	return 0;
+}
+
+static int sq_optout_check(struct rm_store *base, const char *addr, const char *tree, bool *out,
+			   struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	long count = 0;
+
+	if (s->before_findings)
+		return 0;
+
+	if (prep(s, "SELECT count(*) FROM optouts WHERE addr = ? AND (scope = '*' OR scope = ?)",
+		 &st) ||
+	    b_text(st, 1, addr) || b_text(st, 2, tree ? tree : "*") || step_count(&st, &count)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading opt-outs");
+	}
+	*out = count > 0;
+	return 0;
+}
+
+static int sq_optout_count(struct rm_store *base, long *count, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+
+	if (s->before_findings)
+		return 0;
+
+	if (prep(s, "SELECT count(DISTINCT addr) FROM optouts", &st) || step_count(&st, count)) {
+		sqlite3_finalize(st);
+		*count = 0;
+		return db_error(s, err, "counting opt-outs");
+	}
+	return 0;
+}
+
 static const struct rm_store_ops sqlite_ops = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -1030,4 +1429,15 @@ static const struct rm_store_ops sqlite_ops = {
 	.list = sq_list,
 	.get = sq_get,
 	.set_state = sq_set_state,
+	.finding_get = sq_finding_get,
+	.finding_set = sq_finding_set,
+	.finding_undo = sq_finding_undo,
+	.findings = sq_findings,
+	.finding_events = sq_finding_events,
+	.inbound_seen = sq_inbound_seen,
+	.inbound_mark = sq_inbound_mark,
+	.inbound_count_since = sq_inbound_count_since,
+	.optout_add = sq_optout_add,
+	.optout_check = sq_optout_check,
+	.optout_count = sq_optout_count,
 };

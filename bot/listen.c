@@ -1,0 +1,979 @@
+/* listen.c - see listen.h: inbound mail, replies matched to findings, the
+ * commands in them. */
+#include "listen.h"
+
+#include <ctype.h>
+#include <curl/curl.h>
+#include <libetpan/libetpan.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "fileutil.h"
+#include "message.h"
+#include "report.h"
+#include "strbuf.h"
+#include "text.h"
+
+/* A mail larger than this is not a reply a person wrote: ignored. */
+#define LISTEN_MAX_MAIL (4u << 20)
+
+/* ---------------------------------------------------------------- commands */
+
+static char *trimmed(const char *s, size_t n)
+{
+	while (n && isspace((unsigned char)*s)) {
+		s++;
+		n--;
+	}
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return rm_xstrndup(s, n);
+}
+
+/* One command line after "#robotmail". */
+static void parse_one(const char *rest, struct rm_listen_cmd *c)
+{
+	static const struct {
+		const char *word;
+		enum rm_listen_cmd_kind kind;
+		int arg; /* 0 none, 1 required, 2 optional */
+	} words[] = {
+		{ "invalid", RM_CMD_INVALID, 0 },	  { "fixed", RM_CMD_FIXED, 1 },
+		{ "fix", RM_CMD_FIXED, 1 },		  { "dup", RM_CMD_DUP, 1 },
+		{ "unsubscribe", RM_CMD_UNSUBSCRIBE, 2 }, { "undo", RM_CMD_UNDO, 0 },
+	};
+	const char *w = rest, *a;
+	size_t wl = 0, i;
+	char *arg;
+
+	while (w[wl] && !isspace((unsigned char)w[wl]) && w[wl] != ':')
+		wl++;
+	a = w + wl;
+	if (*a == ':')
+		a++;
+	arg = trimmed(a, strlen(a));
+	c->kind = RM_CMD_BAD;
+	if (!wl) {
+		c->problem = rm_xstrdup("no command after #robotmail");
+		free(arg);
+		return;
+	}
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i].word) == wl && !strncasecmp(w, words[i].word, wl))
+			break;
+	if (i == sizeof(words) / sizeof(words[0])) {
+		c->problem = rm_xstrfmt("unknown command '%.*s'", (int)(wl > 40 ? 40 : wl), w);
+		free(arg);
+		return;
+	}
+	if (words[i].arg == 0 && *arg) {
+		c->problem = rm_xstrfmt("'%s' takes nothing after it", words[i].word);
+		free(arg);
+		return;
+	}
+	if (words[i].arg == 1 && !*arg) {
+		c->problem = rm_xstrfmt("'%s' needs %s", words[i].word,
+					words[i].kind == RM_CMD_DUP ? "the Message-ID of the other report" :
+								      "the fix's commit or subject");
+		free(arg);
+		return;
+	}
+	if (words[i].kind == RM_CMD_DUP) {
+		size_t n = strlen(arg);
+		char *id = arg[0] == '<' && n > 2 && arg[n - 1] == '>' ? rm_xstrndup(arg + 1, n - 2) :
+									 rm_xstrdup(arg);
+
+		free(arg);
+		arg = id;
+		if (!strchr(arg, '@') || strpbrk(arg, " \t<>")) {
+			c->problem = rm_xstrfmt("'%.80s' is not a Message-ID", arg);
+			free(arg);
+			return;
+		}
+	}
+	if (words[i].kind == RM_CMD_UNSUBSCRIBE && *arg && strcasecmp(arg, "all")) {
+		c->problem = rm_xstrfmt("unsubscribe takes nothing (this tree) or 'all', not '%.40s'",
+					arg);
+		free(arg);
+		return;
+	}
+	c->kind = words[i].kind;
+	if (*arg)
+		c->arg = arg;
+	else
+		free(arg);
+}
+
+void rm_listen_parse_commands(const char *body, struct rm_listen_cmd **out, size_t *n)
+{
+	static const char tag[] = "#robotmail";
+	const char *p = body;
+
+	*out = NULL;
+	*n = 0;
+	while (p && *p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+
+		if (len >= sizeof(tag) - 1 && !strncasecmp(p, tag, sizeof(tag) - 1) &&
+		    (len == sizeof(tag) - 1 || isspace((unsigned char)p[sizeof(tag) - 1]) ||
+		     p[sizeof(tag) - 1] == ':')) {
+			struct rm_listen_cmd *c;
+			char *line = trimmed(p, len), *rest;
+
+			*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
+			c = &(*out)[(*n)++];
+			memset(c, 0, sizeof(*c));
+			c->line = line;
+			rest = line + sizeof(tag) - 1;
+			while (*rest == ':' || isspace((unsigned char)*rest))
+				rest++;
+			if (*n > RM_LISTEN_MAX_COMMANDS) {
+				c->kind = RM_CMD_BAD;
+				c->problem = rm_xstrfmt("more than %d commands in one mail",
+							RM_LISTEN_MAX_COMMANDS);
+				break;
+			}
+			parse_one(rest, c);
+		}
+		p = eol ? eol + 1 : NULL;
+	}
+}
+
+void rm_listen_cmds_free(struct rm_listen_cmd *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].line);
+		free(v[i].arg);
+		free(v[i].problem);
+	}
+	free(v);
+}
+
+/* ---------------------------------------------------------------- parsing a mail */
+
+static char *lower_dup(const char *s)
+{
+	char *d = rm_xstrdup(s), *q;
+
+	for (q = d; *q; q++)
+		*q = (char)tolower((unsigned char)*q);
+	return d;
+}
+
+static void add_str(char ***v, size_t *n, const char *s)
+{
+	*v = rm_xrealloc(*v, (*n + 1) * sizeof(char *));
+	(*v)[(*n)++] = rm_xstrdup(s);
+}
+
+static void add_mailboxes(struct rm_inmail *m, const struct mailimf_mailbox_list *l)
+{
+	clistiter *it;
+
+	for (it = l ? clist_begin(l->mb_list) : NULL; it; it = clist_next(it)) {
+		const struct mailimf_mailbox *mb = clist_content(it);
+
+		if (mb && mb->mb_addr_spec) {
+			char *a = lower_dup(mb->mb_addr_spec);
+
+			m->rcpts = rm_xrealloc(m->rcpts, (m->nrcpts + 1) * sizeof(char *));
+			m->rcpts[m->nrcpts++] = a;
+		}
+	}
+}
+
+static void add_addresses(struct rm_inmail *m, const struct mailimf_address_list *l)
+{
+	clistiter *it;
+
+	for (it = l ? clist_begin(l->ad_list) : NULL; it; it = clist_next(it)) {
+		const struct mailimf_address *a = clist_content(it);
+
+		if (a->ad_type == MAILIMF_ADDRESS_MAILBOX) {
+			const struct mailimf_mailbox *mb = a->ad_data.ad_mailbox;
+
+			if (mb->mb_addr_spec) {
+				m->rcpts = rm_xrealloc(m->rcpts, (m->nrcpts + 1) * sizeof(char *));
+				m->rcpts[m->nrcpts++] = lower_dup(mb->mb_addr_spec);
+			}
+		} else if (a->ad_type == MAILIMF_ADDRESS_GROUP && a->ad_data.ad_group) {
+			add_mailboxes(m, a->ad_data.ad_group->grp_mb_list);
+		}
+	}
+}
+
+/* An unstructured header's value, unfolded and trimmed. */
+static char *header_value(const char *v)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	const char *p;
+
+	rm_sb_init(&sb);
+	for (p = v; *p; p++)
+		if (*p != '\r' && *p != '\n')
+			rm_sb_addc(&sb, *p == '\t' ? ' ' : *p);
+	{
+		char *s = rm_sb_detach(&sb, NULL), *t = trimmed(s, strlen(s));
+
+		free(s);
+		return t;
+	}
+}
+
+static void read_fields(struct rm_inmail *m, const struct mailimf_fields *f)
+{
+	clistiter *it;
+	char **irt = NULL, **refs = NULL;
+	size_t nirt = 0, nrefs = 0, i;
+
+	for (it = f ? clist_begin(f->fld_list) : NULL; it; it = clist_next(it)) {
+		const struct mailimf_field *fl = clist_content(it);
+		clistiter *j;
+
+		switch (fl->fld_type) {
+		case MAILIMF_FIELD_MESSAGE_ID:
+			if (!m->message_id && fl->fld_data.fld_message_id->mid_value)
+				m->message_id = rm_xstrdup(fl->fld_data.fld_message_id->mid_value);
+			break;
+		case MAILIMF_FIELD_FROM:
+			if (!m->from && fl->fld_data.fld_from->frm_mb_list) {
+				j = clist_begin(fl->fld_data.fld_from->frm_mb_list->mb_list);
+				if (j && ((struct mailimf_mailbox *)clist_content(j))->mb_addr_spec)
+					m->from = lower_dup(
+						((struct mailimf_mailbox *)clist_content(j))->mb_addr_spec);
+			}
+			break;
+		case MAILIMF_FIELD_TO:
+			add_addresses(m, fl->fld_data.fld_to->to_addr_list);
+			break;
+		case MAILIMF_FIELD_CC:
+			add_addresses(m, fl->fld_data.fld_cc->cc_addr_list);
+			break;
+		case MAILIMF_FIELD_SUBJECT:
+			if (!m->subject && fl->fld_data.fld_subject->sbj_value)
+				m->subject = header_value(fl->fld_data.fld_subject->sbj_value);
+			break;
+		case MAILIMF_FIELD_IN_REPLY_TO:
+			for (j = clist_begin(fl->fld_data.fld_in_reply_to->mid_list); j;
+			     j = clist_next(j))
+				add_str(&irt, &nirt, clist_content(j));
+			break;
+		case MAILIMF_FIELD_REFERENCES:
+			for (j = clist_begin(fl->fld_data.fld_references->mid_list); j;
+			     j = clist_next(j))
+				add_str(&refs, &nrefs, clist_content(j));
+			break;
+		case MAILIMF_FIELD_OPTIONAL_FIELD: {
+			const struct mailimf_optional_field *o = fl->fld_data.fld_optional_field;
+			char **dst = !strcasecmp(o->fld_name, "Auto-Submitted") ? &m->auto_submitted :
+				     !strcasecmp(o->fld_name, "Precedence")     ? &m->precedence :
+				     !strcasecmp(o->fld_name, "List-Id")        ? &m->list_id :
+										  NULL;
+
+			if (dst && !*dst && o->fld_value)
+				*dst = header_value(o->fld_value);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	/* the nearest first: In-Reply-To, then References from the end */
+	for (i = 0; i < nirt; i++)
+		m->refs = rm_xrealloc(m->refs, (m->nrefs + 1) * sizeof(char *)),
+		m->refs[m->nrefs++] = irt[i];
+	for (i = nrefs; i-- > 0;)
+		m->refs = rm_xrealloc(m->refs, (m->nrefs + 1) * sizeof(char *)),
+		m->refs[m->nrefs++] = refs[i];
+	free(irt);
+	free(refs);
+}
+
+static bool is_text_plain(const struct mailmime *mm)
+{
+	const struct mailmime_content *ct = mm->mm_content_type;
+
+	if (!ct) /* no Content-Type: text/plain (RFC 2045) */
+		return true;
+	return ct->ct_type && ct->ct_type->tp_type == MAILMIME_TYPE_DISCRETE_TYPE &&
+	       ct->ct_type->tp_data.tp_discrete_type &&
+	       ct->ct_type->tp_data.tp_discrete_type->dt_type == MAILMIME_DISCRETE_TYPE_TEXT &&
+	       ct->ct_subtype && !strcasecmp(ct->ct_subtype, "plain");
+}
+
+/* The first text/plain part, decoded (its transfer encoding), or NULL. */
+static char *first_text(const struct mailmime *mm)
+{
+	clistiter *it;
+
+	switch (mm->mm_type) {
+	case MAILMIME_SINGLE: {
+		const struct mailmime_data *d = mm->mm_data.mm_single;
+		size_t idx = 0, dlen = 0;
+		char *dec = NULL, *out;
+
+		if (!d || !is_text_plain(mm) || d->dt_type != MAILMIME_DATA_TEXT)
+			return NULL;
+		if (!d->dt_encoded)
+			return rm_xstrndup(d->dt_data.dt_text.dt_data, d->dt_data.dt_text.dt_length);
+		if (mailmime_part_parse(d->dt_data.dt_text.dt_data, d->dt_data.dt_text.dt_length,
+					&idx, d->dt_encoding, &dec, &dlen) != MAILIMF_NO_ERROR)
+			return NULL;
+		out = rm_xstrndup(dec, dlen);
+		mailmime_decoded_part_free(dec);
+		return out;
+	}
+	case MAILMIME_MULTIPLE:
+		for (it = clist_begin(mm->mm_data.mm_multipart.mm_mp_list); it; it = clist_next(it)) {
+			char *t = first_text(clist_content(it));
+
+			if (t)
+				return t;
+		}
+		return NULL;
+	case MAILMIME_MESSAGE:
+		return mm->mm_data.mm_message.mm_msg_mime ?
+			       first_text(mm->mm_data.mm_message.mm_msg_mime) :
+			       NULL;
+	default:
+		return NULL;
+	}
+}
+
+int rm_listen_parse_mail(const char *bytes, size_t len, struct rm_inmail *m,
+			 struct rm_error *err)
+{
+	struct mailmime *mm = NULL;
+	size_t idx = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (mailmime_parse(bytes, len, &idx, &mm) != MAILIMF_NO_ERROR || !mm)
+		return rm_error_set(err, RM_ERR_INPUT, "not a mail (cannot parse its headers)");
+	if (mm->mm_type == MAILMIME_MESSAGE) {
+		read_fields(m, mm->mm_data.mm_message.mm_fields);
+		if (mm->mm_data.mm_message.mm_msg_mime)
+			m->body = first_text(mm->mm_data.mm_message.mm_msg_mime);
+	}
+	mailmime_free(mm);
+	if (!m->body)
+		m->body = rm_xstrdup("");
+	return 0;
+}
+
+void rm_inmail_free(struct rm_inmail *m)
+{
+	size_t i;
+
+	free(m->message_id);
+	free(m->from);
+	free(m->subject);
+	for (i = 0; i < m->nrefs; i++)
+		free(m->refs[i]);
+	free(m->refs);
+	for (i = 0; i < m->nrcpts; i++)
+		free(m->rcpts[i]);
+	free(m->rcpts);
+	free(m->auto_submitted);
+	free(m->precedence);
+	free(m->list_id);
+	free(m->body);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---------------------------------------------------------------- rules */
+
+/* The id of a List-Id ("Name <id>" or "id"), compared without case. */
+static bool known_list(const char *list_id, const struct rm_strlist *lists)
+{
+	const char *lt = strrchr(list_id, '<'), *gt;
+	size_t i, n;
+
+	if (lt && (gt = strchr(lt, '>')) != NULL) {
+		lt++;
+		n = (size_t)(gt - lt);
+	} else {
+		lt = list_id;
+		n = strlen(list_id);
+	}
+	for (i = 0; i < lists->n; i++) {
+		const char *k = lists->v[i];
+		size_t kn = strlen(k);
+
+		if (kn > 2 && k[0] == '<' && k[kn - 1] == '>') {
+			k++;
+			kn -= 2;
+		}
+		if (kn == n && !strncasecmp(k, lt, n))
+			return true;
+	}
+	return false;
+}
+
+const char *rm_listen_loop_reason(const struct rm_inmail *m, const struct rm_config *cfg)
+{
+	if (m->auto_submitted && strcasecmp(m->auto_submitted, "no"))
+		return "an automatic mail (Auto-Submitted)";
+	if (m->precedence && (!strcasecmp(m->precedence, "bulk") ||
+			      !strcasecmp(m->precedence, "list") || !strcasecmp(m->precedence, "junk")))
+		return "a bulk mail (Precedence)";
+	if (m->list_id && !known_list(m->list_id, &cfg->listen_lists))
+		return "a mail of a list not in listen.lists (List-Id)";
+	if (!m->from)
+		return "no sender (From)";
+	if (cfg->robot_address && !strcasecmp(m->from, cfg->robot_address))
+		return "a mail from the robot itself";
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- one mail */
+
+struct pass {
+	const struct rm_config *cfg;
+	struct rm_store *st;
+	time_t now;
+	struct rm_listen_stats *stats;
+	const char *source;
+};
+
+static void say(const char *id, const char *what)
+{
+	char *safe = rm_text_escaped(id, 200);
+
+	fprintf(stderr, "robotmail: listen: <%s>: %s\n", safe, what);
+	free(safe);
+}
+
+static bool in_list(const char *addr, char *const *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcasecmp(addr, v[i]))
+			return true;
+	return false;
+}
+
+/* The report this mail answers: the first of its references that is a
+ * report in the outbox (a message with a thread key). 1 found, 0 none. */
+static int find_report(struct pass *ps, const struct rm_inmail *m, struct rm_store_msg *rep,
+		       struct rm_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < m->nrefs; i++) {
+		int got;
+
+		if (!strchr(m->refs[i], '@'))
+			continue; /* not a Message-ID (the store would take "5" for the 5th message) */
+		got = rm_store_get(ps->st, m->refs[i], rep, err);
+
+		if (got < 0)
+			return -1;
+		if (got && rep->thread_key)
+			return 1;
+		rm_store_msg_free(rep);
+	}
+	return 0;
+}
+
+/* Queue the in-thread answer naming the commands not understood. */
+static int answer(struct pass *ps, const struct rm_inmail *m, const struct rm_store_msg *rep,
+		  const struct rm_listen_cmd *c, size_t n, struct rm_error *err)
+{
+	struct rm_sb body = RM_SB_INIT, key = RM_SB_INIT;
+	struct rm_message_in in;
+	struct rm_address to = { NULL, m->from };
+	struct rm_store_msg out;
+	const char **refs;
+	char *subject, *bytes = NULL, *mid, *rcpts[1];
+	size_t len = 0, i, nrefs = 0;
+	int rc;
+
+	rm_sb_init(&body);
+	rm_sb_adds(&body, "robotmail did not understand this in your mail:\n\n");
+	for (i = 0; i < n; i++)
+		if (c[i].kind == RM_CMD_BAD)
+			rm_sb_addf(&body, "  %s\n    %s\n", c[i].line, c[i].problem);
+	rm_sb_adds(&body,
+		   "\nNothing else in it changed, unless this answer says so above.\n"
+		   "The commands are, one per line at the start of a line:\n"
+		   "  #robotmail invalid                  the report is a false positive\n"
+		   "  #robotmail fixed: <commit or subject>\n"
+		   "  #robotmail dup: <Message-ID of the other report>\n"
+		   "  #robotmail unsubscribe              no more reports of this tree to you\n"
+		   "  #robotmail unsubscribe: all         no more reports to you at all\n"
+		   "  #robotmail undo                     take back the last change\n");
+	rm_sb_init(&key);
+	rm_sb_addf(&key, "answer:%s", m->message_id);
+	mid = rm_report_message_id(ps->cfg, key.buf, ps->now);
+	subject = rm_xstrfmt("Re: %s", m->subject && !strncasecmp(m->subject, "Re: ", 4) ?
+						  m->subject + 4 :
+					  m->subject ? m->subject : rep->subject);
+	/* References: the mail's chain oldest first, then the mail */
+	refs = rm_xcalloc(m->nrefs + 1, sizeof(char *));
+	for (i = m->nrefs; i-- > 1;) /* refs[0] is In-Reply-To, also the newest reference */
+		refs[nrefs++] = m->refs[i];
+	refs[nrefs++] = m->message_id;
+	memset(&in, 0, sizeof(in));
+	in.from_name = ps->cfg->robot_name;
+	in.from_addr = ps->cfg->robot_address;
+	in.to = &to;
+	in.nto = 1;
+	in.subject = subject;
+	in.message_id = mid;
+	in.in_reply_to = m->message_id;
+	in.references = refs;
+	in.nreferences = nrefs;
+	in.date = ps->now;
+	in.zone_seconds = rm_zone_seconds(ps->cfg->timezone);
+	in.charset = "auto";
+	in.auto_replied = true;
+	in.body = body.buf;
+	rc = rm_message_build(&in, &bytes, &len, err);
+	if (!rc) {
+		memset(&out, 0, sizeof(out));
+		rcpts[0] = m->from;
+		out.message_id = mid;
+		out.dedupe_key = key.buf; /* one answer per mail, even after a crash */
+		out.tree = rep->tree;
+		out.subject = subject;
+		out.mail_from = ps->cfg->robot_address;
+		out.rcpts = rcpts;
+		out.nrcpts = 1;
+		out.bytes = bytes;
+		out.len = len;
+		out.state = RM_STORE_QUEUED;
+		rc = rm_store_enqueue(ps->st, &out, ps->now, err) < 0 ? -1 : 0;
+		if (!rc)
+			ps->stats->answered++;
+	} else {
+		/* a sender address the message stage refuses: logged, not fatal */
+		say(m->message_id, err->msg);
+		rm_error_clear(err);
+		rc = 0;
+	}
+	free(bytes);
+	free(refs);
+	free(subject);
+	free(mid);
+	rm_sb_release(&key);
+	rm_sb_release(&body);
+	return rc;
+}
+
+/* Apply the commands; *bad counts those not understood or not possible. */
+static int apply(struct pass *ps, const struct rm_inmail *m, const struct rm_store_msg *rep,
+		 struct rm_listen_cmd *c, size_t n, size_t *bad, struct rm_error *err)
+{
+	size_t i;
+
+	*bad = 0;
+	for (i = 0; i < n; i++) {
+		int rc = 0;
+		char *what = NULL;
+
+		switch (c[i].kind) {
+		case RM_CMD_INVALID:
+			rc = rm_store_finding_set(ps->st, rep->thread_key, rep->tree, RM_FINDING_INVALID,
+						  NULL, c[i].line, m->from, m->message_id, ps->now, err);
+			what = rm_xstrdup("finding marked invalid");
+			break;
+		case RM_CMD_FIXED:
+			rc = rm_store_finding_set(ps->st, rep->thread_key, rep->tree, RM_FINDING_FIXED,
+						  c[i].arg, c[i].line, m->from, m->message_id, ps->now,
+						  err);
+			what = rm_xstrfmt("finding marked fixed by '%s'", c[i].arg);
+			break;
+		case RM_CMD_DUP:
+			rc = rm_store_finding_set(ps->st, rep->thread_key, rep->tree, RM_FINDING_DUP,
+						  c[i].arg, c[i].line, m->from, m->message_id, ps->now,
+						  err);
+			what = rm_xstrfmt("finding marked a duplicate of <%s>", c[i].arg);
+			break;
+		case RM_CMD_UNSUBSCRIBE: {
+			const char *scope = c[i].arg ? "*" : rep->tree ? rep->tree : "*";
+
+			rc = rm_store_optout_add(ps->st, m->from, scope, m->message_id, ps->now, err);
+			what = rm_xstrfmt("%s opted out of %s%s", m->from,
+					  !strcmp(scope, "*") ? "every tree" : "tree ",
+					  !strcmp(scope, "*") ? "" : scope);
+			break;
+		}
+		case RM_CMD_UNDO:
+			rc = rm_store_finding_undo(ps->st, rep->thread_key, c[i].line, m->from,
+						   m->message_id, ps->now, err);
+			if (rc == 0) {
+				c[i].kind = RM_CMD_BAD;
+				c[i].problem = rm_xstrdup("there is nothing to undo on this finding");
+			} else {
+				what = rm_xstrdup("the finding's last change taken back");
+			}
+			break;
+		case RM_CMD_BAD:
+			break;
+		}
+		if (rc < 0) {
+			free(what);
+			return -1;
+		}
+		if (c[i].kind == RM_CMD_BAD) {
+			char *t = rm_xstrfmt("not understood: %s (%s)", c[i].line, c[i].problem);
+
+			say(m->message_id, t);
+			free(t);
+			(*bad)++;
+		} else {
+			say(m->message_id, what);
+			ps->stats->applied++;
+		}
+		free(what);
+	}
+	return 0;
+}
+
+/* Read, decide, act, remember: one mail.  `fallback_id` names a mail
+ * without a Message-ID (its id in the source). */
+static int handle(struct pass *ps, const char *bytes, size_t len, const char *fallback_id,
+		  struct rm_error *err)
+{
+	struct rm_inmail m;
+	struct rm_store_msg rep;
+	struct rm_listen_cmd *cmds = NULL;
+	struct rm_error pe;
+	const char *why = NULL, *id;
+	char *verdict = NULL;
+	size_t ncmds = 0, bad = 0;
+	bool seen;
+	long count;
+	int rc = -1, got;
+
+	memset(&rep, 0, sizeof(rep));
+	if (rm_listen_parse_mail(bytes, len, &m, &pe)) {
+		memset(&m, 0, sizeof(m));
+		why = "not a mail";
+	}
+	id = m.message_id ? m.message_id : fallback_id;
+	if (rm_store_inbound_seen(ps->st, ps->source, id, &seen, err))
+		goto out;
+	if (seen) {
+		rc = 0;
+		goto out;
+	}
+	ps->stats->read++;
+	if (!why)
+		why = rm_listen_loop_reason(&m, ps->cfg);
+	if (!why) {
+		if (rm_store_inbound_count_since(ps->st, m.from, ps->now - 3600, &count, err))
+			goto out;
+		if (count >= ps->cfg->listen_rate)
+			why = "over the per-sender limit (listen.rate_limit mails an hour)";
+	}
+	if (!why && m.subject && !strcasecmp(m.subject, "unsubscribe")) {
+		/* the report's List-Unsubscribe: mailto:ROBOT?subject=unsubscribe;
+		 * it opts out only the address it comes from */
+		if (rm_store_optout_add(ps->st, m.from, "*", id, ps->now, err))
+			goto out;
+		ps->stats->applied++;
+		verdict = rm_xstrfmt("%s opted out of every tree (List-Unsubscribe)", m.from);
+		say(id, verdict);
+		goto mark;
+	}
+	if (!why) {
+		got = find_report(ps, &m, &rep, err);
+		if (got < 0)
+			goto out;
+		if (!got)
+			why = "not a reply to a report";
+	}
+	if (!why) {
+		rm_listen_parse_commands(m.body, &cmds, &ncmds);
+		if (!ncmds)
+			why = "no #robotmail command";
+	}
+	if (why) {
+		ps->stats->ignored++;
+		verdict = rm_xstrfmt("ignored: %s", why);
+		say(id, verdict);
+	} else {
+		struct rm_inmail r;
+		struct rm_error re;
+		bool allowed = in_list(m.from, ps->cfg->listen_maintainers.v,
+				       ps->cfg->listen_maintainers.n);
+
+		/* who received the report: its To and Cc, as sent */
+		if (!allowed && !rm_listen_parse_mail(rep.bytes, rep.len, &r, &re)) {
+			allowed = in_list(m.from, r.rcpts, r.nrcpts);
+			rm_inmail_free(&r);
+		}
+		if (!allowed) {
+			ps->stats->refused++;
+			verdict = rm_xstrfmt("refused: %s did not receive the report and is not in"
+					     " listen.maintainers", m.from);
+			say(id, verdict);
+		} else {
+			if (apply(ps, &m, &rep, cmds, ncmds, &bad, err))
+				goto out;
+			if (bad && answer(ps, &m, &rep, cmds, ncmds, err))
+				goto out;
+			verdict = rm_xstrfmt("%zu command(s) applied, %zu not understood%s",
+					     ncmds - bad, bad, bad ? " (answered)" : "");
+		}
+	}
+mark:
+	if (rm_store_inbound_mark(ps->st, ps->source, id, m.from, verdict, ps->now, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(verdict);
+	rm_listen_cmds_free(cmds, ncmds);
+	rm_store_msg_free(&rep);
+	rm_inmail_free(&m);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- sources */
+
+static int cmp_msg(const void *a, const void *b)
+{
+	const struct maildir_msg *x = *(struct maildir_msg *const *)a;
+	const struct maildir_msg *y = *(struct maildir_msg *const *)b;
+
+	return strcmp(x->msg_uid, y->msg_uid);
+}
+
+/* A Maildir (new/ and cur/), through libetpan's maildir driver; it is only
+ * read (flags are not changed): the store remembers what was read.  Mails
+ * are taken in the order of their names (a delivery time first). */
+static int read_maildir(struct pass *ps, const char *dir, struct rm_error *err)
+{
+	struct maildir *md;
+	struct maildir_msg **v;
+	struct stat sb;
+	char *sub = rm_path_join(dir, "cur");
+	unsigned i, n;
+	int rc = 0;
+
+	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode) || stat(sub, &sb) || !S_ISDIR(sb.st_mode)) {
+		free(sub);
+		return rm_error_set(err, RM_ERR_CONFIG, "listen.source '%s': not a Maildir (no cur/)",
+				    ps->source);
+	}
+	free(sub);
+	md = maildir_new(dir);
+	if (!md)
+		return rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': cannot open", ps->source);
+	if (maildir_update(md) != MAILDIR_NO_ERROR) {
+		maildir_free(md);
+		return rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': cannot read", ps->source);
+	}
+	n = carray_count(md->mdir_msg_list);
+	v = rm_xcalloc(n + 1, sizeof(*v));
+	for (i = 0; i < n; i++)
+		v[i] = carray_get(md->mdir_msg_list, i);
+	rm_sort(v, n, sizeof(*v), cmp_msg);
+	for (i = 0; i < n && !rc; i++) {
+		char *path = maildir_message_get(md, v[i]->msg_uid), *buf = NULL;
+		size_t len = 0;
+		struct rm_error fe;
+
+		if (!path)
+			continue; /* gone since the update: another reader took it */
+		if (rm_read_file(path, LISTEN_MAX_MAIL, &buf, &len, &fe)) {
+			say(v[i]->msg_uid, fe.msg);
+		} else {
+			rc = handle(ps, buf, len, v[i]->msg_uid, err);
+		}
+		free(buf);
+		free(path);
+	}
+	free(v);
+	maildir_free(md);
+	return rc;
+}
+
+/* ---- IMAP (imaps://HOST:PORT/MAILBOX)
+ *
+ * Through libcurl's IMAP: TLS with the certificate verified (ca_file, or
+ * the system's CAs), UID SEARCH and FETCH by UID; the mails are parsed by
+ * libetpan like any other.  Each UID read is remembered in the store under
+ * the mailbox's UIDVALIDITY ("uid:VALIDITY:UID"), so a UID is fetched once
+ * and a recreated mailbox is read again (its mails are still deduplicated
+ * by Message-ID).  libetpan's mailimap would do as well, but its TLS does
+ * not verify the server's certificate; curl does. */
+
+static size_t sb_write(char *p, size_t size, size_t n, void *ctx)
+{
+	struct rm_sb *sb = ctx;
+
+	if (sb->len + size * n > LISTEN_MAX_MAIL)
+		return 0; /* too large: curl stops with a write error */
+	rm_sb_add(sb, p, size * n);
+	return size * n;
+}
+
+/* One IMAP request: the URL, with `request` as a custom command or NULL
+ * (a FETCH by the URL's UID); the answer (untagged lines, or the mail)
+ * into out. */
+static int imap_do(const struct pass *ps, const struct rm_listen_src *src, const char *password,
+		   const char *url, const char *request, struct rm_sb *out, struct rm_error *err)
+{
+	char ebuf[CURL_ERROR_SIZE] = "";
+	CURL *c = curl_easy_init();
+	CURLcode rc;
+
+	if (!c)
+		return rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libcurl");
+	rm_sb_reset(out);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, ps->cfg->connect_timeout > 0 ? ps->cfg->connect_timeout : 10L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 300L);
+	curl_easy_setopt(c, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (src->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, src->ca_file);
+	if (src->user)
+		curl_easy_setopt(c, CURLOPT_USERNAME, src->user);
+	if (password)
+		curl_easy_setopt(c, CURLOPT_PASSWORD, password);
+	if (request)
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sb_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	rc = curl_easy_perform(c);
+	curl_easy_cleanup(c);
+	if (rc != CURLE_OK)
+		return rm_error_set(err, rc == CURLE_LOGIN_DENIED ? RM_ERR_CONFIG : RM_ERR_TEMP,
+				    "listen.source '%s': %s", ps->source,
+				    ebuf[0] ? ebuf : curl_easy_strerror(rc));
+	return 0;
+}
+
+static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm_error *err)
+{
+	const char *rest = src->source + 8, *slash = strchr(rest, '/');
+	char *host, *mailbox, *password = NULL, *url = NULL, *req = NULL, *p;
+	struct rm_sb ans = RM_SB_INIT, mail = RM_SB_INIT;
+	unsigned long long validity = 0;
+	int rc = -1;
+
+	if (!slash || slash == rest)
+		return rm_error_set(err, RM_ERR_CONFIG, "listen.source '%s': expected imaps://HOST:PORT/MAILBOX",
+				    src->source);
+	host = rm_xstrndup(rest, (size_t)(slash - rest));
+	mailbox = rm_xstrdup(slash[1] ? slash + 1 : "INBOX");
+	if (strpbrk(mailbox, "\"\\\r\n") || strpbrk(host, "@ ")) {
+		rm_error_set(err, RM_ERR_CONFIG, "listen.source '%s': a mailbox or host name robotmail cannot use",
+			     src->source);
+		goto out;
+	}
+	if (src->password_file) {
+		size_t len;
+
+		if (rm_read_file(src->password_file, 4096, &password, &len, err)) {
+			err->kind = RM_ERR_CONFIG;
+			goto out;
+		}
+		while (len && (password[len - 1] == '\n' || password[len - 1] == '\r'))
+			password[--len] = '\0';
+	}
+	rm_sb_init(&ans);
+	rm_sb_init(&mail);
+	url = rm_xstrfmt("imaps://%s/", host);
+	req = rm_xstrfmt("STATUS \"%s\" (UIDVALIDITY)", mailbox);
+	if (imap_do(ps, src, password, url, req, &ans, err))
+		goto out;
+	p = ans.buf ? strstr(ans.buf, "UIDVALIDITY ") : NULL;
+	if (!p || !isdigit((unsigned char)p[12])) {
+		rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': the server named no UIDVALIDITY",
+			     src->source);
+		goto out;
+	}
+	validity = strtoull(p + 12, NULL, 10);
+	free(url);
+	{
+		char *esc = curl_easy_escape(NULL, mailbox, 0);
+
+		url = rm_xstrfmt("imaps://%s/%s", host, esc ? esc : mailbox);
+		curl_free(esc);
+	}
+	if (imap_do(ps, src, password, url, "UID SEARCH ALL", &ans, err))
+		goto out;
+	p = ans.buf ? strstr(ans.buf, "* SEARCH") : NULL;
+	for (p = p ? p + 8 : NULL; p && *p && *p != '\r' && *p != '\n';) {
+		char *end, id[64], *furl;
+		unsigned long long uid;
+		bool seen;
+
+		while (*p == ' ')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			break;
+		uid = strtoull(p, &end, 10);
+		p = end;
+		snprintf(id, sizeof(id), "uid:%llu:%llu", validity, uid);
+		if (rm_store_inbound_seen(ps->st, ps->source, id, &seen, err))
+			goto out;
+		if (seen)
+			continue;
+		furl = rm_xstrfmt("%s;UID=%llu", url, uid);
+		if (imap_do(ps, src, password, furl, NULL, &mail, err)) {
+			free(furl);
+			goto out;
+		}
+		free(furl);
+		if (handle(ps, mail.buf ? mail.buf : "", mail.len, id, err) ||
+		    rm_store_inbound_mark(ps->st, ps->source, id, NULL, "read", ps->now, err) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	rm_sb_release(&ans);
+	rm_sb_release(&mail);
+	free(req);
+	free(url);
+	if (password) {
+		memset(password, 0, strlen(password));
+		free(password);
+	}
+	free(mailbox);
+	free(host);
+	return rc;
+}
+
+int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
+		  struct rm_listen_stats *stats, struct rm_error *err)
+{
+	size_t i;
+
+	memset(stats, 0, sizeof(*stats));
+	if (!cfg->nlisten)
+		return rm_error_set(err, RM_ERR_CONFIG, "listen: no source configured (listen.source)");
+	for (i = 0; i < cfg->nlisten; i++) {
+		struct pass ps = { cfg, st, now, stats, cfg->listen[i].source };
+		const char *src = cfg->listen[i].source;
+
+		if (!strncmp(src, "maildir:", 8)) {
+			if (read_maildir(&ps, src + 8, err))
+				return -1;
+		} else if (!strncmp(src, "imaps://", 8)) {
+			if (read_imap(&ps, &cfg->listen[i], err))
+				return -1;
+		} else {
+			/* public-inbox: is accepted by the configuration
+			 * (issue 18) but not read yet */
+			return rm_error_set(err, RM_ERR_CONFIG,
+					    "'%s' line %d: listen.source '%s': only maildir: and imaps:// sources can be read so far",
+					    cfg->file ? cfg->file : "(defaults)", cfg->listen[i].line, src);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,108 @@
+/*
+ * listen.h - the bot listens: replies to reports and the commands in them.
+ *
+ * Owns: reading inbound mail from the configured sources (listen.source:
+ * a Maildir through libetpan's maildir driver, an imaps:// mailbox through
+ * libcurl's IMAP; public-inbox: not yet), parsing each message
+ * (libetpan's mailimf/mailmime), the loop and abuse rules (never answer an
+ * automatic or bulk mail, an unknown list, the robot itself; a per-sender
+ * limit), matching a reply to its finding by In-Reply-To/References
+ * against the outbox's Message-IDs, reading the `#robotmail` commands,
+ * who may give them (a recipient of the report, or listen.maintainers),
+ * their effect on the store (findings' states, opt-outs), and the short
+ * in-thread answer to a command not understood, queued in the outbox like
+ * any report (schedule.c delivers it).
+ *
+ * Commands, one per line at the start of a line (a quoted line is not one):
+ *   #robotmail invalid                 a false positive: never reported again
+ *   #robotmail fixed: <sha or subject> fixed by that commit
+ *   #robotmail dup: <Message-ID>       the same as that report
+ *   #robotmail unsubscribe             the sender gets no more reports of this tree
+ *   #robotmail unsubscribe: all        ... of any tree
+ *   #robotmail undo                    takes back the finding's last change
+ * A mail whose subject is "unsubscribe" (the reports' List-Unsubscribe:
+ * <mailto:ROBOT?subject=unsubscribe>) opts its sender out of every tree.
+ *
+ * Must not: send anything except through the outbox, decide what gets
+ * reported (the pipeline reads the states), print an error that ends the
+ * command (main.c does).
+ */
+#ifndef RM_LISTEN_H
+#define RM_LISTEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "config.h"
+#include "error.h"
+#include "store.h"
+
+/* At most this many commands are read from one mail. */
+#define RM_LISTEN_MAX_COMMANDS 20
+
+enum rm_listen_cmd_kind {
+	RM_CMD_INVALID,
+	RM_CMD_FIXED,
+	RM_CMD_DUP,
+	RM_CMD_UNSUBSCRIBE,
+	RM_CMD_UNDO,
+	RM_CMD_BAD, /* not understood: `problem` says why */
+};
+
+struct rm_listen_cmd {
+	enum rm_listen_cmd_kind kind;
+	char *line;    /* the command line as written (trimmed) */
+	char *arg;     /* FIXED: commit or subject; DUP: Message-ID without <>;
+			* UNSUBSCRIBE: "all" or NULL (this tree); else NULL */
+	char *problem; /* BAD: what was not understood */
+};
+
+/* The commands in a mail's body (LF or CRLF line ends).  *out is malloc'd
+ * (free with rm_listen_cmds_free); a body without commands gives n == 0. */
+void rm_listen_parse_commands(const char *body, struct rm_listen_cmd **out, size_t *n);
+void rm_listen_cmds_free(struct rm_listen_cmd *v, size_t n);
+
+/* An inbound mail as listen sees it. */
+struct rm_inmail {
+	char *message_id;      /* without <>, or NULL */
+	char *from;            /* the sender's address, lower case, or NULL */
+	char *subject;         /* or NULL */
+	char **refs;           /* In-Reply-To first, then References newest first */
+	size_t nrefs;
+	char **rcpts;          /* To and Cc addresses, lower case */
+	size_t nrcpts;
+	char *auto_submitted, *precedence, *list_id; /* the headers, or NULL */
+	char *body;            /* the first text/plain part, decoded */
+};
+
+/* Parse a mail (RFC 5322, MIME).  0, or -1 with err (RM_ERR_INPUT) when it
+ * is not a mail at all.  Free with rm_inmail_free. */
+int rm_listen_parse_mail(const char *bytes, size_t len, struct rm_inmail *m,
+			 struct rm_error *err);
+void rm_inmail_free(struct rm_inmail *m);
+
+/* Why a mail must never be answered (or acted on): a static string, or NULL
+ * when it may be.  The loop rules: Auto-Submitted other than "no",
+ * Precedence bulk, list or junk, a List-Id not in listen.lists, mail from
+ * the robot itself. */
+const char *rm_listen_loop_reason(const struct rm_inmail *m, const struct rm_config *cfg);
+
+/* What one pass did, for the summary line. */
+struct rm_listen_stats {
+	int read;     /* mails read for the first time */
+	int ignored;  /* loop rules, rate limit, not a reply to a report, no command */
+	int refused;  /* commands from someone who may not give them */
+	int applied;  /* commands that changed the store */
+	int answered; /* answers queued (commands not understood) */
+};
+
+/* One pass over every configured source: each mail not read before is
+ * read, acted on, and remembered in the store.  Each mail's outcome is
+ * logged on stderr ("robotmail: listen: <Message-ID>: ...").  Returns 0, or
+ * -1 with err (a source that cannot be read: RM_ERR_CONFIG for a missing
+ * Maildir or an unsupported source; a store failure). */
+int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
+		  struct rm_listen_stats *stats, struct rm_error *err);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * status.h - the findings page: static HTML and JSON from the store.
+ *
+ * Owns: `robotmail status --html DIR` / `--json DIR`: DIR/index.html (every
+ * finding: state, tree, the first report's subject, last seen, how many
+ * reports), DIR/f/<id>.html per finding (state, first/last seen, the
+ * thread's link under links.lore, the commands received) and
+ * DIR/findings.json (the same as data).  A finding is a thread key of the
+ * outbox; its state is open unless `listen` changed it.  Pages need no
+ * script and load nothing: any web server can publish DIR.
+ *
+ * Must not: change the store, send anything.
+ * Not yet (issue 18): the per-run plot of the headline metric (needs the
+ * archive's matrix, which the store does not keep), per-tree pages.
+ * A report links to its finding's page when links.status is configured
+ * (the pipeline adds <links.status>/f/<id>.html).
+ */
+#ifndef RM_STATUS_H
+#define RM_STATUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "error.h"
+#include "store.h"
+
+/* The name of a finding's page (f/<id>.html) from its thread key: 16 hex
+ * digits into id (17 bytes). */
+void rm_status_finding_id(const char *key, char id[17]);
+
+/* Write the pages (html) and/or findings.json (json) into dir (made when
+ * missing); *nfindings says how many findings.  0, or -1 with err. */
+int rm_status_write(const struct rm_config *cfg, struct rm_store *st, const char *dir,
+		    bool html, bool json, size_t *nfindings, struct rm_error *err);
+
+#endif

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# listen-imap: replies delivered into a real IMAP server (Debian's Dovecot,
+# started here on a free 127.0.0.1 port with TLS and a config in a temp
+# dir) are read by `robotmail listen` from imaps://: the command applied,
+# the loop case ignored, each UID read once, the certificate verified, a
+# wrong password a configuration error.
+. tests/lib.sh
+mk_tmp
+T=$TEST_TMP
+DOVECOT=$(command -v dovecot || echo /usr/sbin/dovecot)
+[ -x "$DOVECOT" ] || { not_ok "dovecot is installed (dovecot-imapd, in the Makefile's DEB_PACKAGES)"; exit 0; }
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" -out "$T/cert.pem" -days 2 \
+	-subj /CN=localhost -addext subjectAltName=IP:127.0.0.1,DNS:localhost >/dev/null 2>&1
+PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+chmod 755 "$T"
+mkdir -p "$T/run" "$T/home"
+if [ "$(id -u)" = 0 ]; then
+	IUSER=dovecot LUSER=dovenull IGROUP=dovecot MUID=$(id -u dovecot) MGID=$(id -g dovecot)
+	chown "$MUID:$MGID" "$T/home"
+else
+	IUSER=$(id -un) LUSER=$(id -un) IGROUP=$(id -gn) MUID=$(id -u) MGID=$(id -g)
+fi
+echo "robot:{PLAIN}s3cret" >"$T/passwd"
+printf 's3cret\n' >"$T/pw"
+cat >"$T/dovecot.conf" <<EOF
+base_dir = $T/run
+state_dir = $T/run
+log_path = $T/dovecot.log
+protocols = imap
+listen = 127.0.0.1
+ssl = required
+ssl_cert = <$T/cert.pem
+ssl_key = <$T/key.pem
+mail_location = maildir:$T/home/%u/Maildir
+default_internal_user = $IUSER
+default_login_user = $LUSER
+default_internal_group = $IGROUP
+disable_plaintext_auth = yes
+auth_mechanisms = plain
+first_valid_uid = 0
+passdb {
+  driver = passwd-file
+  args = $T/passwd
+}
+userdb {
+  driver = static
+  args = uid=$MUID gid=$MGID home=$T/home/%u
+}
+service imap-login {
+  chroot =
+  inet_listener imap {
+    port = 0
+  }
+  inet_listener imaps {
+    port = $PORT
+    ssl = yes
+  }
+}
+service anvil {
+  chroot =
+}
+EOF
+"$DOVECOT" -c "$T/dovecot.conf" 2>"$T/dovecot.err"
+trap '[ -f "$T/run/master.pid" ] && kill "$(cat "$T/run/master.pid")" 2>/dev/null; sleep 0.5; rm -rf "$T"' EXIT
+IMAP="imaps://127.0.0.1:$PORT/INBOX"
+up=
+for _ in $(seq 1 40); do
+	curl -sS --cacert "$T/cert.pem" -u robot:s3cret "$IMAP" -X 'UID SEARCH ALL' >/dev/null 2>&1 && { up=1; break; }
+	sleep 0.5
+done
+[ -n "$up" ] && ok "Dovecot answers imaps:// on 127.0.0.1:$PORT" || { not_ok "dovecot start" "$(cat "$T/dovecot.err" "$T/dovecot.log" 2>/dev/null | tail -5)"; exit 0; }
+
+mkdir -p "$T/in"
+cat >"$T/cfg.yaml" <<CFG
+robot:
+  name: kernel test robot
+  address: lkp@example.org
+  cc_self: false
+paths:
+  state_db: $T/state.db
+  inbox: $T/in
+  done: $T/done
+  failed: $T/failed
+$(linus_tree local-git "$T/repo")
+delivery:
+  transport: maildir:$T/sent
+  settle: 0
+listen:
+  source: $IMAP
+  user: robot
+  password_file: $T/pw
+  ca_file: $T/cert.pem
+CFG
+tests/peers/make-test-repo.sh "$T/repo" >/dev/null
+cp contrib/examples/mlockmany.tar.xz "$T/in/"
+"$ROBOTMAIL" run -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+REPORT=$(sed -n 's/^Message-ID: <\(.*\)>.*/\1/p' "$(find "$T/sent" -type f | head -1)" | head -1)
+[ -n "$REPORT" ] && ok "run delivers the report" || not_ok "run" "$(cat "$T/err")"
+
+# append FROM MSGID EXTRA BODY: a mail into the IMAP mailbox (IMAP APPEND)
+append() {
+	{
+		printf 'From: %s\r\nTo: lkp@example.org\r\nSubject: Re: the report\r\n' "$1"
+		printf 'Message-ID: <%s>\r\nIn-Reply-To: <%s>\r\n' "$2" "$REPORT"
+		[ -n "$3" ] && printf '%s\r\n' "$3"
+		printf '\r\n%s\r\n' "$4"
+	} >"$T/mail.eml"
+	curl -sS --cacert "$T/cert.pem" -u robot:s3cret "$IMAP" -T "$T/mail.eml"
+}
+append 'Rev Iewer <rev@example.org>' i1@example.org '' '#robotmail invalid'
+append 'Ann Author <ann@example.org>' i2@example.org 'Auto-Submitted: auto-replied' '#robotmail frobnicate'
+
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^robotmail: listen: 2 read, 1 ignored, 0 refused, 1 command(s) applied, 0 answer(s) queued$' "$T/err" &&
+	ok "listen reads the IMAP mailbox: one command applied, the auto-reply ignored" || not_ok "imap listen" "rc=$rc" "$(cat "$T/err")"
+[ "$(sqlite3 "$T/state.db" "select state from findings")" = invalid ] && ok "the finding is invalid" || not_ok "state"
+[ "$(sqlite3 "$T/state.db" "select count(*) from inbound where id like 'uid:%'")" = 2 ] && ok "both UIDs are remembered in the store" || not_ok "uids" "$(sqlite3 "$T/state.db" "select * from inbound")"
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+grep -q '^robotmail: listen: 0 read,' "$T/err" && ok "a second pass reads nothing twice" || not_ok "second pass" "$(cat "$T/err")"
+append 'Ann Author <ann@example.org>' i3@example.org '' '#robotmail undo'
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+grep -q '^robotmail: listen: 1 read, 0 ignored, 0 refused, 1 command(s) applied' "$T/err" && [ "$(sqlite3 "$T/state.db" "select state from findings")" = open ] &&
+	ok "a new mail is read on the next pass (undo: open again)" || not_ok "third pass" "$(cat "$T/err")"
+
+# the certificate is verified: without ca_file the self-signed server is refused
+sed '/ca_file:/d' "$T/cfg.yaml" >"$T/noca.yaml"
+"$ROBOTMAIL" listen -c "$T/noca.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 75 ] && grep -q 'certificate' "$T/err" && ok "an unverified certificate is refused (exit 75)" || not_ok "no ca" "rc=$rc" "$(cat "$T/err")"
+printf 'wrong\n' >"$T/pw"
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "listen.source '$IMAP'" "$T/err" && ok "a wrong password is a configuration error (exit 2)" || not_ok "wrong password" "rc=$rc" "$(cat "$T/err")"

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# listen: `robotmail run` delivers a report into a Maildir; replies written
+# into another Maildir (good commands, bad commands, auto-replies, bulk and
+# list mail, strangers, the robot's own mail, mail that is no reply) are
+# read by `robotmail listen`; the store's findings and opt-outs, the answer
+# queued for a command not understood, nothing read twice, and the next run
+# (and --dry-run) respecting an invalid finding and an opt-out.
+. tests/lib.sh
+mk_tmp
+T=$TEST_TMP
+tests/peers/make-test-repo.sh "$T/repo" >/dev/null
+mkdir -p "$T/in" "$T/replies/new" "$T/replies/cur" "$T/replies/tmp"
+cat >"$T/cfg.yaml" <<CFG
+robot:
+  name: kernel test robot
+  address: lkp@example.org
+  cc_self: false
+links:
+  status: https://status.example.org/robotmail
+paths:
+  state_db: $T/state.db
+  inbox: $T/in
+  done: $T/done
+  failed: $T/failed
+$(linus_tree local-git "$T/repo")
+delivery:
+  transport: maildir:$T/sent
+  settle: 0
+listen:
+  source: maildir:$T/replies
+  maintainers: [boss@example.org]
+  lists: [lkp.lists.example.org]
+  rate_limit: 5
+  footer: true
+CFG
+cp contrib/examples/mlockmany.tar.xz "$T/in/"
+"$ROBOTMAIL" run -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+sent=$(find "$T/sent" -type f | head -1)
+REPORT=$(sed -n 's/^Message-ID: <\(.*\)>.*/\1/p' "$sent" | head -1)
+[ $rc -eq 0 ] && [ -n "$REPORT" ] && ok "run delivers the report into the Maildir" || not_ok "run" "rc=$rc" "$(cat "$T/err")"
+"$PY" - "$sent" <<'PYEOF' >"$T/lu" 2>&1
+import email, email.policy, sys, urllib.parse
+m = email.message_from_binary_file(open(sys.argv[1], 'rb'), policy=email.policy.default)
+v = m['List-Unsubscribe']
+assert v == '<mailto:lkp@example.org?subject=unsubscribe>', v
+u = urllib.parse.urlsplit(v.strip('<>'))
+assert u.scheme == 'mailto' and u.path == 'lkp@example.org', u
+assert urllib.parse.parse_qs(u.query) == {'subject': ['unsubscribe']}, u.query
+body = m.get_content().rstrip('\n').split('\n')
+assert body[-3] == '-- ', body[-3:]
+import re
+assert re.fullmatch(r'This finding: https://status\.example\.org/robotmail/f/[0-9a-f]{16}\.html', body[-2]), body[-2]
+assert body[-1] == "Reply with '#robotmail invalid', '#robotmail fixed: <commit>' or '#robotmail unsubscribe' on a line of its own.", body[-1]
+PYEOF
+[ $? -eq 0 ] && ok "List-Unsubscribe is a valid mailto: (Python's email parser); the footer links the finding's page and says how to answer" || not_ok "List-Unsubscribe" "$(cat "$T/lu")"
+PAGE=$(sed -n 's|^This finding: https://status.example.org/robotmail/\(f/[0-9a-f]*\.html\)$|\1|p' "$sent")
+
+# the retest of the same finding (another base), for the next run
+"$PY" - "$T/retest.tar" <<'PYEOF'
+import io, lzma, sys, tarfile
+src = tarfile.open(fileobj=io.BytesIO(lzma.decompress(open('contrib/examples/mlockmany.tar.xz', 'rb').read())))
+old, new = '8f756b95ffe4a7bb2037d8856596585c3235a6f3', '84e39935160611a9a2d5791c335339ee6c6ce0c3'
+with tarfile.open(sys.argv[1], 'w') as t:
+    for m in src.getmembers():
+        if not m.isfile():
+            continue
+        data = src.extractfile(m).read().replace(old.encode(), new.encode())
+        info = tarfile.TarInfo(m.name.replace(old, new))
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+PYEOF
+
+n=0
+# reply FROM MSGID EXTRA-HEADERS BODY: a mail into the replies Maildir,
+# in the order written (names sort by a counter)
+reply() {
+	n=$((n + 1))
+	{
+		printf 'From: %s\nTo: lkp@example.org\nSubject: Re: the report\n' "$1"
+		printf 'Message-ID: <%s>\nIn-Reply-To: <%s>\nReferences: <%s>\n' "$2" "$REPORT" "$REPORT"
+		[ -n "$3" ] && printf '%s\n' "$3"
+		printf '\n%s\n' "$4"
+	} >"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
+}
+reply 'Rev Iewer <rev@example.org>' r1@example.org '' "$(printf '> #robotmail fixed: quoted, not a command\nThis is a false positive.\n#robotmail invalid')"
+reply 'Mallory <mallory@example.net>' r2@example.net '' '#robotmail fixed: 1234abcd'
+reply 'Ann Author <ann@example.org>' r3@example.org 'Auto-Submitted: auto-replied' '#robotmail frobnicate'
+reply 'Ann Author <ann@example.org>' r4@example.org 'Precedence: bulk' '#robotmail frobnicate'
+reply 'kernel test robot <lkp@example.org>' r5@example.org '' '#robotmail frobnicate'
+reply 'Ann Author <ann@example.org>' r6@example.org 'List-Id: Other list <other.lists.example.org>' '#robotmail frobnicate'
+reply 'Ack Er <ack@example.org>' r7@example.org '' "$(printf '#robotmail unsubscribe\n#robotmail frobnicate now\n#robotmail dup: not-an-id')"
+reply 'Ann Author <ann@example.org>' r8@example.org 'List-Id: LKP <lkp.lists.example.org>' 'Thanks, nothing to do.'
+# no reply to any report
+n=$((n + 1))
+printf 'From: ann@example.org\nSubject: hello\nMessage-ID: <r9@example.org>\n\n#robotmail invalid\n' >"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
+# what a mail program sends for the List-Unsubscribe mailto:
+n=$((n + 1))
+printf 'From: list@vger.example.org\nTo: lkp@example.org\nSubject: unsubscribe\nMessage-ID: <r12@example.org>\n\n' >"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
+
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && ok "listen reads the Maildir (exit 0)" || not_ok "listen" "rc=$rc" "$(cat "$T/err")"
+grep -q '^robotmail: listen: 10 read, 6 ignored, 1 refused, 3 command(s) applied, 1 answer(s) queued$' "$T/err" &&
+	ok "listen's summary counts what happened" || not_ok "summary" "$(cat "$T/err")"
+state=$(sqlite3 "$T/state.db" "select state from findings")
+[ "$state" = invalid ] && ok "#robotmail invalid from a recipient marks the finding invalid" || not_ok "invalid" "$state"
+ev=$(sqlite3 "$T/state.db" "select command || '|' || by_addr || '|' || message_id from finding_events")
+[ "$ev" = "#robotmail invalid|rev@example.org|r1@example.org" ] && ok "the quoted line is no command; the event names who and which mail" || not_ok "events" "$ev"
+grep -q '<r2@example.net>: refused: mallory@example.net did not receive the report' "$T/err" &&
+	ok "a stranger's command is refused and logged" || not_ok "stranger" "$(cat "$T/err")"
+for k in "r3@example.org>: ignored: an automatic mail" "r4@example.org>: ignored: a bulk mail" \
+	"r5@example.org>: ignored: a mail from the robot itself" "r6@example.org>: ignored: a mail of a list not in listen.lists" \
+	"r8@example.org>: ignored: no #robotmail command" "r9@example.org>: ignored: not a reply to a report"; do
+	grep -qF "<$k" "$T/err" && ok "loop rule: <$k" || not_ok "loop rule: <$k" "$(cat "$T/err")"
+done
+opt=$(sqlite3 "$T/state.db" "select addr || '|' || scope from optouts order by addr" | tr '\n' ' ')
+[ "$opt" = "ack@example.org|linus list@vger.example.org|* " ] && ok "#robotmail unsubscribe opts the sender out of this tree, the List-Unsubscribe mail out of all" || not_ok "opt-out" "$opt"
+"$ROBOTMAIL" check-config -c "$T/cfg.yaml" >"$T/cc" 2>&1
+grep -qx 'ok   opt-outs by mail: 2 address(es) opted out' "$T/cc" && ok "check-config shows how many addresses opted out" || not_ok "check-config" "$(cat "$T/cc")"
+ans=$(sqlite3 "$T/state.db" "select id from messages where dedupe_key = 'answer:r7@example.org'")
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" show "$ans" >"$T/answer" 2>&1
+grep -qx 'To: ack@example.org' "$T/answer" && grep -qx 'In-Reply-To: <r7@example.org>' "$T/answer" &&
+	grep -qx 'Auto-Submitted: auto-replied' "$T/answer" && grep -q "^References: <$REPORT>" "$T/answer" &&
+	grep -qx '  #robotmail frobnicate now' "$T/answer" && grep -qx "    unknown command 'frobnicate'" "$T/answer" &&
+	grep -qx '  #robotmail dup: not-an-id' "$T/answer" && grep -qx "    'not-an-id' is not a Message-ID" "$T/answer" &&
+	ok "the commands not understood get one answer in the thread (Auto-Submitted: auto-replied)" || not_ok "answer" "$(cat "$T/answer")"
+[ "$(sqlite3 "$T/state.db" "select count(*) from messages where dedupe_key like 'answer:%'")" = 1 ] &&
+	ok "no answer to the loop cases or the stranger" || not_ok "answers" "$(sqlite3 "$T/state.db" "select dedupe_key from messages")"
+
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err2"
+grep -q '^robotmail: listen: 0 read, 0 ignored, 0 refused, 0 command(s) applied, 0 answer(s) queued$' "$T/err2" &&
+	ok "a second pass reads nothing twice" || not_ok "second pass" "$(cat "$T/err2")"
+
+# the same finding again: not sent
+cp "$T/retest.tar" "$T/in/retest.tar"
+"$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/in/retest.tar" >"$T/dry" 2>&1
+grep -q '^# robotmail dry-run: report 1 from .*retest.tar: not sent: its finding is marked invalid (listen)$' "$T/dry" &&
+	ok "--dry-run says the report of an invalid finding is not sent" || not_ok "dry-run closed" "$(head -5 "$T/dry")"
+before=$(find "$T/sent" -type f | wc -l)
+"$ROBOTMAIL" run -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+after=$(find "$T/sent" -type f -exec grep -l '^X-Robotmail-Report' {} + | wc -l)
+[ $rc -eq 0 ] && [ "$after" = 1 ] && [ -e "$T/done/retest.tar" ] && grep -q 'not sent: its finding is marked invalid' "$T/err" &&
+	ok "a report sent, #robotmail invalid, the same finding again: no second report" || not_ok "second report" "rc=$rc after=$after" "$(cat "$T/err")"
+[ $((before + 1)) -eq "$(find "$T/sent" -type f | wc -l)" ] && ok "the run delivered the queued answer" || not_ok "answer delivered" "before=$before"
+
+# undo (by a maintainer), then the finding is open again and the opt-out holds
+n=$((n + 1))
+printf 'From: boss@example.org\nSubject: Re: x\nMessage-ID: <r10@example.org>\nReferences: <other@example.org> <%s>\n\n#robotmail undo\n' "$REPORT" \
+	>"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+state=$(sqlite3 "$T/state.db" "select state from findings")
+[ "$state" = open ] && ok "#robotmail undo from a maintainer (matched by References) reopens the finding" || not_ok "undo" "$state" "$(cat "$T/err")"
+"$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/done/retest.tar" >"$T/dry" 2>&1
+grep -q '^RCPT TO:<ann@example.org>$' "$T/dry" && ! grep -q 'ack@example.org' "$T/dry" && ! grep -q 'list@vger.example.org' "$T/dry" &&
+	ok "the open finding is reported again, without the address that opted out" || not_ok "opt-out honoured" "$(grep -E '^(#|RCPT|To:|Cc:)' "$T/dry")"
+
+# kill -9 mid-pass: nothing applied twice
+n=$((n + 1))
+printf 'From: boss@example.org\nSubject: Re: x\nMessage-ID: <r11@example.org>\nIn-Reply-To: <%s>\n\n#robotmail fixed: abcdef012345\n' "$REPORT" \
+	>"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+sqlite3 "$T/state.db" "delete from inbound where id = 'r11@example.org'" # as if killed before it remembered the mail
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+c=$(sqlite3 "$T/state.db" "select count(*) from finding_events where message_id = 'r11@example.org'")
+st=$(sqlite3 "$T/state.db" "select state || ' ' || arg from findings")
+[ "$c" = 1 ] && [ "$st" = "fixed abcdef012345" ] && ok "a mail read again after a crash is not applied twice" || not_ok "twice" "c=$c st=$st"
+
+# the per-sender limit (5 an hour, counted in the store)
+for k in 1 2 3 4 5 6; do
+	n=$((n + 1))
+	printf 'From: rev@example.org\nSubject: Re: x\nMessage-ID: <flood%s@example.org>\nIn-Reply-To: <%s>\n\nno command\n' "$k" "$REPORT" \
+		>"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
+done
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+[ "$(grep -c 'over the per-sender limit' "$T/err")" = 2 ] && ok "the per-sender limit: with 5 an hour, rev@ (1 mail before) gets its 5th and 6th new mails ignored" || not_ok "rate" "$(cat "$T/err")"
+
+# configuration errors
+printf 'listen:\n  source: imap://x\n' >"$T/bad.yaml"
+"$ROBOTMAIL" listen -c "$T/bad.yaml" >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "line 2: 'listen.source': expected maildir:DIR" "$T/err" && ok "a bad listen.source is a configuration error naming the line (exit 2)" || not_ok "bad source" "rc=$rc" "$(cat "$T/err")"
+
+# the findings page
+"$ROBOTMAIL" status -c "$T/cfg.yaml" --html "$T/www" --json "$T/www" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -qx 'robotmail: status: 1 finding(s) written to '"$T/www" "$T/out" && ok "status writes the findings page" || not_ok "status" "rc=$rc" "$(cat "$T/out" "$T/err")"
+"$PY" - "$T/www" "$REPORT" <<'PYEOF' >"$T/js" 2>&1
+import json, os, sys, html.parser
+d, report = sys.argv[1], sys.argv[2]
+f = json.load(open(os.path.join(d, 'findings.json')))
+assert len(f) == 1, f
+f = f[0]
+assert f['state'] == 'fixed' and f['arg'] == 'abcdef012345', f
+assert f['message_id'] == report and f['tree'] == 'linus' and f['reports'] == 1, f
+cmds = [(c['command'], c['by'], c['undone']) for c in f['commands']]
+assert cmds == [('#robotmail invalid', 'rev@example.org', True), ('#robotmail undo', 'boss@example.org', False),
+                ('#robotmail fixed: abcdef012345', 'boss@example.org', False)], cmds
+page = open(os.path.join(d, 'f', f['id'] + '.html')).read()
+class P(html.parser.HTMLParser):
+    text = ''
+    def handle_data(self, data): self.text += data
+p = P(); p.feed(page)
+assert 'fixed: abcdef012345' in p.text and '#robotmail undo' in p.text and report in p.text, p.text
+idx = P(); idx.feed(open(os.path.join(d, 'index.html')).read())
+assert '1 finding(s)' in idx.text and 'fixed' in idx.text, idx.text
+PYEOF
+[ $? -eq 0 ] && ok "findings.json and the pages show the state, the thread and the commands received" || not_ok "status content" "$(cat "$T/js")"
+[ -n "$PAGE" ] && [ -f "$T/www/$PAGE" ] && ok "the report's link names the finding's page status wrote ($PAGE)" || not_ok "page link" "PAGE=$PAGE" "$(ls -R "$T/www")"
+# tidy is in the Makefile's DEB_PACKAGES: missing, this check fails
+tidy -errors -quiet "$T/www/index.html" "$T/www/f/"*.html >"$T/tidy" 2>&1 && ok "the pages are valid HTML5 (tidy -errors)" || not_ok "tidy" "$(cat "$T/tidy")"
+
+# --follow, killed with -9 after it read a mail: the next pass reads nothing twice
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" --follow --interval 1 >"$T/fout" 2>"$T/ferr" &
+FPID=$!
+n=$((n + 1))
+printf 'From: boss@example.org\nSubject: Re: x\nMessage-ID: <r20@example.org>\nIn-Reply-To: <%s>\n\n#robotmail dup: <other@example.org>\n' "$REPORT" \
+	>"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
+for _ in $(seq 1 60); do
+	[ "$(sqlite3 "$T/state.db" "select count(*) from inbound where id = 'r20@example.org'" 2>/dev/null)" = 1 ] && break
+	sleep 0.5
+done
+kill -9 $FPID 2>/dev/null
+wait $FPID 2>/dev/null
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+c=$(sqlite3 "$T/state.db" "select count(*) from finding_events where message_id = 'r20@example.org'")
+st=$(sqlite3 "$T/state.db" "select state || ' ' || arg from findings")
+grep -q '^robotmail: listen: 0 read,' "$T/err" && [ "$c" = 1 ] && [ "$st" = "dup other@example.org" ] &&
+	ok "listen --follow picks up a new mail; after a kill -9 nothing is read or applied twice" || not_ok "follow" "c=$c st=$st" "$(cat "$T/ferr" "$T/err")"

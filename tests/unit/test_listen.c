@@ -1,0 +1,322 @@
+/* test_listen.c - listen's command parsing, mail parsing, loop rules, and
+ * the store's findings, inbound mail and opt-outs behind them. */
+#include "unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "listen.h"
+#include "recipients.h"
+#include "store.h"
+
+static void test_commands_good(void **state)
+{
+	struct rm_listen_cmd *c;
+	size_t n;
+
+	(void)state;
+	rm_listen_parse_commands("Hi,\r\n#robotmail invalid\r\n"
+				 "#robotmail fixed: 1234abcd mm: fix it \n"
+				 "#ROBOTMAIL dup: <a.b@example.org>\n"
+				 "#robotmail unsubscribe\n"
+				 "#robotmail unsubscribe: all\n"
+				 "#robotmail undo",
+				 &c, &n);
+	assert_int_equal(n, 6);
+	assert_int_equal(c[0].kind, RM_CMD_INVALID);
+	assert_string_equal(c[0].line, "#robotmail invalid");
+	assert_null(c[0].arg);
+	assert_int_equal(c[1].kind, RM_CMD_FIXED);
+	assert_string_equal(c[1].arg, "1234abcd mm: fix it");
+	assert_int_equal(c[2].kind, RM_CMD_DUP);
+	assert_string_equal(c[2].arg, "a.b@example.org");
+	assert_int_equal(c[3].kind, RM_CMD_UNSUBSCRIBE);
+	assert_null(c[3].arg);
+	assert_int_equal(c[4].kind, RM_CMD_UNSUBSCRIBE);
+	assert_string_equal(c[4].arg, "all");
+	assert_int_equal(c[5].kind, RM_CMD_UNDO);
+	rm_listen_cmds_free(c, n);
+}
+
+static void test_commands_bad(void **state)
+{
+	static const struct {
+		const char *line, *problem;
+	} cases[] = {
+		{ "#robotmail", "no command after #robotmail" },
+		{ "#robotmail frobnicate", "unknown command 'frobnicate'" },
+		{ "#robotmail invalid because", "'invalid' takes nothing after it" },
+		{ "#robotmail fixed:", "'fixed' needs the fix's commit or subject" },
+		{ "#robotmail dup", "'dup' needs the Message-ID of the other report" },
+		{ "#robotmail dup: nothing", "'nothing' is not a Message-ID" },
+		{ "#robotmail unsubscribe: me", "unsubscribe takes nothing (this tree) or 'all', not 'me'" },
+		{ "#robotmail undo it", "'undo' takes nothing after it" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rm_listen_cmd *c;
+		size_t n;
+
+		rm_listen_parse_commands(cases[i].line, &c, &n);
+		assert_int_equal(n, 1);
+		assert_int_equal(c[0].kind, RM_CMD_BAD);
+		assert_string_equal(c[0].problem, cases[i].problem);
+		rm_listen_cmds_free(c, n);
+	}
+}
+
+static void test_commands_not_commands(void **state)
+{
+	struct rm_listen_cmd *c;
+	size_t n;
+	char *many = calloc(1, 64 * 30);
+	int i;
+
+	(void)state;
+	/* quoted, indented, glued to another word, mid-line: none is a command */
+	rm_listen_parse_commands("> #robotmail invalid\n  #robotmail invalid\n#robotmailinvalid\n"
+				 "see #robotmail invalid\n",
+				 &c, &n);
+	assert_int_equal(n, 0);
+	assert_null(c);
+	rm_listen_parse_commands("", &c, &n);
+	assert_int_equal(n, 0);
+	/* at most RM_LISTEN_MAX_COMMANDS, then one that says so */
+	for (i = 0; i < 30; i++)
+		strcat(many, "#robotmail invalid\n");
+	rm_listen_parse_commands(many, &c, &n);
+	assert_int_equal(n, RM_LISTEN_MAX_COMMANDS + 1);
+	assert_int_equal(c[RM_LISTEN_MAX_COMMANDS].kind, RM_CMD_BAD);
+	assert_string_equal(c[RM_LISTEN_MAX_COMMANDS].problem, "more than 20 commands in one mail");
+	rm_listen_cmds_free(c, n);
+	free(many);
+}
+
+static void test_parse_mail(void **state)
+{
+	static const char mail[] =
+		"From: Ann Author <Ann@Example.org>\r\n"
+		"To: lkp@example.org, Group: a@example.org, b@example.org;\r\n"
+		"Cc: c@example.org\r\n"
+		"Subject: Re: [linus:master] a\r\n regression\r\n"
+		"Message-ID: <r1@example.org>\r\n"
+		"In-Reply-To: <two@example.org>\r\n"
+		"References: <zero@example.org> <one@example.org>\r\n"
+		"  <two@example.org>\r\n"
+		"Auto-Submitted: no\r\n"
+		"MIME-Version: 1.0\r\n"
+		"Content-Type: multipart/alternative; boundary=XX\r\n"
+		"\r\n"
+		"--XX\r\n"
+		"Content-Type: text/html\r\n\r\n<p>#robotmail frobnicate</p>\r\n"
+		"--XX\r\n"
+		"Content-Type: text/plain; charset=utf-8\r\n"
+		"Content-Transfer-Encoding: quoted-printable\r\n\r\n"
+		"#robotmail fixed: =\r\nabc=3Ddef\r\n"
+		"--XX--\r\n";
+	struct rm_inmail m;
+	struct rm_error err;
+
+	(void)state;
+	assert_int_equal(rm_listen_parse_mail(mail, sizeof(mail) - 1, &m, &err), 0);
+	assert_string_equal(m.message_id, "r1@example.org");
+	assert_string_equal(m.from, "ann@example.org");
+	assert_string_equal(m.subject, "Re: [linus:master] a regression");
+	assert_int_equal(m.nrefs, 4);
+	assert_string_equal(m.refs[0], "two@example.org");
+	assert_string_equal(m.refs[1], "two@example.org");
+	assert_string_equal(m.refs[2], "one@example.org");
+	assert_string_equal(m.refs[3], "zero@example.org");
+	assert_int_equal(m.nrcpts, 4);
+	assert_string_equal(m.rcpts[1], "a@example.org");
+	assert_string_equal(m.rcpts[3], "c@example.org");
+	assert_string_equal(m.auto_submitted, "no");
+	assert_null(m.precedence);
+	/* the soft break joined, =3D decoded; the CRLF before the boundary
+	 * belongs to the boundary (RFC 2046) */
+	assert_string_equal(m.body, "#robotmail fixed: abc=def");
+	rm_inmail_free(&m);
+}
+
+static void test_loop_rules(void **state)
+{
+	struct rm_config cfg;
+	struct rm_inmail m;
+	struct rm_error err;
+	char *lists[] = { (char *)"<lkp.lists.example.org>" };
+
+	(void)state;
+	assert_int_equal(rm_config_load(&cfg, NULL, &err), 0);
+	free(cfg.robot_address);
+	cfg.robot_address = strdup("lkp@example.org");
+	memset(&m, 0, sizeof(m));
+	m.from = (char *)"ann@example.org";
+	assert_null(rm_listen_loop_reason(&m, &cfg));
+	m.auto_submitted = (char *)"No";
+	assert_null(rm_listen_loop_reason(&m, &cfg));
+	m.auto_submitted = (char *)"auto-replied";
+	assert_string_equal(rm_listen_loop_reason(&m, &cfg), "an automatic mail (Auto-Submitted)");
+	m.auto_submitted = NULL;
+	m.precedence = (char *)"junk";
+	assert_string_equal(rm_listen_loop_reason(&m, &cfg), "a bulk mail (Precedence)");
+	m.precedence = (char *)"first-class";
+	assert_null(rm_listen_loop_reason(&m, &cfg));
+	m.list_id = (char *)"LKP <lkp.lists.example.org>";
+	assert_string_equal(rm_listen_loop_reason(&m, &cfg),
+			    "a mail of a list not in listen.lists (List-Id)");
+	cfg.listen_lists.v = lists;
+	cfg.listen_lists.n = 1;
+	assert_null(rm_listen_loop_reason(&m, &cfg));
+	m.list_id = (char *)"lkp.lists.example.org.evil";
+	assert_non_null(rm_listen_loop_reason(&m, &cfg));
+	m.list_id = NULL;
+	m.from = (char *)"LKP@example.org";
+	assert_string_equal(rm_listen_loop_reason(&m, &cfg), "a mail from the robot itself");
+	m.from = NULL;
+	assert_string_equal(rm_listen_loop_reason(&m, &cfg), "no sender (From)");
+	cfg.listen_lists.v = NULL;
+	cfg.listen_lists.n = 0;
+	rm_config_free(&cfg);
+}
+
+static void test_store_findings(void **state)
+{
+	struct rm_store *st;
+	struct rm_store_finding f, *all;
+	struct rm_store_event *ev;
+	struct rm_error err;
+	size_t n;
+	bool b;
+	long count;
+
+	(void)state;
+	assert_int_equal(rm_store_open(&st, ":memory:", RM_STORE_READWRITE, &err), 0);
+	assert_int_equal(rm_store_finding_get(st, "k", &f, &err), 0);
+	assert_int_equal(rm_store_finding_undo(st, "k", "#robotmail undo", "a@example.org", "m0",
+					       100, &err),
+			 0);
+	assert_int_equal(rm_store_finding_set(st, "k", "linus", RM_FINDING_INVALID, NULL,
+					      "#robotmail invalid", "a@example.org", "m1", 100, &err),
+			 1);
+	/* the same mail's same command again: not applied twice */
+	assert_int_equal(rm_store_finding_set(st, "k", "linus", RM_FINDING_INVALID, NULL,
+					      "#robotmail invalid", "a@example.org", "m1", 101, &err),
+			 0);
+	assert_int_equal(rm_store_finding_set(st, "k", NULL, RM_FINDING_FIXED, "abc",
+					      "#robotmail fixed: abc", "b@example.org", "m2", 102, &err),
+			 1);
+	assert_int_equal(rm_store_finding_get(st, "k", &f, &err), 1);
+	assert_int_equal(f.state, RM_FINDING_FIXED);
+	assert_string_equal(f.arg, "abc");
+	assert_string_equal(f.tree, "linus");
+	rm_store_finding_free(&f);
+	/* undo goes back one change at a time */
+	assert_int_equal(rm_store_finding_undo(st, "k", "#robotmail undo", "b@example.org", "m3", 103,
+					       &err),
+			 1);
+	assert_int_equal(rm_store_finding_get(st, "k", &f, &err), 1);
+	assert_int_equal(f.state, RM_FINDING_INVALID);
+	assert_null(f.arg);
+	rm_store_finding_free(&f);
+	assert_int_equal(rm_store_finding_undo(st, "k", "#robotmail undo", "b@example.org", "m4", 104,
+					       &err),
+			 1);
+	assert_int_equal(rm_store_finding_get(st, "k", &f, &err), 1);
+	assert_int_equal(f.state, RM_FINDING_OPEN);
+	rm_store_finding_free(&f);
+	assert_int_equal(rm_store_finding_undo(st, "k", "#robotmail undo", "b@example.org", "m5", 105,
+					       &err),
+			 0);
+	assert_int_equal(rm_store_finding_events(st, "k", &ev, &n, &err), 0);
+	assert_int_equal(n, 4);
+	assert_true(ev[0].undone);
+	assert_true(ev[1].undone);
+	assert_string_equal(ev[3].command, "#robotmail undo");
+	assert_int_equal(ev[3].state, RM_FINDING_OPEN);
+	rm_store_events_free(ev, n);
+	assert_int_equal(rm_store_findings(st, &all, &n, &err), 0);
+	assert_int_equal(n, 1);
+	rm_store_finding_free(&all[0]);
+	free(all);
+
+	/* inbound mail */
+	assert_int_equal(rm_store_inbound_seen(st, "maildir:x", "m1", &b, &err), 0);
+	assert_false(b);
+	assert_int_equal(rm_store_inbound_mark(st, "maildir:x", "m1", "A@example.org", "ok", 100, &err), 1);
+	assert_int_equal(rm_store_inbound_mark(st, "maildir:x", "m1", "a@example.org", "ok", 100, &err), 0);
+	assert_int_equal(rm_store_inbound_mark(st, "maildir:x", "m2", "a@example.org", "ok", 50, &err), 1);
+	assert_int_equal(rm_store_inbound_seen(st, "maildir:x", "m1", &b, &err), 0);
+	assert_true(b);
+	assert_int_equal(rm_store_inbound_seen(st, "maildir:y", "m1", &b, &err), 0);
+	assert_false(b);
+	assert_int_equal(rm_store_inbound_count_since(st, "a@example.org", 60, &count, &err), 0);
+	assert_int_equal(count, 1);
+
+	/* opt-outs */
+	assert_int_equal(rm_store_optout_add(st, "c@example.org", "linus", "m6", 100, &err), 0);
+	assert_int_equal(rm_store_optout_check(st, "C@example.org", "linus", &b, &err), 0);
+	assert_true(b);
+	assert_int_equal(rm_store_optout_check(st, "c@example.org", "net-next", &b, &err), 0);
+	assert_false(b);
+	assert_int_equal(rm_store_optout_add(st, "d@example.org", "*", "m7", 100, &err), 0);
+	assert_int_equal(rm_store_optout_check(st, "d@example.org", "net-next", &b, &err), 0);
+	assert_true(b);
+	assert_int_equal(rm_store_optout_count(st, &count, &err), 0);
+	assert_int_equal(count, 2);
+	rm_store_close(st);
+}
+
+static void test_recipients_optouts(void **state)
+{
+	struct rm_store *st;
+	struct rm_recipients r;
+	struct rm_error err;
+
+	(void)state;
+	assert_int_equal(rm_store_open(&st, ":memory:", RM_STORE_READWRITE, &err), 0);
+	assert_int_equal(rm_store_optout_add(st, "a@example.org", "linus", "m1", 100, &err), 0);
+	assert_int_equal(rm_store_optout_add(st, "c@example.org", "*", "m2", 100, &err), 0);
+	memset(&r, 0, sizeof(r));
+	r.to = calloc(1, sizeof(*r.to));
+	r.to[0].addr = strdup("A@example.org");
+	r.to[0].name = strdup("A");
+	r.nto = 1;
+	r.cc = calloc(3, sizeof(*r.cc));
+	r.cc[0].addr = strdup("b@example.org");
+	r.cc[1].addr = strdup("c@example.org");
+	r.cc[2].addr = strdup("d@example.org");
+	r.ncc = 3;
+	/* another tree: only the opt-out of all applies */
+	assert_int_equal(rm_recipients_drop_optouts(&r, st, "net-next", &err), 0);
+	assert_int_equal(r.nto, 1);
+	assert_int_equal(r.ncc, 2);
+	assert_string_equal(r.cc[1].addr, "d@example.org");
+	assert_int_equal(r.ndropped, 1);
+	assert_string_equal(r.dropped[0], "c@example.org: opted out by mail (#robotmail unsubscribe)");
+	/* this tree: the To goes too, the first Cc takes its place */
+	assert_int_equal(rm_recipients_drop_optouts(&r, st, "linus", &err), 0);
+	assert_int_equal(r.nto, 1);
+	assert_string_equal(r.to[0].addr, "b@example.org");
+	assert_int_equal(r.ncc, 1);
+	assert_string_equal(r.cc[0].addr, "d@example.org");
+	assert_int_equal(r.ndropped, 2);
+	/* no store: nobody opted out */
+	assert_int_equal(rm_recipients_drop_optouts(&r, NULL, "linus", &err), 0);
+	assert_int_equal(r.ncc, 1);
+	rm_recipients_free(&r);
+	rm_store_close(st);
+}
+
+const struct CMUnitTest unit_listen_tests[] = {
+	cmocka_unit_test(test_recipients_optouts),
+	cmocka_unit_test(test_commands_good),
+	cmocka_unit_test(test_commands_bad),
+	cmocka_unit_test(test_commands_not_commands),
+	cmocka_unit_test(test_parse_mail),
+	cmocka_unit_test(test_loop_rules),
+	cmocka_unit_test(test_store_findings),
+};
+const size_t unit_listen_ntests = sizeof(unit_listen_tests) / sizeof(unit_listen_tests[0]);
