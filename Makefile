@@ -12,13 +12,13 @@ DATADIR ?= $(CURDIR)/config
 TEMPLATEDIR ?= $(CURDIR)/templates
 
 # Debian packages: libraries, tools the build and the tests use.
-DEB_PACKAGES := pkg-config make gcc libetpan-dev libcurl4-gnutls-dev libpcre2-dev \
+DEB_PACKAGES := pkg-config make gcc libpq-dev postgresql libetpan-dev libcurl4-gnutls-dev libpcre2-dev \
 	libyaml-dev libjansson-dev libsqlite3-dev libarchive-dev libcmocka-dev \
 	libsasl2-modules clang libclang-rt-14-dev cppcheck python3 xz-utils zstd gzip tar \
 	valgrind git curl cgit lighttpd time postfix python3-aiosmtpd openssl sqlite3 bc \
 	public-inbox man-db
 
-PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive
+PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive libpq
 
 # Deferred (=): pkg-config is only asked once the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))

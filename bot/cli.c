@@ -41,6 +41,7 @@ void rm_usage(int to_stderr)
 	fputs("usage: robotmail compare [options] ARCHIVE...\n"
 	      "       robotmail compare [options] BASE_DIR HEAD_DIR\n"
 	      "       robotmail commit [--config FILE] [--subject S] [--no-cache] TREE SHA\n"
+	      "       robotmail store [-c CONFIG] check | migrate --to postgresql://... [--from FILE]\n"
 	      "\n"
 	      "compare options:\n"
 	      "  -c, --config FILE  configuration (trees for commit subjects); also $ROBOTMAIL_CONFIG\n"
@@ -1187,6 +1188,48 @@ out:
 	return rc;
 }
 
+/* queue_chunk() over the archives of paths[0..npaths) this run claims in
+ * the store (all of them with SQLite; with PostgreSQL those no other live run
+ * holds and that are still in the inbox), released again afterwards. */
+static int claimed_chunk(struct env *e, char **paths, size_t npaths, bool once, const char *to,
+			 const char *materials, time_t now, int verbose, struct run_stats *st,
+			 struct rm_error *err)
+{
+	char **mine = rm_xcalloc(npaths + 1, sizeof(char *));
+	size_t n = 0, i;
+	int rc = 0;
+
+	if (rm_store_renew(e->ob, err)) {
+		free(mine);
+		return -1;
+	}
+	for (i = 0; i < npaths && !rc; i++) {
+		const char *base = strrchr(paths[i], '/');
+		bool got;
+
+		rc = rm_store_claim_archive(e->ob, base ? base + 1 : paths[i], &got, err);
+		if (rc || !got)
+			continue;
+		if (rm_store_location_shared(e->cfg.state_db) && access(paths[i], F_OK)) {
+			/* another run finished it meanwhile */
+			rc = rm_store_release_archive(e->ob, base ? base + 1 : paths[i], err);
+			continue;
+		}
+		mine[n++] = paths[i];
+	}
+	if (!rc && n)
+		rc = queue_chunk(e, mine, n, once, to, materials, now, verbose, st, err);
+	for (i = 0; i < n; i++) {
+		const char *base = strrchr(mine[i], '/');
+		struct rm_error re;
+
+		if (rm_store_release_archive(e->ob, base ? base + 1 : mine[i], rc ? &re : err) && !rc)
+			rc = -1; /* its lease expires by itself */
+	}
+	free(mine);
+	return rc;
+}
+
 int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 {
 	static const struct option longopts[] = {
@@ -1246,17 +1289,19 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		env_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
-	/* one run at a time: the lock beside the state database */
+	/* one run at a time: the lock beside the state database (SQLite); runs
+	 * on a shared PostgreSQL store overlap and claim their work there */
 	lockpath = rm_xmalloc(strlen(e.cfg.state_db) + 6);
 	sprintf(lockpath, "%s.lock", e.cfg.state_db);
-	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	lockfd = rm_store_location_shared(e.cfg.state_db) ? open("/dev/null", O_RDONLY | O_CLOEXEC) :
+		 open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (lockfd < 0) {
 		rm_error_set(err, RM_ERR_TEMP, "cannot open the lock '%s': %s", lockpath, strerror(errno));
 		free(lockpath);
 		env_close(&e);
 		return 75;
 	}
-	if (flock(lockfd, LOCK_EX | LOCK_NB)) {
+	if (!rm_store_location_shared(e.cfg.state_db) && flock(lockfd, LOCK_EX | LOCK_NB)) {
 		fprintf(stderr, "robotmail: another run is active (lock '%s'); nothing to do\n", lockpath);
 		close(lockfd);
 		free(lockpath);
@@ -1272,7 +1317,11 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	env_wire_cache(&e);
 	{
 		struct rm_schedule_log slog = { schedule_log, &verbose };
+		char host[201] = "";
 
+		if (!e.cfg.host_id && gethostname(host, sizeof(host) - 1))
+			snprintf(host, sizeof(host), "unknown");
+		rm_store_set_owner(e.ob, e.cfg.host_id ? e.cfg.host_id : host, e.cfg.lease);
 		if (rm_schedule_recover(e.ob, &slog, err))
 			goto out_err;
 	}
@@ -1284,8 +1333,8 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		paths = scan_inbox(&e.cfg, now, &npaths, verbose);
 	}
 	for (i = 0; i < npaths; i += RUN_CHUNK)
-		if (queue_chunk(&e, paths + i, npaths - i < RUN_CHUNK ? npaths - i : RUN_CHUNK,
-				once != NULL, to, materials, now, verbose, &st, err))
+		if (claimed_chunk(&e, paths + i, npaths - i < RUN_CHUNK ? npaths - i : RUN_CHUNK,
+				  once != NULL, to, materials, now, verbose, &st, err))
 			goto out_err;
 	{
 		struct rm_schedule_log slog = { schedule_log, &verbose };
@@ -1352,6 +1401,53 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 	rc = rm_schedule_queue(e.ob, cmd, which, time(NULL), &out, err);
 	fwrite(out.buf, 1, out.len, stdout);
 	rm_sb_release(&out);
+	env_close(&e);
+	return rc < 0 ? rm_error_exit_code(err->kind) : rc;
+}
+
+/* `store check` and `store migrate --to URL [--from PATH]`: the options;
+ * store.c does the work.  The source is the configured store unless
+ * --from names a SQLite file. */
+int rm_cmd_store(int argc, char **argv, struct rm_error *err)
+{
+	const char *config = NULL, *to = NULL, *from = NULL, *action = NULL;
+	struct rm_store *src = NULL, *dst = NULL;
+	struct rm_sb out = RM_SB_INIT;
+	struct env e;
+	int i, rc;
+
+	for (i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc)
+			config = argv[++i];
+		else if (!strcmp(argv[i], "--to") && i + 1 < argc)
+			to = argv[++i];
+		else if (!strcmp(argv[i], "--from") && i + 1 < argc)
+			from = argv[++i];
+		else if (!action && (!strcmp(argv[i], "check") || !strcmp(argv[i], "migrate")))
+			action = argv[i];
+		else
+			return rm_error_set(err, RM_ERR_USAGE, "store: unknown argument '%s'", argv[i]), 2;
+	}
+	if (!action)
+		return rm_error_set(err, RM_ERR_USAGE, "store: expected check or migrate --to URL"), 2;
+	if (!strcmp(action, "migrate") && !rm_store_location_shared(to))
+		return rm_error_set(err, RM_ERR_USAGE,
+				    "store migrate: --to must name a postgresql:// store"), 2;
+	if (env_open(&e, config, NULL, NULL, false, false, err) ||
+	    rm_store_open(&src, from ? from : e.cfg.state_db,
+			  RM_STORE_READONLY, err) ||
+	    (to && rm_store_open(&dst, to, RM_STORE_READWRITE, err))) {
+		rm_store_close(src);
+		env_close(&e);
+		return rm_error_exit_code(err->kind);
+	}
+	rm_sb_init(&out);
+	rc = !strcmp(action, "check") ? rm_store_check(src, &out, err) :
+					 rm_store_migrate(src, dst, &out, err);
+	fwrite(out.buf, 1, out.len, stdout);
+	rm_sb_release(&out);
+	rm_store_close(dst);
+	rm_store_close(src);
 	env_close(&e);
 	return rc < 0 ? rm_error_exit_code(err->kind) : rc;
 }

@@ -76,7 +76,9 @@ struct rm_config {
 	char *patch_mail_base; /* <base>/<patch msgid>/raw: the patch mail (public-inbox), or NULL */
 
 	/* files */
-	char *state_db;
+	char *state_db;        /* a SQLite file, or a postgresql:// URL (top-level `store:`) */
+	char *host_id;         /* this host among several on one PostgreSQL store (NULL: the hostname) */
+	long lease;            /* seconds a claim holds without renewal (`lease: 60s`) */
 	char *metrics;
 	char *programs;
 	char *templates;

@@ -53,6 +53,8 @@ int main(int argc, char **argv)
 		rc = rm_cmd_check_config(argc - 1, argv + 1, &err);
 	} else if (!strcmp(argv[1], "queue")) {
 		rc = rm_cmd_queue(argc - 1, argv + 1, &err);
+	} else if (!strcmp(argv[1], "store")) {
+		rc = rm_cmd_store(argc - 1, argv + 1, &err);
 	} else if (!strcmp(argv[1], "commit")) {
 		rc = rm_cmd_commit(argc - 1, argv + 1, &err);
 	} else {

@@ -239,7 +239,7 @@ int rm_schedule_deliver(struct rm_store *st, const struct rm_config *cfg, time_t
 
 		if (retry - now > 86400)
 			retry = now + 86400;
-		if (capped_list(st, cfg, m, now, &list, err)) {
+		if (rm_store_renew(st, err) || capped_list(st, cfg, m, now, &list, err)) {
 			free(res);
 			rc = -1;
 			break;

@@ -2,11 +2,13 @@
  * backend shares (message structs, the commit-cache callbacks). */
 #include "store.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "gitweb.h"
+#include "strbuf.h"
 
 int rm_store_open(struct rm_store **st, const char *location, enum rm_store_mode mode,
 		  struct rm_error *err)
@@ -14,11 +16,8 @@ int rm_store_open(struct rm_store **st, const char *location, enum rm_store_mode
 	*st = NULL;
 	if (!location || !*location)
 		return rm_error_set(err, RM_ERR_CONFIG, "paths.state_db: no state store is configured");
-	/* the location is not quoted: a connection URL may carry a password */
-	if (!strncmp(location, "postgresql://", 13) || !strncmp(location, "postgres://", 11))
-		return rm_error_set(err, RM_ERR_CONFIG,
-				    "paths.state_db: a postgresql:// store needs the PostgreSQL backend,"
-				    " which this robotmail does not have");
+	if (rm_store_location_shared(location))
+		return rm_store_pg_open(st, location, mode, err);
 	return rm_store_sqlite_open(st, location, mode, err);
 }
 
@@ -243,4 +242,198 @@ int rm_store_set_state(struct rm_store *st, const char *which, enum rm_store_act
 	if (!st || st->readonly)
 		return refuse_write(st, "changing the queue", err);
 	return st->ops->set_state(st, which, action, now, err);
+}
+
+/* ---- several hosts */
+
+bool rm_store_location_shared(const char *location)
+{
+	return location &&
+	       (!strncmp(location, "postgresql://", 13) || !strncmp(location, "postgres://", 11));
+}
+
+void rm_store_set_owner(struct rm_store *st, const char *host, long lease)
+{
+	if (!st)
+		return;
+	snprintf(st->host, sizeof(st->host), "%s", host ? host : "");
+	st->lease = lease < 5 ? 5 : lease;
+}
+
+int rm_store_renew(struct rm_store *st, struct rm_error *err)
+{
+	if (!st || st->readonly || !st->ops->renew)
+		return 0;
+	return st->ops->renew(st, err);
+}
+
+int rm_store_claim_archive(struct rm_store *st, const char *name, bool *got,
+			   struct rm_error *err)
+{
+	*got = false;
+	if (!st || st->readonly)
+		return refuse_write(st, "claiming an archive", err);
+	if (!st->ops->claim_archive) {
+		*got = true; /* one host: run's lock already excludes every other run */
+		return 0;
+	}
+	return st->ops->claim_archive(st, name, got, err);
+}
+
+int rm_store_release_archive(struct rm_store *st, const char *name, struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "releasing an archive", err);
+	return st->ops->release_archive ? st->ops->release_archive(st, name, err) : 0;
+}
+
+int rm_store_counts(struct rm_store *st, struct rm_store_counts *c, struct rm_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	return st ? st->ops->counts(st, c, err) : 0;
+}
+
+int rm_store_dump(struct rm_store *st, struct rm_store_dump *d, struct rm_error *err)
+{
+	memset(d, 0, sizeof(*d));
+	return st ? st->ops->dump(st, d, err) : 0;
+}
+
+int rm_store_load(struct rm_store *st, const struct rm_store_dump *d, struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "loading rows", err);
+	if (!st->ops->load)
+		return rm_error_set(err, RM_ERR_USAGE, "a %s store cannot be a migration's target",
+				    st->ops->name);
+	return st->ops->load(st, d, err);
+}
+
+void rm_store_dump_free(struct rm_store_dump *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nreports; i++) {
+		free(d->reports[i].dedupe_key);
+		free(d->reports[i].message_id);
+	}
+	free(d->reports);
+	rm_store_msgs_free(d->msgs, d->nmsgs);
+	for (i = 0; i < d->nrcpts; i++) {
+		free(d->rcpts[i].rcpt);
+		free(d->rcpts[i].text);
+	}
+	free(d->rcpts);
+	for (i = 0; i < d->ncache; i++) {
+		free(d->cache[i].tree);
+		free(d->cache[i].sha);
+		free(d->cache[i].facts);
+	}
+	free(d->cache);
+	memset(d, 0, sizeof(*d));
+}
+
+/* postgresql://user:secret@host/db?password=x -> postgresql://user:***@host/db?password=*** */
+char *rm_store_redact(const char *loc)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	const char *p = loc ? loc : "", *scheme = strstr(p, "://"), *at, *colon, *q;
+
+	rm_sb_init(&sb);
+	if (!scheme) {
+		rm_sb_adds(&sb, p);
+		return rm_sb_detach(&sb, NULL);
+	}
+	scheme += 3;
+	at = scheme + strcspn(scheme, "@/?");
+	colon = memchr(scheme, ':', (size_t)(at - scheme));
+	if (*at == '@' && colon) {
+		rm_sb_add(&sb, p, (size_t)(colon + 1 - p));
+		rm_sb_adds(&sb, "***");
+		p = at;
+	}
+	/* a password among the query parameters */
+	while ((q = strstr(p, "password=")) && (q == p || q[-1] == '?' || q[-1] == '&')) {
+		rm_sb_add(&sb, p, (size_t)(q + 9 - p));
+		rm_sb_adds(&sb, "***");
+		p = q + 9 + strcspn(q + 9, "&");
+	}
+	rm_sb_adds(&sb, p);
+	return rm_sb_detach(&sb, NULL);
+}
+
+static void counts_line(struct rm_sb *out, const char *what, const struct rm_store_counts *c)
+{
+	rm_sb_addf(out,
+		   "%s: %ld reports, %ld messages (%ld held, %ld queued, %ld sending, %ld sent,"
+		   " %ld failed; %ld attempts), %ld recipient results, %ld commit-cache rows\n",
+		   what, c->reports, c->messages, c->by_state[RM_STORE_HELD],
+		   c->by_state[RM_STORE_QUEUED], c->by_state[RM_STORE_SENDING],
+		   c->by_state[RM_STORE_SENT], c->by_state[RM_STORE_FAILED], c->attempts,
+		   c->rcpt_results, c->cache);
+}
+
+int rm_store_migrate(struct rm_store *src, struct rm_store *dst, struct rm_sb *out,
+		     struct rm_error *err)
+{
+	struct rm_store_counts a, b;
+	struct rm_store_dump d;
+	int i, rc;
+
+	if (!src || !dst)
+		return rm_error_set(err, RM_ERR_USAGE, "store migrate: the source store does not exist");
+	if (rm_store_counts(src, &a, err) || rm_store_dump(src, &d, err)) {
+		rm_store_dump_free(&d);
+		return -1;
+	}
+	/* the rows read must be the rows counted (nothing ran in between) */
+	if ((size_t)a.reports != d.nreports || (size_t)a.messages != d.nmsgs ||
+	    (size_t)a.rcpt_results != d.nrcpts || (size_t)a.cache != d.ncache) {
+		rm_store_dump_free(&d);
+		return rm_error_set(err, RM_ERR_TEMP,
+				    "store migrate: the source changed while it was read; stop its runs and retry");
+	}
+	rc = rm_store_load(dst, &d, err);
+	rm_store_dump_free(&d);
+	if (rc || rm_store_counts(dst, &b, err))
+		return -1;
+	counts_line(out, "source", &a);
+	counts_line(out, "target", &b);
+	rc = a.reports != b.reports || a.messages != b.messages ||
+	     a.rcpt_results != b.rcpt_results || a.cache != b.cache || a.attempts != b.attempts;
+	for (i = 0; i < 5; i++)
+		rc |= a.by_state[i] != b.by_state[i];
+	if (rc)
+		return rm_error_set(err, RM_ERR_INTERNAL,
+				    "store migrate: the target's counts differ from the source's (see above)");
+	rm_sb_adds(out, "store migrate: every count matches\n");
+	return 0;
+}
+
+int rm_store_check(struct rm_store *st, struct rm_sb *out, struct rm_error *err)
+{
+	struct rm_store_counts c;
+	int v, problems = 0;
+
+	if (!st) {
+		rm_sb_adds(out, "store: none yet (an empty store)\n");
+		return 0;
+	}
+	if (rm_store_schema_version(st, &v, err) || rm_store_counts(st, &c, err))
+		return -1;
+	rm_sb_addf(out, "backend: %s\nschema version: %d\n", rm_store_backend(st), v);
+	counts_line(out, "rows", &c);
+	if (c.orphans) {
+		rm_sb_addf(out, "problem: %ld message(s) carry a dedupe key no report row has\n",
+			   c.orphans);
+		problems++;
+	}
+	if (c.stale_leases)
+		rm_sb_addf(out, "note: %ld message(s) sending under an expired lease"
+				" (a run died; the next run takes them over)\n",
+			   c.stale_leases);
+	if (c.archive_claims)
+		rm_sb_addf(out, "note: %ld archive(s) claimed by runs now\n", c.archive_claims);
+	rm_sb_addf(out, "store check: %s\n", problems ? "problems found" : "consistent");
+	return problems ? 1 : 0;
 }

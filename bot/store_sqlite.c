@@ -1007,6 +1007,104 @@ static int sq_thread_first(struct rm_store *base, const char *thread_key, char *
 	return rc == SQLITE_ROW;
 }
 
+/* ---- counts and dump (`store check`, `store migrate`) */
+
+static int sq_counts(struct rm_store *base, struct rm_store_counts *c, struct rm_error *err)
+{
+	static const char *const sql[] = {
+		"SELECT count(*) FROM reports",
+		"SELECT count(*) FROM messages",
+		"SELECT count(*) FROM rcpt_results",
+		"SELECT count(*) FROM commit_cache",
+		"SELECT coalesce(sum(attempts), 0) FROM messages",
+		"SELECT count(*) FROM messages m WHERE dedupe_key IS NOT NULL AND NOT EXISTS"
+		" (SELECT 1 FROM reports r WHERE r.dedupe_key = m.dedupe_key)",
+	};
+	long *dst[] = { &c->reports, &c->messages, &c->rcpt_results, &c->cache, &c->attempts,
+			&c->orphans };
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	size_t i;
+
+	for (i = 0; i < sizeof(sql) / sizeof(sql[0]); i++)
+		if (prep(s, sql[i], &st) || step_count(&st, dst[i])) {
+			sqlite3_finalize(st);
+			return db_error(s, err, "counting rows");
+		}
+	for (i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++)
+		if (prep(s, "SELECT count(*) FROM messages WHERE state = ?", &st) ||
+		    b_text(st, 1, state_names[i]) || step_count(&st, &c->by_state[i])) {
+			sqlite3_finalize(st);
+			return db_error(s, err, "counting rows");
+		}
+	return 0;
+}
+
+static int sq_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sq_list(base, &d->msgs, &d->nmsgs, err))
+		return -1;
+	if (prep(s, "SELECT dedupe_key, message_id, created_at FROM reports ORDER BY created_at, dedupe_key",
+		 &st))
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_store_report_row *r;
+
+		d->reports = rm_xrealloc(d->reports, (d->nreports + 1) * sizeof(*d->reports));
+		r = &d->reports[d->nreports++];
+		r->dedupe_key = col_text(st, 0);
+		r->message_id = col_text(st, 1);
+		r->created_at = (time_t)sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_DONE ||
+	    prep(s, "SELECT message, rcpt, code, text, at FROM rcpt_results ORDER BY message, rowid", &st))
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_store_rcpt_row *r;
+
+		d->rcpts = rm_xrealloc(d->rcpts, (d->nrcpts + 1) * sizeof(*d->rcpts));
+		r = &d->rcpts[d->nrcpts++];
+		r->message = sqlite3_column_int64(st, 0);
+		r->rcpt = col_text(st, 1);
+		r->code = sqlite3_column_int(st, 2);
+		r->text = col_text(st, 3);
+		r->at = (time_t)sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_DONE ||
+	    prep(s, "SELECT tree, sha, found, facts, fetched_at, expires_at FROM commit_cache"
+		    " ORDER BY tree, sha",
+		 &st))
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_store_cache_row *r;
+
+		d->cache = rm_xrealloc(d->cache, (d->ncache + 1) * sizeof(*d->cache));
+		r = &d->cache[d->ncache++];
+		r->tree = col_text(st, 0);
+		r->sha = col_text(st, 1);
+		r->found = sqlite3_column_int(st, 2) != 0;
+		r->facts = col_text(st, 3);
+		r->fetched_at = (time_t)sqlite3_column_int64(st, 4);
+		r->expires_at = (time_t)sqlite3_column_int64(st, 5);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_DONE)
+		goto fail;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	return db_error(s, err, "reading every row");
+}
+
 static const struct rm_store_ops sqlite_ops = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -1026,4 +1124,8 @@ static const struct rm_store_ops sqlite_ops = {
 	.list = sq_list,
 	.get = sq_get,
 	.set_state = sq_set_state,
+	.counts = sq_counts,
+	.dump = sq_dump,
+	/* no leases, no archive claims: run's lock keeps SQLite to one run;
+	 * no load: `store migrate` copies into PostgreSQL */
 };
