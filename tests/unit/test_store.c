@@ -21,14 +21,11 @@
 
 static struct rm_error enqueue_err; /* what the last enqueue() said */
 
+/* SQLite in memory, or an emptied PostgreSQL database in the
+ * store-postgresql group (test_store_pg.c) */
 static struct rm_store *mem_store(void)
 {
-	struct rm_store *st;
-	struct rm_error err;
-
-	assert_int_equal(rm_store_open(&st, ":memory:", RM_STORE_READWRITE, &err), 0);
-	assert_non_null(st);
-	return st;
+	return unit_fresh_store();
 }
 
 /* A message for `rcpts` (NULL-terminated), queued unless `held`. */
@@ -96,9 +93,10 @@ static void test_enqueue_dedupe(void **state)
 	int v;
 
 	(void)state;
-	assert_string_equal(rm_store_backend(st), "sqlite");
+	/* PostgreSQL has SQLite's steps 1-3 and step 4, leases and archive claims */
+	assert_string_equal(rm_store_backend(st), unit_store_pg_url ? "postgresql" : "sqlite");
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 3);
+	assert_int_equal(v, unit_store_pg_url ? 4 : 3);
 	assert_int_equal(rm_store_report_seen(st, "k1", &seen, &err), 0);
 	assert_false(seen);
 	assert_int_equal(enqueue(st, "m1@example.org", "k1", rcpts, false, T0), 1);
@@ -678,3 +676,21 @@ const struct CMUnitTest unit_store_tests[] = {
 	cmocka_unit_test(test_schedule_policy),
 };
 const size_t unit_store_ntests = sizeof(unit_store_tests) / sizeof(unit_store_tests[0]);
+
+/* the same over PostgreSQL: every test that does not open SQLite files */
+const struct CMUnitTest unit_store_pg_tests[] = {
+	cmocka_unit_test(test_enqueue_dedupe),
+	cmocka_unit_test(test_claim_and_recover),
+	cmocka_unit_test(test_record_outcomes),
+	cmocka_unit_test(test_holds_and_operator_actions),
+	cmocka_unit_test(test_commit_cache),
+	cmocka_unit_test(test_schedule_failed_is_not_sent),
+	cmocka_unit_test(test_schedule_policy),
+	/* test_store_pg.c: several hosts, claims, leases, migration */
+	cmocka_unit_test(unit_pg_test_two_hosts_claim),
+	cmocka_unit_test(unit_pg_test_dedupe_across_hosts),
+	cmocka_unit_test(unit_pg_test_archive_claims),
+	cmocka_unit_test(unit_pg_test_migrate_round_trip),
+	cmocka_unit_test(unit_pg_test_parameters_not_sql),
+};
+const size_t unit_store_pg_ntests = sizeof(unit_store_pg_tests) / sizeof(unit_store_pg_tests[0]);
