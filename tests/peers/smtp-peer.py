@@ -3,6 +3,7 @@
 
 usage: smtp-peer.py [--port 0] --dir DIR [--tls-cert C --tls-key K]
                     [--implicit-tls] [--auth USER:PASS] [--require-auth]
+                    [--data-delay SECONDS]
 
 Run it with /usr/bin/python3 (Debian's, which sees python3-aiosmtpd; the
 pyenv python3 on PATH does not).  Binds 127.0.0.1 only; --port 0 picks a free
@@ -20,6 +21,9 @@ written to DIR/msg-N.eml (raw bytes as received after dot-unstuffing, CRLF
 kept), then one line is appended to DIR/log:
   DELIVERED N from=<MAIL FROM> to=<rcpt,rcpt> auth=<user|-> tls=<0|1> size=<bytes> msgid=<Message-ID|->
 Refused messages leave no file and no log line.
+--data-delay: the 250 to DATA comes that many seconds after the message was
+written and logged (a client killed meanwhile had it accepted unknowingly:
+"DATA in flight").
 
 TLS: --tls-cert/--tls-key offer STARTTLS (not required).  With --implicit-tls
 the listening socket speaks TLS from the first byte (SMTPS, like port 465)
@@ -59,9 +63,10 @@ def header_value(msg, name):
 
 
 class Handler:
-    def __init__(self, directory, auth):
+    def __init__(self, directory, auth, data_delay=0.0):
         self.dir = directory
         self.auth = auth
+        self.data_delay = data_delay
         existing = [int(m.group(1)) for f in os.listdir(directory)
                     for m in [re.fullmatch(r'msg-(\d+)\.eml', f)] if m]
         self.n = max(existing, default=0)
@@ -105,6 +110,8 @@ class Handler:
         with open(os.path.join(self.dir, 'log'), 'a', encoding='utf-8') as f:
             f.write(line)
             f.flush()
+        if self.data_delay > 0:
+            await asyncio.sleep(self.data_delay)
         return '250 2.0.0 queued as %d' % n
 
 
@@ -127,6 +134,7 @@ def main():
     ap.add_argument('--implicit-tls', action='store_true')
     ap.add_argument('--auth', metavar='USER:PASS')
     ap.add_argument('--require-auth', action='store_true')
+    ap.add_argument('--data-delay', type=float, default=0.0)
     args = ap.parse_args()
 
     if bool(args.tls_cert) != bool(args.tls_key):
@@ -162,7 +170,7 @@ def main():
         # handled=False is required: with handled=True a failed AUTH gets no reply
         return AuthResult(success=ok, handled=False, auth_data=auth_data if ok else None)
 
-    handler = Handler(args.dir, auth)
+    handler = Handler(args.dir, auth, args.data_delay)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
 
