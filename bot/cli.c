@@ -733,6 +733,7 @@ static void print_envelope(FILE *f, const struct env *e, const struct rm_recipie
  * hand on (queue or print) their archives this many at a time, so their
  * memory does not grow with the number of archives. */
 #define RUN_CHUNK 64
+#define RUN_SHARED_CHUNK 8
 
 /* One chunk of a dry run (at most RUN_CHUNK archives): every report of
  * paths[0..npaths) as it would be sent, on stdout (or as DIR/<msgid>.eml
@@ -1247,7 +1248,7 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	struct run_stats st;
 	struct env e;
 	char **paths = NULL, *lockpath;
-	size_t npaths = 0, i;
+	size_t npaths = 0, i, chunk;
 	int c, verbose = 0, rc = 0, lockfd;
 
 	memset(&st, 0, sizeof(st));
@@ -1332,8 +1333,10 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	} else {
 		paths = scan_inbox(&e.cfg, now, &npaths, verbose);
 	}
-	for (i = 0; i < npaths; i += RUN_CHUNK)
-		if (claimed_chunk(&e, paths + i, npaths - i < RUN_CHUNK ? npaths - i : RUN_CHUNK,
+	/* on a shared store, small chunks: the other hosts' runs claim the rest */
+	chunk = rm_store_location_shared(e.cfg.state_db) ? RUN_SHARED_CHUNK : RUN_CHUNK;
+	for (i = 0; i < npaths; i += chunk)
+		if (claimed_chunk(&e, paths + i, npaths - i < chunk ? npaths - i : chunk,
 				  once != NULL, to, materials, now, verbose, &st, err))
 			goto out_err;
 	{
