@@ -22,7 +22,7 @@ PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive libpq
 
 # Deferred (=): pkg-config is only asked once the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-# libetpan's .pc leaks Debian's -specs= flag (see shared/notes/deps-and-peers.md)
+# libetpan's .pc leaks Debian's -specs= flag (see the project notes, deps-and-peers.md)
 PKG_LIBS = $(filter-out -specs=%,$(shell pkg-config --libs $(PKGS))) -lm
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -g \
@@ -42,7 +42,7 @@ ifndef V
 .SILENT:
 endif
 
-.PHONY: all build deps run test test-only unit fuzz fuzz-build bench clean check-cppcheck check-valgrind soak install
+.PHONY: all build deps run test test-only unit fuzz fuzz-build bench clean check-cppcheck check-style check-valgrind soak install
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -119,7 +119,7 @@ check-valgrind: deps
 	@fail=0; \
 	ROBOTMAIL_NO_JIT=1 valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 		$(BUILD)/unit-tests >/tmp/robotmail-vg-unit.log 2>&1 || { echo "unit tests under valgrind failed"; tail -30 /tmp/robotmail-vg-unit.log; fail=1; }; \
-	for s in golden report run recipients report-edge; do \
+	for s in data report run recipients report-edge; do \
 		ROBOTMAIL=$(CURDIR)/tests/valgrind-robotmail.sh BUILD=$(BUILD) bash tests/suites/$$s.sh >/tmp/robotmail-vg-$$s.log 2>&1; \
 		grep '^not ok' -A5 /tmp/robotmail-vg-$$s.log && fail=1; \
 		echo "valgrind $$s: $$(grep -c '^ok' /tmp/robotmail-vg-$$s.log) passed, $$(grep -c '^not ok' /tmp/robotmail-vg-$$s.log) failed"; \
@@ -132,6 +132,10 @@ soak: deps
 check-cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,style,portability,performance \
 		--std=c11 --inline-suppr --suppress=missingIncludeSystem -Ibot bot/
+
+# banned C functions in bot/ (tests/suites/style.sh; also a suite of `make test`)
+check-style:
+	@out=$$(bash tests/suites/style.sh); echo "$$out" | grep -v '^ok - '; ! echo "$$out" | grep -q '^not ok - '
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/robotmail

@@ -573,12 +573,11 @@ out:
 static json_t *load_json_member(const struct rm_archive *a, const char *path, char **which,
 				struct rm_error *err)
 {
-	char *gz = rm_xmalloc(strlen(path) + 4);
+	char *gz = rm_xstrfmt("%s.gz", path);
 	const char *data;
 	size_t len;
 	json_t *j = NULL;
 
-	sprintf(gz, "%s.gz", path);
 	if ((data = rm_archive_file(a, gz, &len))) {
 		char *plain;
 		size_t plen;
@@ -1091,7 +1090,7 @@ static int find_roots(struct rm_archive *a, const struct rm_rules *rules, struct
 			continue;
 		/* a job.yaml at <root>/<run>/job.yaml: the root is everything before */
 		plen = (size_t)(rs - p) - 1; /* the _result_root, without the slash */
-		run = atoi(rs);
+		run = (int)strtol(rs, NULL, 10); /* is_run_name: digits only */
 		r = a->nroots ? &a->roots[a->nroots - 1] : NULL;
 		/* files are sorted, so runs of one root are adjacent */
 		if (!r || strlen(r->path) != plen || strncmp(r->path, p, plen)) {

@@ -1,17 +1,20 @@
 /*
  * cli.h - robotmail's subcommands.
  *
- * Owns: parsing each subcommand's arguments and wiring the stages together
- * for it (archive -> stats -> table for `compare`).  Errors come back as
- * return codes with a struct rm_error; main() prints them once.
- * Must not: hold the logic of any stage.
+ * Owns: parsing each subcommand's arguments, help, and wiring the stages
+ * for it: the pipeline (pipeline.h) with the queueing sink for `run`, the
+ * printing sink for `--dry-run`, its first stages for `compare`.  A command
+ * returns 0, or -1 with a struct rm_error whose kind main() maps to the
+ * exit code; main() prints it once.
+ * Must not: hold the logic of any stage, print an error.
  */
 #ifndef RM_CLI_H
 #define RM_CLI_H
 
 #include "error.h"
 
-/* Each returns the process exit code; on failure err holds the message. */
+/* Each returns 0, or -1 with err set (rm_cmd_queue still returns an exit
+ * code with err set; main() takes both). */
 int rm_cmd_compare(int argc, char **argv, struct rm_error *err);
 int rm_cmd_commit(int argc, char **argv, struct rm_error *err);
 /* robotmail run: the cron entry (delivery through schedule.c).  robotmail
@@ -22,7 +25,7 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err);
 int rm_cmd_store(int argc, char **argv, struct rm_error *err);
 /* robotmail check-config [-c FILE] [--online] */
 int rm_cmd_check_config(int argc, char **argv, struct rm_error *err);
-/* robotmail --dry-run [options] ARCHIVE...: print what would be sent. */
+/* robotmail --dry-run [options] ARCHIVE...: print what `run` would do. */
 int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err);
 
 /* Print usage to stdout (help) or stderr. */

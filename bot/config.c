@@ -307,6 +307,8 @@ static int paths_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, 
 		return get_str(x, v, "paths.failed", &c->failed_dir);
 	if (!strcmp(key, "emergency_stop"))
 		return get_str(x, v, "paths.emergency_stop", &c->emergency_stop);
+	if (!strcmp(key, "inbox_links"))
+		return get_list(x, v, "paths.inbox_links", &c->inbox_links);
 	return unknown(x, k, "paths", key);
 }
 
@@ -669,6 +671,7 @@ void rm_config_free(struct rm_config *c)
 	free(c->helo);
 	free(c->emergency_stop);
 	free_list(&c->hold);
+	free_list(&c->inbox_links);
 	free_list(&c->cap_lists);
 	free(c->cap_values);
 	free(c->charset);

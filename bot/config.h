@@ -97,6 +97,8 @@ struct rm_config {
 
 	/* the cron run */
 	char *inbox, *done_dir, *failed_dir; /* archives: new, reported, refused */
+	struct rm_strlist inbox_links; /* directories an inbox symlink may point into
+					* (empty: a symlink in the inbox is refused) */
 	long settle;           /* seconds a tarball must be unchanged to count as finished */
 
 	/* delivery */

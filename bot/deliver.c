@@ -305,12 +305,11 @@ static char *message_id_of(const char *b, size_t len)
 
 static int pi_has(const char *dir, const char *mid)
 {
-	char *db = rm_xmalloc(strlen(dir) + 20);
+	char *db = rm_xstrfmt("%s/msgmap.sqlite3", dir);
 	sqlite3 *h;
 	sqlite3_stmt *st;
 	int found = 0;
 
-	sprintf(db, "%s/msgmap.sqlite3", dir);
 	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
 	    sqlite3_prepare_v2(h, "SELECT 1 FROM msgmap WHERE mid = ?", -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, mid, -1, SQLITE_STATIC);
@@ -341,12 +340,9 @@ static int deliver_public_inbox(struct rm_transport *t, const char *bytes, size_
 	for (i = 0, n = 0; environ[i]; i++)
 		if (strncmp(environ[i], "PI_CONFIG=", 10) && strncmp(environ[i], "ORIGINAL_RECIPIENT=", 19))
 			envp[n++] = environ[i];
-	envp[n] = rm_xmalloc(strlen(t->pi_address) + 21);
-	sprintf(envp[n++], "ORIGINAL_RECIPIENT=%s", t->pi_address);
-	if (t->pi_config) {
-		envp[n] = rm_xmalloc(strlen(t->pi_config) + 11);
-		sprintf(envp[n++], "PI_CONFIG=%s", t->pi_config);
-	}
+	envp[n++] = rm_xstrfmt("ORIGINAL_RECIPIENT=%s", t->pi_address);
+	if (t->pi_config)
+		envp[n++] = rm_xstrfmt("PI_CONFIG=%s", t->pi_config);
 	rc = run_with_input(argv, envp, bytes, len, error, errlen);
 	free(envp[n - 1]);
 	if (t->pi_config)

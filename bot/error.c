@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text.h"
+
 void rm_error_scrub(char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	rm_text_scrub(s, '?');
 }
 
 int rm_error_set(struct rm_error *err, enum rm_error_kind kind, const char *fmt, ...)
@@ -76,4 +76,11 @@ void rm_error_clear(struct rm_error *err)
 {
 	err->kind = RM_OK;
 	err->msg[0] = '\0';
+}
+
+int rm_error_logged(struct rm_error *err, enum rm_error_kind kind)
+{
+	err->kind = kind;
+	err->msg[0] = '\0';
+	return -1;
 }

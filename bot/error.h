@@ -43,12 +43,17 @@ struct rm_error {
 int rm_error_set(struct rm_error *err, enum rm_error_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* A failure already logged line by line as it happened (e.g. "2 archives
+ * failed", each named on stderr): sets the kind that decides the exit code
+ * with an empty message, which main.c does not print again.  Returns -1. */
+int rm_error_logged(struct rm_error *err, enum rm_error_kind kind);
+
 /* Prefix the existing message with "<prefix>: " (for adding context on the way up). */
 void rm_error_prefix(struct rm_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Turn every control character (C0 and DEL) of s into '?', in place; what
- * errors and warnings do to text they quote. */
+ * errors and warnings do to text they quote (rm_text_scrub, text.h). */
 void rm_error_scrub(char *s);
 
 /* The process exit code for an error kind. */

@@ -21,6 +21,7 @@
 #include "fileutil.h"
 #include "jsonload.h"
 #include "strbuf.h"
+#include "text.h"
 
 extern char **environ;
 
@@ -71,9 +72,7 @@ static void set(char **dst, const char *v)
 static void sanitize_line(char *s)
 {
 	rm_utf8_repair(s);
-	for (; s && *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = ' ';
+	rm_text_scrub(s, ' ');
 }
 
 static int hexval(int c)

@@ -62,12 +62,18 @@ int main(int argc, char **argv)
 		rc = 2;
 	}
 done:
-	if (err.kind != RM_OK) {
-		fprintf(stderr, "robotmail: error: %s\n", err.msg);
+	/* a command returns 0, or -1 with err saying what and how bad (an
+	 * empty message stands for failures it logged one by one); a failure
+	 * a command went on after (rc 0) never changes the exit code */
+	if (rc != 0 && err.kind != RM_OK) {
+		if (err.msg[0])
+			fprintf(stderr, "robotmail: error: %s\n", err.msg);
 		if (err.kind == RM_ERR_USAGE)
 			fprintf(stderr, "Try 'robotmail --help'.\n");
-		if (!rc)
+		if (rc < 0)
 			rc = rm_error_exit_code(err.kind);
+	} else if (rc < 0) {
+		rc = 1; /* a failure without a kind: a bug, but never a success */
 	}
 	curl_global_cleanup();
 	return rc;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "strbuf.h"
+#include "text.h"
 
 #define MAX_LINE 998
 
@@ -41,13 +42,10 @@ static bool needs_encoding(const char *s)
 /* length of the UTF-8 sequence starting at s (1 for invalid bytes) */
 static size_t utf8_len(const unsigned char *s)
 {
-	size_t n = *s < 0x80 ? 1 : (*s >> 5) == 6 ? 2 : (*s >> 4) == 14 ? 3 : (*s >> 3) == 30 ? 4 : 1;
-	size_t i;
+	unsigned cp;
+	size_t n = rm_utf8_decode(s, &cp);
 
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 1;
-	return n;
+	return n ? n : 1;
 }
 
 char *rm_rfc2047_encode(const char *utf8)
@@ -106,11 +104,8 @@ char *rm_rfc2047_encode(const char *utf8)
 static char *header_text(const char *s)
 {
 	char *c = rm_xstrdup(s ? s : "");
-	char *p;
 
-	for (p = c; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = ' ';
+	rm_text_scrub(c, ' ');
 	return c;
 }
 
@@ -202,9 +197,12 @@ static enum body_charset body_charset(const char *body)
 	enum body_charset cs = BODY_ASCII;
 
 	while (*p) {
-		if (*p < 0x80) {
+		unsigned cp;
+		size_t n = rm_utf8_decode(p, &cp);
+
+		if (n == 1) {
 			p++;
-		} else if ((p[0] == 0xc2 || p[0] == 0xc3) && (p[1] & 0xc0) == 0x80) {
+		} else if (n == 2 && cp <= 0xff) {
 			cs = BODY_LATIN1;
 			p += 2;
 		} else {
@@ -340,12 +338,13 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 			continue; /* a lone CR never reaches the wire */
 		if (*p == '\n') {
 			rm_sb_adds(&msg, "\r\n");
-		} else if (cs == BODY_LATIN1 && (unsigned char)*p >= 0xc2) {
+		} else if (cs == BODY_LATIN1 && (unsigned char)*p >= 0x80) {
 			/* U+0080..U+00FF: one ISO-8859-1 byte (body_charset checked
-			 * that a continuation byte follows) */
-			rm_sb_addc(&msg, (char)((((unsigned char)p[0] & 0x1f) << 6) |
-						 ((unsigned char)p[1] & 0x3f)));
-			p++;
+			 * that every sequence is one of these) */
+			unsigned cp;
+
+			p += rm_utf8_decode((const unsigned char *)p, &cp) - 1;
+			rm_sb_addc(&msg, (char)cp);
 		} else {
 			rm_sb_addc(&msg, *p);
 		}
@@ -354,4 +353,100 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 		rm_sb_adds(&msg, "\r\n");
 	*out = rm_sb_detach(&msg, outlen);
 	return 0;
+}
+
+/* ---- threading */
+
+static void add_ref(struct rm_thread *t, const char *id, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrefs; i++)
+		if (strlen(t->refs[i]) == len && !strncmp(t->refs[i], id, len))
+			return; /* each id once */
+	t->refs = rm_xrealloc(t->refs, (t->nrefs + 1) * sizeof(char *));
+	t->refs[t->nrefs++] = rm_xstrndup(id, len);
+}
+
+static char *re_subject(const char *s)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	/* a stable subject: "Re: " once, whatever the first one was */
+	while (s && !strncmp(s, "Re: ", 4))
+		s += 4;
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "Re: %s", s ? s : "");
+	return rm_sb_detach(&sb, NULL);
+}
+
+int rm_message_thread_first(struct rm_store *ob, const char *thread_key,
+			    struct rm_thread_first *f, struct rm_error *err)
+{
+	memset(f, 0, sizeof(*f));
+	if (!ob || !thread_key)
+		return 0;
+	return rm_store_thread_first(ob, thread_key, &f->message_id, &f->subject, &f->refs, err);
+}
+
+void rm_thread_first_free(struct rm_thread_first *f)
+{
+	free(f->message_id);
+	free(f->subject);
+	free(f->refs);
+	memset(f, 0, sizeof(*f));
+}
+
+void rm_message_thread(const struct rm_thread_first *first, const char *message_id,
+		       const char *patch_msgid, const char *subject, struct rm_thread *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (first && first->message_id && (!message_id || strcmp(first->message_id, message_id))) {
+		const char *p = first->refs;
+
+		while (p && *p) {
+			size_t l = strcspn(p, "\n");
+
+			if (l)
+				add_ref(t, p, l);
+			p += l + (p[l] ? 1 : 0);
+		}
+		add_ref(t, first->message_id, strlen(first->message_id));
+		t->in_reply_to = rm_xstrdup(first->message_id);
+		t->first_id = rm_xstrdup(first->message_id);
+		t->send_refs = true;
+		t->subject = re_subject(first->subject ? first->subject : subject);
+	} else if (patch_msgid) {
+		add_ref(t, patch_msgid, strlen(patch_msgid));
+		t->in_reply_to = rm_xstrdup(patch_msgid);
+		t->subject = re_subject(subject);
+	} else {
+		t->subject = rm_xstrdup(subject ? subject : "");
+	}
+}
+
+void rm_thread_free(struct rm_thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrefs; i++)
+		free(t->refs[i]);
+	free(t->refs);
+	free(t->in_reply_to);
+	free(t->subject);
+	free(t->first_id);
+	memset(t, 0, sizeof(*t));
+}
+
+char *rm_thread_refs_text(const struct rm_thread *t)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	size_t i;
+
+	if (!t->nrefs)
+		return NULL;
+	rm_sb_init(&sb);
+	for (i = 0; i < t->nrefs; i++)
+		rm_sb_addf(&sb, "%s%s", i ? "\n" : "", t->refs[i]);
+	return rm_sb_detach(&sb, NULL);
 }

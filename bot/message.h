@@ -13,7 +13,11 @@
  * cut).  CR, LF and control characters never reach a header: they are
  * refused in addresses and turned into spaces in names and subjects.
  *
- * Must not: talk to the network, choose recipients or words.
+ * Threading lives here too, in one place: the thread's first mail read
+ * from the store (rm_message_thread_first), and a report's mail's
+ * In-Reply-To, References (a list) and subject.
+ *
+ * Must not: talk to the network, choose recipients or words, write the store.
  */
 #ifndef RM_MESSAGE_H
 #define RM_MESSAGE_H
@@ -23,6 +27,7 @@
 #include <time.h>
 
 #include "error.h"
+#include "store.h"
 
 struct rm_address {
 	char *name; /* display name, UTF-8, may be NULL */
@@ -59,6 +64,45 @@ struct rm_message_in {
  * Message-ID or a body line longer than 998 octets. */
 int rm_message_build(const struct rm_message_in *in, char **out, size_t *len,
 		     struct rm_error *err);
+
+/* Where a report's mail goes in a conversation. */
+struct rm_thread {
+	char *in_reply_to;   /* without <>; NULL: the mail starts a thread */
+	char **refs;         /* the chain, oldest first, without <>: kept with the
+			      * message so that follow-ups extend it */
+	size_t nrefs;
+	bool send_refs;      /* References: is sent (follow-ups; a reply to a
+			      * patch mail has In-Reply-To only, as LKP's do) */
+	char *subject;       /* the mail's Subject */
+	char *first_id;      /* the earlier report this one follows up, or NULL */
+};
+
+/* The first mail of a thread, as the store keeps it. */
+struct rm_thread_first {
+	char *message_id; /* without <> */
+	char *subject;    /* its Subject */
+	char *refs;       /* its chain, one Message-ID per line, or NULL */
+};
+
+/* Read the first mail stored under `thread_key` from the store (may be
+ * NULL: none).  Returns 1 with *f filled (free with
+ * rm_thread_first_free()), 0 none, -1 (err set) when the store failed. */
+int rm_message_thread_first(struct rm_store *ob, const char *thread_key,
+			    struct rm_thread_first *f, struct rm_error *err);
+void rm_thread_first_free(struct rm_thread_first *f);
+
+/* The thread of a report's mail: with a first mail `first` (may be NULL)
+ * other than `message_id`, the mail follows it up: In-Reply-To that mail,
+ * References its chain plus its id, Subject "Re: " and its subject ("Re: "
+ * once).  Else, with `patch_msgid`, it replies to that patch mail:
+ * In-Reply-To it (no References), Subject "Re: " + `subject`.  Else a new
+ * thread with `subject`.  The caller frees *t with rm_thread_free(). */
+void rm_message_thread(const struct rm_thread_first *first, const char *message_id,
+		       const char *patch_msgid, const char *subject, struct rm_thread *t);
+void rm_thread_free(struct rm_thread *t);
+/* The chain as the store keeps it, one Message-ID per line; NULL when empty.
+ * Caller frees. */
+char *rm_thread_refs_text(const struct rm_thread *t);
 
 /* Is `addr` a plain address we can put on the wire (local@domain, printable
  * ASCII, no blanks, brackets, quotes, commas, CR/LF; at most 254 octets)? */

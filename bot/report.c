@@ -558,16 +558,19 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	r->created = archive_time(t0, now);
 	r->message_id = rm_report_message_id(cfg, r->dedupe_key, r->created);
 	{
-		/* the finding, whatever the tree or base: follow-ups thread on it */
+		/* the finding, whatever the base: the tree, the tested commit,
+		 * the test, the metric and its direction; follow-ups thread on
+		 * it (a regression never replies to an improvement, nor one
+		 * tree's report to another's) */
 		struct rm_sb tk = RM_SB_INIT;
 
 		rm_sb_init(&tk);
-		rm_sb_addf(&tk, "%s|", t0->head->commit);
+		rm_sb_addf(&tk, "%s:%s|%s|", r->tree_name, r->branch, t0->head->commit);
 		for (i = 0; i < t0->head->job.naxes; i++)
 			if (strcmp(t0->head->job.axes[i].key, "commit"))
 				rm_sb_addf(&tk, "%s=%s/", t0->head->job.axes[i].key,
 					   t0->head->job.axes[i].value);
-		rm_sb_addf(&tk, "|%s", t0->headline->name);
+		rm_sb_addf(&tk, "|%s|%s", t0->headline->name, kind_word(r->kind));
 		r->thread_key = rm_sb_detach(&tk, NULL);
 	}
 
@@ -587,18 +590,15 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	free(hs10);
 	/* a patch from a mailing list: the report replies to the patch mail */
 	if (tree && tree->patches && r->head_facts && r->head_facts->patch_msgid) {
-		r->in_reply_to = rm_xstrdup(r->head_facts->patch_msgid);
-		r->refs = rm_xstrdup(r->head_facts->patch_msgid);
+		r->patch_msgid = rm_xstrdup(r->head_facts->patch_msgid);
 		free(r->subject);
 		/* the patch mail's own subject ("[PATCH v2 1/3] ...") when it was
 		 * found, else the commit's */
 		{
 			const char *ps = r->patch && r->patch->subject ? r->patch->subject : head_subject;
 
-			rm_sb_init(&sb);
-			rm_sb_addf(&sb, "Re: %s", ps ? ps : "");
-			r->subject = rm_sb_detach(&sb, NULL);
-			rm_tdata_setf(d, "patch_link", "%s/%s/", cfg->patch_link_base, r->in_reply_to);
+			r->subject = rm_xstrdup(ps ? ps : "");
+			rm_tdata_setf(d, "patch_link", "%s/%s/", cfg->patch_link_base, r->patch_msgid);
 			rm_tdata_set(d, "patch_subject", ps);
 			/* the commit: line names the patch by its raw mail subject */
 			rm_tdata_set(d, "commit_subject", ps ? ps : "");
@@ -730,36 +730,10 @@ void rm_report_free(struct rm_report *r)
 	free(r->dedupe_key);
 	free(r->report_key);
 	free(r->thread_key);
-	free(r->in_reply_to);
-	free(r->refs);
+	free(r->patch_msgid);
 	free(r->bad_reason);
 	free(r->message_id);
 	free(r->body);
 	free(r->hold_reason);
 	memset(r, 0, sizeof(*r));
-}
-
-void rm_report_follow_up(struct rm_report *r, const char *first_id, const char *first_subject,
-			 const char *first_refs)
-{
-	struct rm_sb sb = RM_SB_INIT;
-	const char *s = first_subject ? first_subject : r->subject;
-
-	free(r->in_reply_to);
-	r->in_reply_to = rm_xstrdup(first_id);
-	rm_sb_init(&sb);
-	if (first_refs && *first_refs)
-		rm_sb_addf(&sb, "%s%s", first_refs,
-			   first_refs[strlen(first_refs) - 1] == '\n' ? "" : "\n");
-	rm_sb_addf(&sb, "%s\n", first_id);
-	free(r->refs);
-	r->refs = rm_sb_detach(&sb, NULL);
-	r->refs_header = 1;
-	/* a stable subject: "Re: " once, whatever the first one was */
-	while (!strncmp(s, "Re: ", 4))
-		s += 4;
-	rm_sb_init(&sb);
-	rm_sb_addf(&sb, "Re: %s", s);
-	free(r->subject);
-	r->subject = rm_sb_detach(&sb, NULL);
 }

@@ -10,7 +10,9 @@
  * and the archive's time, so the body can link to itself), and the
  * template variables; then rendering the body with template.c.  A report
  * whose required data is missing (no commit subject, no rows) is held with
- * a reason instead of rendered.
+ * a reason instead of rendered.  A report carries words and keys only:
+ * the mail's recipients, threading (In-Reply-To, References, "Re:") and
+ * headers are the message stage's.
  *
  * Must not: build mail headers (message.c), send, look commits up (the
  * caller hands commit facts in), read archives.
@@ -75,15 +77,13 @@ struct rm_report {
 	char *report_key;   /* 16 hex digits naming the dedupe key (X-Robotmail-Report) */
 	char *message_id;   /* without <> */
 	time_t created;     /* the report's time: the head run's end time */
-	time_t date_sent;   /* the Date header: when it is (or would be) sent */
 	char *body;         /* rendered, LF line ends */
-	char *thread_key;   /* the finding: head commit, test axes, headline metric */
-	char *in_reply_to;  /* set: the report is a reply (patch mail or first report) */
-	char *refs;         /* the thread's chain, one Message-ID per line (kept in
-			     * the outbox for follow-ups) */
-	int refs_header;    /* the chain is also sent as References: (follow-ups;
-			     * a reply to a patch mail has In-Reply-To only, as
-			     * LKP's do) */
+	char *thread_key;   /* the finding: tree, head commit, test axes, headline
+			     * metric and direction; a later report with the same
+			     * key follows up on the first (message.c threads it) */
+	char *patch_msgid;  /* set: the report answers this patch mail (its
+			     * Message-ID, without <>); `subject` is then the
+			     * patch's own subject, which the mail replies to */
 	char *hold_reason;  /* set: the report must not be sent yet (missing facts) */
 	char *bad_reason;   /* set: the archive can never make this report (bad
 			     * input: an unknown commit, a job without testcase
@@ -97,11 +97,6 @@ struct rm_report {
  * impossible with r->bad_reason set. */
 int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char *templates_dir,
 		    time_t now, struct rm_error *err);
-/* Make the report a follow-up of the first report of its thread: replies
- * to `first_id`, References `first_refs` + `first_id` (sent), Subject "Re: " +
- * the first subject.  Call after rm_report_build(). */
-void rm_report_follow_up(struct rm_report *r, const char *first_id, const char *first_subject,
-			 const char *first_refs);
 void rm_report_free(struct rm_report *r);
 
 /* Exposed for tests: the Message-ID for a dedupe key and a time. */

@@ -69,7 +69,7 @@ static int on_debug(CURL *c, curl_infotype type, char *data, size_t size, void *
 
 			while (l && (data[l - 1] == '\n' || data[l - 1] == '\r'))
 				l--;
-			s->codes[s->current] = atoi(data);
+			s->codes[s->current] = (int)strtol(data, NULL, 10);
 			free(s->texts[s->current]);
 			s->texts[s->current] = rm_xstrndup(data, l);
 			s->current = -1;

@@ -181,9 +181,8 @@ static bool skip_function_stat(const struct rm_rules *rules, const char *k,
 	last = strrchr(k, '.');
 	stem = rm_xstrndup(k, last ? (size_t)(last - k) : strlen(k));
 	if (ends_with(k, ".error") || ends_with(k, ".warn") || ends_with(k, ".fail")) {
-		char *pass = rm_xmalloc(strlen(stem) + 6);
+		char *pass = rm_xstrfmt("%s.pass", stem);
 
-		sprintf(pass, "%s.pass", stem);
 		skip = !rm_matrix_get(b, pass);
 		free(pass);
 	} else if (ends_with(k, ".pass")) {

@@ -155,11 +155,26 @@ int rm_store_thread_first(struct rm_store *st, const char *thread_key, char **me
 	return st->ops->thread_first(st, thread_key, message_id, subject, refs, err);
 }
 
+int rm_store_report_get(struct rm_store *st, const char *dedupe_key, char **message_id,
+			time_t *at, struct rm_error *err)
+{
+	*message_id = NULL;
+	*at = 0;
+	if (!st || !dedupe_key)
+		return 0;
+	return st->ops->report_get(st, dedupe_key, message_id, at, err);
+}
+
 int rm_store_report_seen(struct rm_store *st, const char *dedupe_key, bool *seen,
 			 struct rm_error *err)
 {
-	*seen = false;
-	return st ? st->ops->report_seen(st, dedupe_key, seen, err) : 0;
+	char *id;
+	time_t at;
+	int got = rm_store_report_get(st, dedupe_key, &id, &at, err);
+
+	free(id);
+	*seen = got > 0;
+	return got < 0 ? -1 : 0;
 }
 
 int rm_store_enqueue(struct rm_store *st, const struct rm_store_msg *m, time_t now,

@@ -135,6 +135,11 @@ int rm_store_thread_first(struct rm_store *st, const char *thread_key, char **me
 /* Has a report with this dedupe key been queued before? */
 int rm_store_report_seen(struct rm_store *st, const char *dedupe_key, bool *seen,
 			 struct rm_error *err);
+/* The report queued under this dedupe key: 1 with its Message-ID (malloc'd,
+ * caller frees) and when it was queued, 0 none (also for a NULL store),
+ * -1 on error. */
+int rm_store_report_get(struct rm_store *st, const char *dedupe_key, char **message_id,
+			time_t *at, struct rm_error *err);
 /* Store a report's message (state queued, or held when m->state is HELD)
  * and its dedupe key in one durable transaction.  Returns 1 when stored, 0
  * when the dedupe key or the Message-ID is already there (nothing changed),
@@ -283,8 +288,9 @@ struct rm_store_ops {
 			 const char *json, time_t now, long ttl, struct rm_error *err);
 	int (*thread_first)(struct rm_store *st, const char *thread_key, char **message_id,
 			    char **subject, char **refs, struct rm_error *err);
-	int (*report_seen)(struct rm_store *st, const char *dedupe_key, bool *seen,
-			   struct rm_error *err);
+	/* 1 with *message_id (malloc'd) and *at, 0 none, -1 error */
+	int (*report_get)(struct rm_store *st, const char *dedupe_key, char **message_id,
+			  time_t *at, struct rm_error *err);
 	int (*enqueue)(struct rm_store *st, const struct rm_store_msg *m, time_t now,
 		       struct rm_error *err);
 	int (*recover)(struct rm_store *st, int *n, struct rm_error *err);

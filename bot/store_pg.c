@@ -520,18 +520,23 @@ static void read_msgs(const PGresult *r, struct rm_store_msg **out, size_t *n)
 		msg_from_row(r, i, &(*out)[i]);
 }
 
-static int pgs_report_seen(struct rm_store *base, const char *key, bool *seen,
-			   struct rm_error *err)
+static int pgs_report_get(struct rm_store *base, const char *key, char **message_id, time_t *at,
+			  struct rm_error *err)
 {
 	const char *p[1] = { key };
-	PGresult *r = q(pg(base), "SELECT 1 FROM reports WHERE dedupe_key = $1", 1, p, err,
-			"reading the reports seen");
+	PGresult *r = q(pg(base), "SELECT message_id, created_at FROM reports WHERE dedupe_key = $1",
+			1, p, err, "reading the reports seen");
+	int found;
 
 	if (!r)
 		return -1;
-	*seen = PQntuples(r) > 0;
+	found = PQntuples(r) > 0;
+	if (found) {
+		*message_id = get_text(r, 0, 0);
+		*at = (time_t)get_ll(r, 0, 1);
+	}
 	PQclear(r);
-	return 0;
+	return found;
 }
 
 /* Insert one message row (id kept when m->id > 0 and `keep_id`); *added is
@@ -1156,7 +1161,7 @@ static const struct rm_store_ops pg_ops = {
 	.cache_get = pgs_cache_get,
 	.cache_put = pgs_cache_put,
 	.thread_first = pgs_thread_first,
-	.report_seen = pgs_report_seen,
+	.report_get = pgs_report_get,
 	.enqueue = pgs_enqueue,
 	.recover = pgs_recover,
 	.claim_due = pgs_claim_due,

@@ -615,23 +615,27 @@ static int read_msgs(sqlite3_stmt **st, struct rm_store_msg **out, size_t *n)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static int sq_report_seen(struct rm_store *base, const char *key, bool *seen,
-			  struct rm_error *err)
+static int sq_report_get(struct rm_store *base, const char *key, char **message_id, time_t *at,
+			 struct rm_error *err)
 {
 	struct sq_store *s = sq(base);
 	sqlite3_stmt *st;
 	int rc;
 
-	if (prep(s, "SELECT 1 FROM reports WHERE dedupe_key = ?", &st) || b_text(st, 1, key)) {
+	if (prep(s, "SELECT message_id, created_at FROM reports WHERE dedupe_key = ?", &st) ||
+	    b_text(st, 1, key)) {
 		sqlite3_finalize(st);
 		return db_error(s, err, "reading the reports seen");
 	}
 	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*message_id = col_text(st, 0);
+		*at = (time_t)sqlite3_column_int64(st, 1);
+	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_error(s, err, "reading the reports seen");
-	*seen = rc == SQLITE_ROW;
-	return 0;
+	return rc == SQLITE_ROW;
 }
 
 static int sq_enqueue(struct rm_store *base, const struct rm_store_msg *m, time_t now,
@@ -1113,7 +1117,7 @@ static const struct rm_store_ops sqlite_ops = {
 	.cache_get = sq_cache_get,
 	.cache_put = sq_cache_put,
 	.thread_first = sq_thread_first,
-	.report_seen = sq_report_seen,
+	.report_get = sq_report_get,
 	.enqueue = sq_enqueue,
 	.recover = sq_recover,
 	.claim_due = sq_claim_due,

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char rm_sb_empty[1];
+char rm_sb_empty[1];
 
 static void oom(void)
 {
@@ -52,6 +52,24 @@ char *rm_xstrndup(const char *s, size_t n)
 
 	memcpy(p, s, n);
 	p[n] = '\0';
+	return p;
+}
+
+char *rm_xstrfmt(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom();
+	p = rm_xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
 	return p;
 }
 

@@ -4,7 +4,8 @@
  * Owns: the buffer memory.  Must not: know about anything but bytes; it is a
  * low-level primitive and only talks to libc.
  *
- * Invariants: `buf` is never NULL after rm_sb_init(); buf[len] == '\0'.
+ * Invariants: `buf` is never NULL after rm_sb_init() or RM_SB_INIT (both point
+ * it at the shared empty string rm_sb_empty); buf[len] == '\0'.
  * Allocation failure aborts the process (robotmail treats OOM as fatal: there
  * is nothing sensible to do with a half-built report).
  */
@@ -19,7 +20,10 @@ struct rm_sb {
 	size_t alloc;
 };
 
-#define RM_SB_INIT { NULL, 0, 0 }
+/* The empty string every unallocated rm_sb points at (never written: a
+ * buffer is copied out of it before its first byte is added). */
+extern char rm_sb_empty[1];
+#define RM_SB_INIT { rm_sb_empty, 0, 0 }
 
 void rm_sb_init(struct rm_sb *sb);
 /* Free the contents; the struct can be reused after rm_sb_init(). */
@@ -41,6 +45,8 @@ void *rm_xcalloc(size_t n, size_t size);
 void *rm_xrealloc(void *p, size_t n);
 char *rm_xstrdup(const char *s);
 char *rm_xstrndup(const char *s, size_t n);
+/* A malloc'd string formatted like printf (git's xstrfmt); caller frees. */
+char *rm_xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Grow an array so it can hold at least `need` elements of `size` bytes. */
 void *rm_xgrow(void *p, size_t *alloc, size_t need, size_t size);
 

@@ -5,8 +5,8 @@
 
 #include "strbuf.h"
 
-/* Decode one well-formed UTF-8 sequence at p: its length, or 0 when p does
- * not start one (then *cp is the byte). */
+/* C0 and C1 controls, DEL, the line and paragraph separators (code points:
+ * the text is decoded with rm_utf8_decode, strbuf.h). */
 static bool is_control(unsigned c)
 {
 	return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029;
@@ -34,6 +34,13 @@ const char *rm_text_bad_char(const char *s, enum rm_text_class cls, unsigned *cp
 		p += n ? n : 1;
 	}
 	return NULL;
+}
+
+void rm_text_scrub(char *s, char repl)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = repl;
 }
 
 char *rm_text_escaped(const char *s, size_t max)

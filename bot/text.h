@@ -11,6 +11,8 @@
  *     U+1680, U+2000..U+200A, U+202F, U+205F, U+3000).
  * Bytes that are not well-formed UTF-8 are not matched here (the JSON and
  * YAML readers refuse them).
+ * Also the one scrubber (rm_text_scrub) for text that is shown rather than
+ * refused: errors, warnings, commit facts, header values.
  * Must not: read files, or decide what to do about a bad character (the
  * callers refuse the input with an error naming file and field).
  */
@@ -30,5 +32,10 @@ const char *rm_text_bad_char(const char *s, enum rm_text_class cls, unsigned *cp
  * escapes (\n, \t, \r, \xHH, \uXXXX), bytes that are not UTF-8 as \xHH.
  * The caller frees the result. */
 char *rm_text_escaped(const char *s, size_t max);
+
+/* Replace every C0 control character (CR, LF, TAB, ESC ...) and DEL of the
+ * string s by `repl`, in place; s may be NULL.  Errors use '?'
+ * (rm_error_scrub), commit facts and header values ' '. */
+void rm_text_scrub(char *s, char repl);
 
 #endif

@@ -126,7 +126,7 @@ void rm_ruby_float_to_s(double d, char *out, size_t outlen)
 	}
 	/* digits = [-]D.DDDDe[+-]XX */
 	e = strchr(digits, 'e');
-	exp10 = atoi(e + 1);
+	exp10 = (int)strtol(e + 1, NULL, 10);
 	*e = '\0';
 	{
 		char mant[40];

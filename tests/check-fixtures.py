@@ -2,11 +2,11 @@
 # check-fixtures.py - an independent Python model of the 0-day comparison table
 # (archive-format.md sections 1.7, 2.4, 3.1-3.5; lkp-tests lib/compare.rb + lib/stats.rb +
 # lib/changed_stat.rb at bbbc29c495d9617f28dbc8b799cf0dac9a1ca54e), used to verify the
-# fixture trees written by tests/gen-fixtures.py against tests/golden/*.table.
+# fixture trees written by tests/gen-fixtures.py against tests/data/golden/*.table.
 #
 # Usage:
 #   python3 tests/check-fixtures.py OUTDIR         verify OUTDIR/{mlockmany,mincore,worked,multi}
-#                                                  against tests/golden/<name>.table (byte-exact),
+#                                                  against tests/data/golden/<name>.table (byte-exact),
 #                                                  plus numeric-robustness margins; exit 1 on error
 #   python3 tests/check-fixtures.py --print TREE   print the model's table for any tree (e.g. the
 #                                                  --bench tree) on stdout
@@ -620,7 +620,7 @@ def main(argv):
         sys.stderr.write(__doc__ or 'usage: check-fixtures.py OUTDIR | --print TREE\n')
         return 2
     outdir = argv[0]
-    golden = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden')
+    golden = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'golden')
     bad = 0
     for name in ('mlockmany', 'mincore', 'worked', 'multi'):
         tree = os.path.join(outdir, name)

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-# extract-golden.py - derive tests/golden/*.table from the spec texts.
+# extract-golden.py - derive tests/data/golden/*.table from the spec texts.
 #
-# Usage: python3 tests/extract-golden.py [SPECDIR [GOLDENDIR]]
-#   SPECDIR   default /work/shared/spec
-#   GOLDENDIR default <dir of this script>/golden
+# Usage: python3 tests/extract-golden.py [SEEDDIR [GOLDENDIR]]
+#   SEEDDIR   default <dir of this script>/data/seed-reports (the spec texts,
+#             vendored: see tests/data/README.md)
+#   GOLDENDIR default <dir of this script>/data/golden
 #
 # Python 3 stdlib only; deterministic.  Sources:
-#   mlockmany  SPECDIR/seed-reports/stress-ng-mlockmany-improvement.txt
-#   mincore    SPECDIR/seed-reports/stress-ng-mincore-improvement.txt
-#   worked     SPECDIR/report-format.md, section "Worked example" (the ````text body)
+#   mlockmany  SEEDDIR/stress-ng-mlockmany-improvement.txt
+#   mincore    SEEDDIR/stress-ng-mincore-improvement.txt
+#   worked     SEEDDIR/worked-example.txt (the ````text body of the "Worked
+#              example" section of report-format.md)
 #   multi      mincore table followed by mlockmany table (groups in byte order of
 #              their result-root paths: ".../performance-100%-mincore-60s/..." sorts
 #              before ".../performance-100%-mlockmany-60s/...")
@@ -101,8 +103,9 @@ def to_text(lines):
 
 
 def main():
-    spec = sys.argv[1] if len(sys.argv) > 1 else '/work/shared/spec'
-    out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), 'golden')
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, 'data', 'seed-reports')
+    out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, 'data', 'golden')
     os.makedirs(out, exist_ok=True)
 
     def read_lines(path):
@@ -111,17 +114,13 @@ def main():
 
     res = {}
     seeds = {
-        'mlockmany': os.path.join(spec, 'seed-reports', 'stress-ng-mlockmany-improvement.txt'),
-        'mincore': os.path.join(spec, 'seed-reports', 'stress-ng-mincore-improvement.txt'),
+        'mlockmany': os.path.join(spec, 'stress-ng-mlockmany-improvement.txt'),
+        'mincore': os.path.join(spec, 'stress-ng-mincore-improvement.txt'),
     }
     for name, path in seeds.items():
         res[name] = extract_block(read_lines(path))
 
-    lines = read_lines(os.path.join(spec, 'report-format.md'))
-    w = next(i for i, ln in enumerate(lines) if ln.startswith('# Worked example'))
-    t0 = next(i for i in range(w, len(lines)) if lines[i] == '````text')
-    t1 = next(i for i in range(t0 + 1, len(lines)) if lines[i] == '````')
-    res['worked'] = extract_block(lines[t0 + 1:t1])
+    res['worked'] = extract_block(read_lines(os.path.join(spec, 'worked-example.txt')))
 
     written = []
     for name in ('mlockmany', 'mincore', 'worked'):

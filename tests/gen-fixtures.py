@@ -3,7 +3,7 @@
 #
 #   python3 tests/gen-fixtures.py OUTDIR
 #       writes OUTDIR/{mlockmany,mincore,worked,multi}/result/... and then verifies every
-#       tree with the Python model in tests/check-fixtures.py against tests/golden/<name>.table
+#       tree with the Python model in tests/check-fixtures.py against tests/data/golden/<name>.table
 #       (byte-exact) and numeric-robustness margins; exits 1 if anything differs.
 #   python3 tests/gen-fixtures.py --bench OUTDIR [--runs 10] [--stats 20000]
 #       writes OUTDIR/bench/result/... (2 commits x RUNS runs x STATS stats per base run; a
@@ -14,7 +14,7 @@
 #
 # Python 3 stdlib only, no clock, no unseeded randomness: the same bytes on every run and
 # with every Python 3 (a private splitmix64 generator is used, not the random module).
-# The golden tables (tests/golden/*.table, written by tests/extract-golden.py from the
+# The golden tables (tests/data/golden/*.table, written by tests/extract-golden.py from the
 # spec texts) are the input: each printed row is parsed and per-run values are designed so
 # that the model selects exactly the golden rows, in the golden order, with the golden text.
 #
@@ -115,7 +115,7 @@ import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GOLDEN = os.path.join(HERE, 'golden')
+GOLDEN = os.path.join(HERE, 'data', 'golden')
 
 
 def _load_checker():

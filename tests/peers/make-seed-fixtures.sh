@@ -2,7 +2,7 @@
 # make-seed-fixtures.sh OUTDIR: GitHub-format commit records for the commits
 # of the fixture archives (tests/gen-fixtures.py), whose SHAs come from the
 # seed reports, so no real repository has them.  Subjects are taken from
-# tests/golden/*.subjects.table; the author of every head commit is the
+# tests/data/golden/*.subjects.table; the author of every head commit is the
 # worked example's recipient.  Serve OUTDIR with tests/peers/forge.py; the
 # tree's api is http://127.0.0.1:PORT/repos/seed/linux.
 set -euo pipefail
@@ -12,8 +12,8 @@ PY=${PY:-$(command -v /usr/bin/python3 || command -v python3)}
 mkdir -p "$out/repos/seed/linux/commits"
 for name in mlockmany mincore worked; do
 	for line in 6 7; do
-		sha=$(sed -n "${line}p" "tests/golden/$name.table" | tr -d ' ')
-		subj=$(sed -n "${line}p" "tests/golden/$name.subjects.table" | sed 's/^  [0-9a-f]* ("//; s/")$//')
+		sha=$(sed -n "${line}p" "tests/data/golden/$name.table" | tr -d ' ')
+		subj=$(sed -n "${line}p" "tests/data/golden/$name.subjects.table" | sed 's/^  [0-9a-f]* ("//; s/")$//')
 		SUBJ="$subj" SHA="$sha" "$PY" -c '
 import json, os
 msg = os.environ["SUBJ"] + "\n\nSigned-off-by: Shakeel Butt <shakeel.butt@linux.dev>\n"

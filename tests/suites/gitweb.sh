@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gitweb: commit facts from a real cgit under lighttpd, a JSON forge with
 # recorded GitHub/Gitea/GitLab responses and failure modes, and a local
-# clone; the cache; subjects in compare.  127.0.0.1 only; every server is
+# clone; the cache.  127.0.0.1 only; every server is
 # started here on a free port and stopped at exit.
 ASAN_TOO=1
 . tests/lib.sh
@@ -184,21 +184,5 @@ rc=$?
 commit linus 'abc;rm -rf /'
 [ $rc -eq 2 ] && grep -q "is not a commit sha" "$T/err" && ok "a sha with shell characters is refused before any URL (exit 2)" || not_ok "hostile sha" "rc=$rc" "$(cat "$T/err")"
 
-# ---- compare prints commit subjects from the git web API
-# A second forge serves GitHub-format records for the fixture archives' commits
-# (their SHAs come from the seed reports, so no real repository has them).
-"$PY" tests/gen-fixtures.py "$T/fx" >/dev/null 2>&1 || not_ok "fixtures for compare"
-tests/peers/make-seed-fixtures.sh "$T/ff"
-"$PY" tests/peers/forge.py --port 0 --fixtures "$T/ff" --log "$T/forge2.log" >"$T/forge2.out" 2>&1 &
-F2PID=$!
-for _ in $(seq 50); do grep -q listening "$T/forge2.out" && break; sleep 0.1; done
-F2=http://127.0.0.1:$(awk '/listening/ {print $2}' "$T/forge2.out")
-printf 'paths:\n  state_db: %s/state3.db\ntrees:\n' "$T" >"$T/cfg-seed.yaml"
-tree linus github "$F2/repos/seed/linux" >>"$T/cfg-seed.yaml"
-for name in mlockmany mincore worked; do
-	"$ROBOTMAIL" compare -c "$T/cfg-seed.yaml" "$T/fx/$name" >"$T/$name.out" 2>"$T/$name.err"
-	same_file "compare -c: $name commit lines carry the upstream subjects" \
-		"tests/golden/$name.subjects.table" "$T/$name.out"
-done
-kill "$F2PID" 2>/dev/null
-wait "$F2PID" 2>/dev/null
+# compare -c printing the commit subjects of the seed reports is the data
+# cases tests/data/1021-1023 (tests/suites/data.sh)

@@ -83,7 +83,7 @@ expect "--to diverts everything to one address" "$got" "tester@example.org "
 # malformed and tricky trailer addresses: a forge record for a fixture commit
 "$PY" tests/gen-fixtures.py "$T/fx" >/dev/null 2>&1
 tests/peers/make-seed-fixtures.sh "$T/ff"
-H=$(sed -n 7p tests/golden/mincore.table | tr -d ' ')
+H=$(sed -n 7p tests/data/golden/mincore.table | tr -d ' ')
 "$PY" - "$T/ff/repos/seed/linux/commits/$H" <<'PYEOF'
 import json, sys
 msg = ("mm: mincore: replace __get_free_page() with kmalloc()\n\nbody\n\n"

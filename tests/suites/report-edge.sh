@@ -2,7 +2,7 @@
 # report-edge: reports built from archives at the edges of what the specs
 # allow: a headline whose parent value is 0 (an enormous change), job times
 # out of range, a job without testcase or kconfig.  The Subject, Message-ID
-# and links must still follow the grammar of shared/spec/report-format.md
+# and links must still follow the grammar of the spec's report-format.md
 # (§2, §8), or the report must be refused with a reason.
 ASAN_TOO=1
 . tests/lib.sh

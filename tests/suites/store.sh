@@ -101,7 +101,7 @@ fresh
 run
 [ $rc -eq 0 ] || not_ok "run before the dry run" "rc=$rc" "$(cat "$T/err")"
 snapshot >"$T/before"
-"$ROBOTMAIL" --dry-run --now 1760000000 -c "$T/cfg.yaml" contrib/examples/*.tar.xz >"$T/dry" 2>"$T/dryerr"
+"$ROBOTMAIL" --dry-run --force --now 1760000000 -c "$T/cfg.yaml" contrib/examples/*.tar.xz >"$T/dry" 2>"$T/dryerr"
 drc=$?
 snapshot >"$T/after"
 if [ $drc -eq 0 ] && grep -q '^DATA$' "$T/dry" && cmp -s "$T/before" "$T/after" && ! ls "$T/state" | grep -q -- '-wal\|-shm'; then
@@ -121,7 +121,7 @@ holder=$!
 for _ in $(seq 100); do [ -e "$T/held" ] && break; sleep 0.1; done
 snapshot >"$T/before"
 snaps_before=$(ls -d "${TMPDIR:-/tmp}"/robotmail-snapshot.* 2>/dev/null)
-"$ROBOTMAIL" --dry-run --now 1760000000 -c "$T/cfg.yaml" contrib/examples/*.tar.xz >"$T/dry2" 2>"$T/dryerr"
+"$ROBOTMAIL" --dry-run --force --now 1760000000 -c "$T/cfg.yaml" contrib/examples/*.tar.xz >"$T/dry2" 2>"$T/dryerr"
 drc=$?
 snapshot >"$T/after"
 kill $holder 2>/dev/null

@@ -46,6 +46,11 @@ int main(void)
 						  unit_store_pg_teardown);
 	else
 		fprintf(stderr, "store-postgresql: not run (no $ROBOTMAIL_TEST_PG; tests/suites/postgres.sh runs it)\n");
+	failed += _cmocka_run_group_tests("recipients", unit_recipients_tests, unit_recipients_ntests,
+					  NULL, NULL);
+	failed += _cmocka_run_group_tests("report", unit_report_tests, unit_report_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("strbuf", unit_strbuf_tests, unit_strbuf_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("pipeline", unit_pipeline_tests, unit_pipeline_ntests, NULL, NULL);
 	if (rules_loaded)
 		rm_rules_free(&rules);
 	return failed ? 1 : 0;

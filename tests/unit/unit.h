@@ -19,10 +19,18 @@ extern const struct CMUnitTest unit_stats_tests[];
 extern const size_t unit_stats_ntests;
 extern const struct CMUnitTest unit_message_tests[];
 extern const size_t unit_message_ntests;
+extern const struct CMUnitTest unit_pipeline_tests[];
+extern const size_t unit_pipeline_ntests;
 extern const struct CMUnitTest unit_parse_tests[];
 extern const size_t unit_parse_ntests;
 extern const struct CMUnitTest unit_store_tests[];
 extern const size_t unit_store_ntests;
+extern const struct CMUnitTest unit_recipients_tests[];
+extern const size_t unit_recipients_ntests;
+extern const struct CMUnitTest unit_report_tests[];
+extern const size_t unit_report_ntests;
+extern const struct CMUnitTest unit_strbuf_tests[];
+extern const size_t unit_strbuf_ntests;
 
 /* The store tests again over PostgreSQL, when $ROBOTMAIL_TEST_PG names an
  * empty database (tests/suites/postgres.sh starts a server for it): the

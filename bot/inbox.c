@@ -1,0 +1,349 @@
+/* inbox.c - see inbox.h. */
+#include "inbox.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileutil.h"
+#include "store.h"
+#include "strbuf.h"
+
+static char *with_suffix(const char *path, const char *suffix)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "%s%s", path, suffix);
+	return rm_sb_detach(&sb, NULL);
+}
+
+static char *fmt(const char *f, const char *a, const char *b)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, f, a, b);
+	return rm_sb_detach(&sb, NULL);
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_refused(const void *a, const void *b)
+{
+	return strcmp(((const struct rm_inbox_refused *)a)->path,
+		      ((const struct rm_inbox_refused *)b)->path);
+}
+
+int rm_inbox_link_allowed(const char *path, const struct rm_strlist *roots, char **why)
+{
+	char target[PATH_MAX], *real;
+	ssize_t tl = readlink(path, target, sizeof(target) - 1);
+	size_t i;
+
+	*why = NULL;
+	if (tl < 0)
+		tl = 0;
+	target[tl] = '\0';
+	rm_error_scrub(target);
+	if (!roots->n) {
+		*why = fmt("a symlink (to '%s'%s), and paths.inbox_links allows none", target, "");
+		return -1;
+	}
+	real = realpath(path, NULL);
+	if (!real) {
+		*why = fmt("a symlink to '%s' that cannot be resolved: %s", target, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < roots->n; i++) {
+		char *root = realpath(roots->v[i], NULL);
+		size_t rl = root ? strlen(root) : 0;
+		int inside = root && !strncmp(real, root, rl) &&
+			     (real[rl] == '/' || (rl == 1 && root[0] == '/'));
+
+		free(root);
+		if (inside) {
+			free(real);
+			return 0;
+		}
+	}
+	rm_error_scrub(real);
+	*why = fmt("a symlink to '%s' (%s), outside every directory of paths.inbox_links", target,
+		   real);
+	free(real);
+	return -1;
+}
+
+static const char *kind_name(mode_t m)
+{
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device";
+	return "neither a file nor a directory";
+}
+
+static void refuse(struct rm_inbox_scan *s, char *path, char *reason)
+{
+	s->refused = rm_xrealloc(s->refused, (s->nrefused + 1) * sizeof(*s->refused));
+	s->refused[s->nrefused].path = path;
+	s->refused[s->nrefused].reason = reason;
+	s->nrefused++;
+}
+
+int rm_inbox_scan(const struct rm_config *cfg, time_t now, int verbose, struct rm_inbox_scan *s,
+		  struct rm_error *err)
+{
+	DIR *d;
+	struct dirent *de;
+
+	memset(s, 0, sizeof(*s));
+	if (!cfg->inbox)
+		return 0;
+	d = opendir(cfg->inbox);
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		return rm_error_set(err, RM_ERR_CONFIG, "cannot read the inbox '%s' (paths.inbox): %s",
+				    cfg->inbox, strerror(errno));
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *p, *marker;
+		size_t l = strlen(de->d_name);
+		bool done;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		p = rm_path_join(cfg->inbox, de->d_name);
+		if (de->d_name[0] == '.') {
+			if (verbose)
+				fprintf(stderr, "robotmail: '%s': a hidden name, ignored\n", p);
+			free(p);
+			continue;
+		}
+		if (l > 5 && !strcmp(de->d_name + l - 5, ".done")) {
+			/* a marker goes with its archive */
+			char *arch = rm_xstrndup(p, strlen(p) - 5);
+
+			if (verbose && access(arch, F_OK) && errno == ENOENT)
+				fprintf(stderr, "robotmail: '%s': a marker without its archive, ignored\n",
+					p);
+			free(arch);
+			free(p);
+			continue;
+		}
+		if (lstat(p, &st)) {
+			/* gone since readdir: another process moved it */
+			if (verbose)
+				fprintf(stderr, "robotmail: '%s': %s, skipped\n", p, strerror(errno));
+			free(p);
+			continue;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char *why;
+
+			if (rm_inbox_link_allowed(p, &cfg->inbox_links, &why)) {
+				refuse(s, p, why);
+				continue;
+			}
+			if (stat(p, &st)) {
+				refuse(s, p, fmt("a symlink whose target cannot be read: %s%s",
+						 strerror(errno), ""));
+				continue;
+			}
+		}
+		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+			refuse(s, p, fmt("%s, not an archive%s", kind_name(st.st_mode), ""));
+			continue;
+		}
+		marker = with_suffix(p, ".done");
+		done = !access(marker, F_OK);
+		free(marker);
+		if (!done && now - st.st_mtime < cfg->settle) {
+			if (verbose)
+				fprintf(stderr, "robotmail: '%s' may still be written; later\n", p);
+			s->nwaiting++;
+			free(p);
+			continue;
+		}
+		s->ready = rm_xrealloc(s->ready, (s->nready + 1) * sizeof(char *));
+		s->ready[s->nready++] = p;
+	}
+	closedir(d);
+	rm_sort(s->ready, s->nready, sizeof(char *), cmp_cstr);
+	rm_sort(s->refused, s->nrefused, sizeof(*s->refused), cmp_refused);
+	return 0;
+}
+
+void rm_inbox_scan_free(struct rm_inbox_scan *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nready; i++)
+		free(s->ready[i]);
+	free(s->ready);
+	for (i = 0; i < s->nrefused; i++) {
+		free(s->refused[i].path);
+		free(s->refused[i].reason);
+	}
+	free(s->refused);
+	memset(s, 0, sizeof(*s));
+}
+
+int rm_inbox_move(const char *path, const char *dir, struct rm_error *err)
+{
+	const char *base = strrchr(path, '/');
+	char *dst;
+	struct stat st;
+	int rc = 0, n;
+
+	base = base ? base + 1 : path;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return rm_error_set(err, RM_ERR_TEMP, "cannot create '%s': %s", dir, strerror(errno));
+	dst = rm_path_join(dir, base);
+	/* never over an earlier archive of the same name: NAME.1, NAME.2 ... */
+	for (n = 1; !lstat(dst, &st) && n < 10000; n++) {
+		struct rm_sb sb = RM_SB_INIT;
+
+		free(dst);
+		rm_sb_init(&sb);
+		rm_sb_addf(&sb, "%s/%s.%d", dir, base, n);
+		dst = rm_sb_detach(&sb, NULL);
+	}
+	if (rename(path, dst)) {
+		rc = rm_error_set(err, RM_ERR_TEMP, "cannot move '%s' to '%s': %s", path, dst,
+				  strerror(errno));
+	} else {
+		/* its "finished" marker has done its job */
+		char *marker = with_suffix(path, ".done");
+
+		unlink(marker);
+		free(marker);
+	}
+	free(dst);
+	return rc;
+}
+
+int rm_inbox_claim(const struct rm_config *cfg, int *fd, struct rm_error *err)
+{
+	char *lockpath;
+
+	*fd = -1;
+	if (rm_store_location_shared(cfg->state_db))
+		return 1; /* runs overlap; archives are claimed in the store */
+	lockpath = with_suffix(cfg->state_db, ".lock");
+	*fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (*fd < 0) {
+		rm_error_set(err, RM_ERR_TEMP, "cannot open the lock '%s': %s", lockpath,
+			     strerror(errno));
+		free(lockpath);
+		return -1;
+	}
+	if (flock(*fd, LOCK_EX | LOCK_NB)) {
+		fprintf(stderr, "robotmail: another run is active (lock '%s'); nothing to do\n",
+			lockpath);
+		close(*fd);
+		*fd = -1;
+		free(lockpath);
+		return 0;
+	}
+	free(lockpath);
+	return 1;
+}
+
+void rm_inbox_release(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+size_t rm_inbox_claim_batch(const struct rm_config *cfg, size_t nready)
+{
+	return rm_store_location_shared(cfg->state_db) ? 8 : nready ? nready : 1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+int rm_inbox_claim_archives(struct rm_store *st, const struct rm_config *cfg, char *const *paths,
+			    size_t n, char ***mine, size_t *nmine, struct rm_error *err)
+{
+	bool shared = rm_store_location_shared(cfg->state_db);
+	size_t i;
+
+	*mine = rm_xcalloc(n + 1, sizeof(char *));
+	*nmine = 0;
+	if (rm_store_renew(st, err)) /* what this run holds already stays its own */
+		return -1;
+	for (i = 0; i < n; i++) {
+		bool got;
+
+		if (rm_store_claim_archive(st, base_name(paths[i]), &got, err))
+			return -1; /* those claimed so far: the caller releases *mine */
+		if (!got)
+			continue; /* another live run has it */
+		if (shared && access(paths[i], F_OK)) {
+			/* another run finished it between our scan and our claim */
+			if (rm_store_release_archive(st, base_name(paths[i]), err))
+				return -1;
+			continue;
+		}
+		(*mine)[(*nmine)++] = paths[i];
+	}
+	return 0;
+}
+
+int rm_inbox_release_archives(struct rm_store *st, char *const *paths, size_t n,
+			      struct rm_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rm_store_release_archive(st, base_name(paths[i]), err))
+			return -1; /* the rest expire with their lease */
+	return 0;
+}
+
+void rm_inbox_write_materials(const char *dir, const char *message_id,
+			      const struct rm_material *files, size_t nfiles, int verbose)
+{
+	char day[9], *d1, *d2;
+	size_t i;
+
+	if (!dir)
+		return;
+	snprintf(day, sizeof(day), "%.8s", message_id);
+	d1 = rm_path_join(dir, day);
+	d2 = rm_path_join(d1, message_id);
+	mkdir(dir, 0755);
+	mkdir(d1, 0755);
+	mkdir(d2, 0755);
+	for (i = 0; i < nfiles; i++) {
+		char *dst = rm_path_join(d2, files[i].name);
+
+		if (rm_write_file(dst, files[i].data, files[i].len))
+			fprintf(stderr, "robotmail: warning: cannot write '%s'\n", dst);
+		else if (verbose && strncmp(files[i].name, "config-", 7))
+			fprintf(stderr, "robotmail: wrote %s\n", dst);
+		free(dst);
+	}
+	free(d1);
+	free(d2);
+}

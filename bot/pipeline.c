@@ -1,0 +1,883 @@
+/* pipeline.c - see pipeline.h. */
+#include "pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileutil.h"
+#include "inbox.h"
+#include "strbuf.h"
+#include "table.h"
+
+static void print_warnings(const struct rm_archive *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nwarnings; i++)
+		fprintf(stderr, "robotmail: warning: %s\n", a->warnings[i]);
+}
+
+/* Everything one invocation turns into reports.  Reports borrow from the
+ * archives (result roots) and from the lookups (commit facts), so all three
+ * are freed together. */
+struct batch {
+	struct rm_archive *archives;
+	size_t narchives;
+	struct rm_report *reports;
+	size_t nreports;
+	size_t *report_archive;        /* which archive each report came from */
+	struct rm_gitweb_req *lookups; /* unique (tree, sha) */
+	size_t nlookups;
+	struct rm_patch_mail *patches; /* per report, when it replies to a patch */
+	int failed;                    /* archives that could not be read */
+};
+
+static void batch_free(struct batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nreports; i++) {
+		rm_report_free(&b->reports[i]);
+		if (b->patches)
+			rm_patch_mail_free(&b->patches[i]);
+	}
+	free(b->patches);
+	free(b->reports);
+	free(b->report_archive);
+	for (i = 0; i < b->nlookups; i++) {
+		rm_facts_free(&b->lookups[i].facts);
+		free((char *)b->lookups[i].sha);
+	}
+	free(b->lookups);
+	for (i = 0; i < b->narchives; i++)
+		rm_archive_free(&b->archives[i]);
+	free(b->archives);
+	memset(b, 0, sizeof(*b));
+}
+
+static int cmp_test(const void *a, const void *b)
+{
+	const struct rm_report_test *x = a, *y = b;
+
+	/* regressions lead, then the largest change */
+	if ((x->kind == RM_REPORT_IMPROVEMENT) != (y->kind == RM_REPORT_IMPROVEMENT))
+		return x->kind == RM_REPORT_IMPROVEMENT ? 1 : -1;
+	if (x->pct != y->pct)
+		return x->pct > y->pct ? -1 : 1;
+	return strcmp(x->head->path, y->head->path);
+}
+
+static size_t lookup_index(struct batch *b, const struct rm_tree_cfg *t, const char *sha)
+{
+	size_t i;
+
+	for (i = 0; i < b->nlookups; i++)
+		if (b->lookups[i].tree == t && !strcmp(b->lookups[i].sha, sha))
+			return i;
+	b->lookups = rm_xrealloc(b->lookups, (b->nlookups + 1) * sizeof(*b->lookups));
+	memset(&b->lookups[b->nlookups], 0, sizeof(b->lookups[b->nlookups]));
+	b->lookups[b->nlookups].tree = t;
+	b->lookups[b->nlookups].sha = rm_xstrdup(sha);
+	return b->nlookups++;
+}
+
+/* Read every archive, compare, pick headlines, fold tests per commit into
+ * reports, look the commits up, and build each report. */
+static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths, struct batch *b,
+		       struct rm_error *err)
+{
+	size_t a, g, i, *base_idx = NULL, *head_idx = NULL;
+	struct rm_gitweb_opts o;
+	int verbose = e->verbose;
+
+	memset(b, 0, sizeof(*b));
+	b->archives = rm_xcalloc(npaths + 1, sizeof(*b->archives));
+	for (a = 0; a < npaths; a++) {
+		struct rm_archive *ar = &b->archives[b->narchives];
+		struct rm_error ae;
+		size_t first = b->nreports;
+
+		rm_error_clear(&ae);
+		if (rm_archive_open(ar, paths[a], e->rules, NULL, &ae)) {
+			fprintf(stderr, "robotmail: error: %s\n", ae.msg);
+			b->failed++;
+			continue;
+		}
+		b->narchives++;
+		if (verbose)
+			print_warnings(ar);
+		for (g = 0; g < ar->ngroups; g++) {
+			struct rm_comparison cmp;
+			struct rm_report_test t;
+			const struct rm_group *grp = &ar->groups[g];
+			const char *branch = rm_job_field(&grp->members[1]->job, "branch");
+			struct rm_report *r = NULL;
+
+			if (rm_compare(e->rules, grp->members[0], grp->members[1], &cmp, err))
+				goto fail;
+			if (!rm_report_pick(e->rules, grp->members[0], grp->members[1], &cmp, &t)) {
+				if (verbose)
+					fprintf(stderr, "robotmail: '%s': nothing to report\n",
+						grp->members[1]->path);
+				continue;
+			}
+			/* the same test on other trees' heads, against the same base */
+			if (grp->nothers) {
+				t.also = rm_xcalloc(grp->nothers, sizeof(*t.also));
+				t.also_cmp = rm_xcalloc(grp->nothers, sizeof(*t.also_cmp));
+				for (i = 0; i < grp->nothers; i++) {
+					const char *ob = rm_job_field(&grp->others[i]->job, "branch");
+
+					if (ob && branch && !strcmp(ob, branch))
+						continue; /* the same tree: not another tree's head */
+					if (rm_compare(e->rules, grp->members[0], grp->others[i],
+						       &t.also_cmp[t.nalso], err)) {
+						rm_report_test_free(&t);
+						goto fail;
+					}
+					t.also[t.nalso++] = grp->others[i];
+				}
+			}
+			/* one report per tested commit (and branch) of an archive */
+			for (i = first; i < b->nreports; i++)
+				if (rm_report_same_report(&b->reports[i].tests[0], &t))
+					r = &b->reports[i];
+			if (!r) {
+				b->reports = rm_xrealloc(b->reports, (b->nreports + 1) * sizeof(*b->reports));
+				b->report_archive = rm_xrealloc(b->report_archive,
+								(b->nreports + 1) * sizeof(size_t));
+				r = &b->reports[b->nreports];
+				memset(r, 0, sizeof(*r));
+				b->report_archive[b->nreports] = b->narchives - 1;
+				b->nreports++;
+			}
+			r->tests = rm_xrealloc(r->tests, (r->ntests + 1) * sizeof(*r->tests));
+			r->tests[r->ntests++] = t;
+		}
+	}
+	/* headline test first; look the commits up, all at once */
+	base_idx = rm_xcalloc(b->nreports + 1, sizeof(size_t));
+	head_idx = rm_xcalloc(b->nreports + 1, sizeof(size_t));
+	for (i = 0; i < b->nreports; i++) {
+		struct rm_report *r = &b->reports[i];
+		const struct rm_tree_cfg *t;
+
+		rm_sort(r->tests, r->ntests, sizeof(*r->tests), cmp_test);
+		t = rm_config_tree_for_branch(e->cfg, rm_job_field(&r->tests[0].head->job, "branch"));
+		base_idx[i] = lookup_index(b, t, r->tests[0].base->commit);
+		head_idx[i] = lookup_index(b, t, r->tests[0].head->commit);
+	}
+	rm_gitweb_opts_from_config(&o, e->cfg);
+	if (b->nlookups && rm_gitweb_lookup(b->lookups, b->nlookups, &o, e->cache, err))
+		goto fail;
+	/* a lookup that failed for now defers its reports: say why, once */
+	for (i = 0; i < b->nlookups; i++)
+		if (b->lookups[i].status == RM_GITWEB_FAILED)
+			fprintf(stderr, "robotmail: commit %s: %s\n", b->lookups[i].sha,
+				b->lookups[i].error);
+	for (i = 0; i < b->nreports; i++) {
+		struct rm_report *r = &b->reports[i];
+		const struct rm_gitweb_req *bl = &b->lookups[base_idx[i]];
+		const struct rm_gitweb_req *hl = &b->lookups[head_idx[i]];
+
+		r->base_facts = bl->status == RM_GITWEB_FOUND ? &bl->facts : NULL;
+		r->head_facts = hl->status == RM_GITWEB_FOUND ? &hl->facts : NULL;
+		r->base_unknown = bl->status == RM_GITWEB_UNKNOWN;
+		r->head_unknown = hl->status == RM_GITWEB_UNKNOWN;
+		if (!b->patches)
+			b->patches = rm_xcalloc(b->nreports + 1, sizeof(*b->patches));
+		if (e->cfg->patch_mail_base && hl->tree && hl->tree->patches && r->head_facts &&
+		    r->head_facts->patch_msgid) {
+			/* the patch's own mail: its [PATCH] subject and its To/Cc */
+			struct rm_error pe;
+			int got = rm_patch_mail_lookup(&b->patches[i], e->cfg->patch_mail_base,
+						       r->head_facts->patch_msgid, &o, &pe);
+
+			if (got == 1)
+				r->patch = &b->patches[i];
+			else if (verbose)
+				fprintf(stderr, "robotmail: patch mail <%s>: %s\n", r->head_facts->patch_msgid,
+					got ? pe.msg : "not in the archive");
+		}
+		if (rm_report_build(r, e->cfg, e->templates_dir, e->now, err))
+			goto fail;
+	}
+	free(base_idx);
+	free(head_idx);
+	return 0;
+fail:
+	free(base_idx);
+	free(head_idx);
+	return -1;
+}
+
+/* ---------------------------------------------------------------- compare */
+
+static int is_commit_dir(const char *path)
+{
+	/* a _result_root: a directory with <run>/job.yaml in it */
+	struct stat st;
+	int i, found = 0;
+
+	for (i = 0; i < 100 && !found; i++) {
+		char run[16];
+		char *d, *probe;
+
+		snprintf(run, sizeof(run), "%d", i);
+		d = rm_path_join(path, run);
+		probe = rm_path_join(d, "job.yaml");
+		found = !stat(probe, &st) && S_ISREG(st.st_mode);
+		free(d);
+		free(probe);
+	}
+	return found;
+}
+
+/* Commit facts for the commit lines of compare: best effort, never fatal. */
+static void lookup_subjects(const struct rm_config *cfg, const struct rm_commit_cache *cache,
+			    const struct rm_group *g, char *subjects[2], int verbose)
+{
+	struct rm_gitweb_req reqs[2];
+	struct rm_gitweb_opts o;
+	struct rm_error e;
+	const struct rm_tree_cfg *t =
+		rm_config_tree_for_branch(cfg, rm_job_field(&g->members[1]->job, "branch"));
+	int i;
+
+	subjects[0] = subjects[1] = NULL;
+	if (!t || t->provider == RM_PROVIDER_NONE)
+		return;
+	memset(reqs, 0, sizeof(reqs));
+	for (i = 0; i < 2; i++) {
+		reqs[i].tree = t;
+		reqs[i].sha = g->members[i]->commit;
+	}
+	rm_gitweb_opts_from_config(&o, cfg);
+	if (rm_gitweb_lookup(reqs, 2, &o, cache, &e))
+		return;
+	for (i = 0; i < 2; i++) {
+		if (reqs[i].status == RM_GITWEB_FOUND)
+			subjects[i] = rm_xstrdup(reqs[i].facts.subject);
+		else if (verbose)
+			fprintf(stderr, "robotmail: commit %s: %s\n", reqs[i].sha,
+				reqs[i].status == RM_GITWEB_UNKNOWN ? "unknown upstream" :
+								      reqs[i].error);
+		rm_facts_free(&reqs[i].facts);
+	}
+}
+
+static int compare_archive(struct rm_archive *a, const struct rm_rules *rules,
+			   const struct rm_config *cfg, const struct rm_commit_cache *cache,
+			   int verbose, struct rm_error *err)
+{
+	size_t g;
+
+	if (verbose)
+		print_warnings(a);
+	for (g = 0; g < a->ngroups; g++) {
+		const struct rm_group *grp = &a->groups[g];
+		struct rm_comparison cmp;
+		char *subjects[2] = { NULL, NULL };
+		struct rm_table_commit base = { grp->members[0]->commit, NULL };
+		struct rm_table_commit head = { grp->members[1]->commit, NULL };
+		struct rm_sb out = RM_SB_INIT;
+
+		if (rm_compare(rules, grp->members[0], grp->members[1], &cmp, err))
+			return -1;
+		if (cfg && cmp.n)
+			lookup_subjects(cfg, cache, grp, subjects, verbose);
+		base.subject = subjects[0];
+		head.subject = subjects[1];
+		if (cmp.skipped_bad)
+			fprintf(stderr,
+				"robotmail: warning: '%s': %zu stats with NaN, Infinity or non-numbers left out\n",
+				grp->members[1]->path, cmp.skipped_bad);
+		if (verbose && !cmp.n)
+			fprintf(stderr, "robotmail: '%s' vs '%s': no changed stats\n",
+				grp->members[0]->path, grp->members[1]->path);
+		rm_sb_init(&out);
+		rm_table_render(&out, &grp->members[1]->job, &base, &head, &cmp);
+		fwrite(out.buf, 1, out.len, stdout);
+		rm_sb_release(&out);
+		rm_comparison_free(&cmp);
+		free(subjects[0]);
+		free(subjects[1]);
+	}
+	return 0;
+}
+
+int rm_pipeline_compare(const struct rm_rules *rules, const struct rm_config *cfg,
+			const struct rm_commit_cache *cache, const struct rm_archive_opts *opts,
+			char *const *paths, size_t npaths, int verbose, struct rm_error *err)
+{
+	enum rm_error_kind worst = RM_OK;
+	size_t i;
+
+	if (npaths == 2 && is_commit_dir(paths[0]) && is_commit_dir(paths[1])) {
+		struct rm_archive a;
+		int rc;
+
+		if (rm_archive_open_pair(&a, paths[0], paths[1], rules, opts, err))
+			return -1;
+		rc = compare_archive(&a, rules, cfg, cache, verbose, err);
+		rm_archive_free(&a);
+		return rc;
+	}
+	for (i = 0; i < npaths; i++) {
+		struct rm_archive a;
+		struct rm_error ae;
+		int bad;
+
+		rm_error_clear(&ae);
+		if (rm_archive_open(&a, paths[i], rules, opts, &ae)) {
+			bad = 1;
+		} else {
+			bad = compare_archive(&a, rules, cfg, cache, verbose, &ae) != 0;
+			rm_archive_free(&a);
+		}
+		if (bad) {
+			/* each bad archive once, and go on with the others */
+			fprintf(stderr, "robotmail: error: %s\n", ae.msg);
+			if (rm_error_exit_code(ae.kind) > rm_error_exit_code(worst))
+				worst = ae.kind;
+		}
+	}
+	return worst == RM_OK ? 0 : rm_error_logged(err, worst);
+}
+
+/* ---------------------------------------------------------------- mails */
+
+static void mail_free(struct rm_mail *m)
+{
+	free(m->bytes);
+	free(m->rcpts);
+	rm_recipients_free(&m->rcp);
+	rm_thread_free(&m->thread);
+	free(m->message_id);
+	memset(m, 0, sizeof(*m));
+}
+
+/* A --to copy's own Message-ID: the report's with "-reflect-<now>" before
+ * the '@', so the real report keeps its Message-ID for the real mail. */
+static char *reflect_id(const char *id, time_t now)
+{
+	const char *at = strrchr(id, '@');
+	struct rm_sb sb = RM_SB_INIT;
+
+	rm_sb_init(&sb);
+	if (at)
+		rm_sb_addf(&sb, "%.*s-reflect-%lld%s", (int)(at - id), id, (long long)now, at);
+	else
+		rm_sb_addf(&sb, "%s-reflect-%lld", id, (long long)now);
+	return rm_sb_detach(&sb, NULL);
+}
+
+/* Threads begun earlier in this run (a dry run stores nothing, so these
+ * stand in for the store: the preview threads as `run` would). */
+struct rm_pipeline_thread {
+	char *thread_key;
+	struct rm_thread_first first;
+};
+
+static const struct rm_thread_first *run_thread_find(const struct rm_pipeline *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; key && i < p->nthreads; i++)
+		if (!strcmp(p->threads[i].thread_key, key))
+			return &p->threads[i].first;
+	return NULL;
+}
+
+static void run_thread_add(struct rm_pipeline *p, const char *key, const struct rm_mail *m)
+{
+	struct rm_pipeline_thread *t;
+
+	if (!key || run_thread_find(p, key))
+		return;
+	p->threads = rm_xrealloc(p->threads, (p->nthreads + 1) * sizeof(*p->threads));
+	t = &p->threads[p->nthreads++];
+	t->thread_key = rm_xstrdup(key);
+	t->first.message_id = rm_xstrdup(m->message_id);
+	t->first.subject = rm_xstrdup(m->thread.subject);
+	t->first.refs = rm_thread_refs_text(&m->thread);
+}
+
+static void run_threads_free(struct rm_pipeline *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nthreads; i++) {
+		free(p->threads[i].thread_key);
+		rm_thread_first_free(&p->threads[i].first);
+	}
+	free(p->threads);
+	p->threads = NULL;
+	p->nthreads = 0;
+}
+
+/* The message stage: recipients, the thread (the store's first mail of
+ * the finding), headers and bytes.  Returns 0, or -1 with *err set: kind
+ * RM_ERR_TEMP or RM_ERR_INTERNAL when the store failed (the run stops),
+ * else the report's mail cannot be made (the archive fails). */
+static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm_mail *m,
+		     bool *store_failed, struct rm_error *err)
+{
+	struct rm_message_in in;
+	const struct rm_tree_cfg *t = rm_config_tree_for_branch(
+		p->cfg, rm_job_field(&r->tests[0].head->job, "branch"));
+	struct rm_recipients_in ri = { p->cfg, t, r->head_facts,
+				       rm_job_field(&r->tests[0].head->job, "testcase"), r->patch,
+				       p->to };
+	struct rm_thread_first first;
+	const struct rm_thread_first *fp = run_thread_find(p, r->thread_key);
+	size_t k;
+
+	memset(m, 0, sizeof(*m));
+	*store_failed = false;
+	memset(&first, 0, sizeof(first));
+	if (!fp) {
+		int got = rm_message_thread_first(p->ob, r->thread_key, &first, err);
+
+		if (got < 0) {
+			*store_failed = true;
+			return -1;
+		}
+		fp = got ? &first : NULL;
+	}
+	m->reflect = p->to != NULL;
+	m->message_id = m->reflect ? reflect_id(r->message_id, p->now) : rm_xstrdup(r->message_id);
+	rm_message_thread(fp, r->message_id, r->patch_msgid, r->subject, &m->thread);
+	rm_thread_first_free(&first);
+	if (rm_recipients_build(&m->rcp, &ri, err))
+		return -1;
+	m->mail_from = p->cfg->robot_address;
+	m->rcpts = rm_xcalloc(m->rcp.nto + m->rcp.ncc + 1, sizeof(char *));
+	for (k = 0; k < m->rcp.nto; k++)
+		m->rcpts[m->nrcpts++] = m->rcp.to[k].addr;
+	for (k = 0; k < m->rcp.ncc; k++)
+		m->rcpts[m->nrcpts++] = m->rcp.cc[k].addr;
+	memset(&in, 0, sizeof(in));
+	in.from_name = p->cfg->robot_name;
+	in.from_addr = p->cfg->robot_address;
+	in.to = m->rcp.to;
+	in.nto = m->rcp.nto;
+	in.cc = m->rcp.cc;
+	in.ncc = m->rcp.ncc;
+	in.subject = m->thread.subject;
+	in.message_id = m->message_id;
+	in.date = p->now; /* when it is (or would be) queued */
+	in.zone_seconds = rm_zone_seconds(p->cfg->timezone);
+	in.report_key = r->report_key;
+	in.charset = p->cfg->charset;
+	in.latin1_floor = r->kind != RM_REPORT_FUNCTIONAL; /* perf reports, as LKP's */
+	in.body = r->body;
+	in.in_reply_to = m->thread.in_reply_to;
+	if (m->thread.send_refs) {
+		in.references = (const char *const *)m->thread.refs;
+		in.nreferences = m->thread.nrefs;
+	}
+	return rm_message_build(&in, &m->bytes, &m->len, err);
+}
+
+/* ---------------------------------------------------------------- the loop */
+
+/* One chunk: read and report paths[0..npaths), hand each report and then
+ * each archive to the sink. */
+static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
+		     struct rm_error *err)
+{
+	struct batch bb, *b = &bb;
+	struct rm_sink *s = p->sink;
+	int *deferred = NULL, *errors = NULL, rc = -1;
+	size_t i;
+
+	if (build_batch(p, paths, npaths, b, err))
+		goto out;
+	p->st.archives += (int)b->narchives;
+	p->st.bad_archives += b->failed;
+	deferred = rm_xcalloc(b->narchives + 1, sizeof(int));
+	errors = rm_xcalloc(b->narchives + 1, sizeof(int));
+	for (i = 0; i < b->nreports; i++) {
+		struct rm_report *r = &b->reports[i];
+		size_t ai = b->report_archive[i];
+		struct rm_pipe_item it;
+		struct rm_mail mail;
+		struct rm_error me;
+		char *seen_id = NULL;
+		bool fate_failed = false, want_mail, store_failed;
+		int seen, sunk;
+
+		memset(&it, 0, sizeof(it));
+		memset(&mail, 0, sizeof(mail));
+		p->st.reports++;
+		it.nth = ++p->nth;
+		it.archive = &b->archives[ai];
+		it.report = r;
+		seen = rm_store_report_get(p->ob, r->dedupe_key ? r->dedupe_key : "", &seen_id,
+					    &it.seen_at, err);
+		if (seen < 0)
+			goto out;
+		it.seen_id = seen_id;
+		/* what `run` does with it, in this order */
+		if (seen) {
+			it.outcome = RM_OUT_SEEN;
+		} else if (r->bad_reason) {
+			it.outcome = RM_OUT_BAD;
+			it.reason = r->bad_reason;
+		} else if (r->hold_reason) {
+			it.outcome = RM_OUT_HELD;
+			it.reason = r->hold_reason;
+		} else {
+			it.outcome = RM_OUT_MAIL;
+		}
+		want_mail = it.outcome == RM_OUT_MAIL ||
+			    (it.outcome == RM_OUT_SEEN && s->mail_when_seen && !r->bad_reason &&
+			     !r->hold_reason);
+		rm_error_clear(&me);
+		if (want_mail && make_mail(p, r, &mail, &store_failed, &me)) {
+			if (store_failed) {
+				*err = me;
+				free(seen_id);
+				mail_free(&mail);
+				goto out;
+			}
+			if (it.outcome == RM_OUT_MAIL) {
+				it.outcome = RM_OUT_FAILED;
+				it.reason = me.msg;
+			} else {
+				/* an already reported one's mail (--force) */
+				fprintf(stderr, "robotmail: warning: '%s': %s\n", it.archive->source,
+					me.msg);
+			}
+			mail_free(&mail);
+		} else if (want_mail) {
+			it.mail = &mail;
+		}
+		sunk = s->report(s, &it, &fate_failed, err);
+		if (!sunk && it.outcome == RM_OUT_MAIL && !fate_failed && !mail.reflect)
+			run_thread_add(p, r->thread_key, &mail);
+		mail_free(&mail);
+		free(seen_id);
+		if (sunk)
+			goto out;
+		switch (it.outcome) {
+		case RM_OUT_SEEN:
+			p->st.duplicates++;
+			break;
+		case RM_OUT_HELD:
+			p->st.deferred++;
+			deferred[ai] = 1;
+			break;
+		case RM_OUT_BAD:
+		case RM_OUT_FAILED:
+			p->st.failed_reports++;
+			errors[ai] = 1;
+			break;
+		case RM_OUT_MAIL:
+			break;
+		}
+		if (fate_failed)
+			errors[ai] = 1;
+	}
+	for (i = 0; i < b->narchives; i++) {
+		p->st.bad_archives += errors[i]; /* exit 1: a report could not be made */
+		s->archive(s, b->archives[i].source,
+			   errors[i] ? RM_FATE_FAILED : deferred[i] ? RM_FATE_WAIT : RM_FATE_DONE);
+	}
+	/* archives that could not be read at all */
+	for (i = 0; i < npaths; i++) {
+		size_t k;
+		bool opened = false;
+
+		for (k = 0; k < b->narchives; k++)
+			opened |= !strcmp(b->archives[k].source, paths[i]);
+		if (!opened)
+			s->archive(s, paths[i], RM_FATE_FAILED);
+	}
+	rc = 0;
+out:
+	free(deferred);
+	free(errors);
+	batch_free(b);
+	return rc;
+}
+
+int rm_pipeline_run(struct rm_pipeline *p, char *const *paths, size_t npaths,
+		    struct rm_error *err)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < npaths && !rc; i += RM_PIPELINE_CHUNK)
+		rc = run_chunk(p, paths + i,
+			       npaths - i < RM_PIPELINE_CHUNK ? npaths - i : RM_PIPELINE_CHUNK, err);
+	run_threads_free(p);
+	return rc;
+}
+
+void rm_pipeline_refuse(struct rm_pipeline *p, const struct rm_inbox_refused *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		fprintf(stderr, "robotmail: error: '%s': %s\n", v[i].path, v[i].reason);
+		p->st.bad_archives++;
+		p->sink->archive(p->sink, v[i].path, RM_FATE_FAILED);
+	}
+}
+
+/* ---------------------------------------------------------------- the queueing sink */
+
+/* The reproduction materials of a report from its head's first run:
+ * job.yaml, job-script, reproduce and the kernel config (config-<release>). */
+static void write_materials(const char *dir, const struct rm_archive *a,
+			    const struct rm_result_root *head, const char *message_id, int verbose)
+{
+	static const char *const names[][2] = { { "job.yaml", "job.yaml" },
+						{ "job.sh", "job-script" },
+						{ "reproduce.sh", "reproduce" } };
+	struct rm_material *files;
+	char run[16], *rd, **paths;
+	size_t i, k, n = 0, rl;
+
+	if (!dir)
+		return;
+	files = rm_xcalloc(3 + a->nfiles, sizeof(*files));
+	paths = rm_xcalloc(3 + 1, sizeof(char *));
+	snprintf(run, sizeof(run), "%d", head->runs[0]);
+	rd = rm_path_join(head->path, run);
+	for (i = 0; i < 3; i++) {
+		paths[i] = rm_path_join(rd, names[i][0]);
+		files[n].data = rm_archive_file(a, paths[i], &files[n].len);
+		if (files[n].data)
+			files[n++].name = names[i][1];
+	}
+	rl = strlen(rd);
+	for (k = 0; k < a->nfiles; k++) {
+		const char *fp = rm_archive_file_path(a, k);
+
+		if (strncmp(fp, rd, rl) || fp[rl] != '/' || strncmp(fp + rl + 1, "config-", 7) ||
+		    strchr(fp + rl + 1, '/'))
+			continue;
+		files[n].name = fp + rl + 1;
+		files[n].data = rm_archive_file(a, fp, &files[n].len);
+		n++;
+	}
+	rm_inbox_write_materials(dir, message_id, files, n, verbose);
+	for (i = 0; i < 3; i++)
+		free(paths[i]);
+	free(paths);
+	free(files);
+	free(rd);
+}
+
+static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *fate_failed,
+			struct rm_error *err)
+{
+	struct rm_queue_sink *q = s->ctx;
+	struct rm_pipeline *p = q->p;
+	const struct rm_report *r = it->report;
+	const struct rm_mail *mail = it->mail;
+	struct rm_store_msg m;
+	char *refs;
+	int got;
+
+	switch (it->outcome) {
+	case RM_OUT_SEEN:
+		if (p->verbose)
+			fprintf(stderr, "robotmail: %s: already reported\n", r->subject);
+		return 0;
+	case RM_OUT_BAD:
+	case RM_OUT_FAILED:
+		fprintf(stderr, "robotmail: error: '%s': %s\n", it->archive->source, it->reason);
+		return 0;
+	case RM_OUT_HELD:
+		fprintf(stderr, "robotmail: '%s': report deferred: %s\n", it->archive->source,
+			it->reason);
+		return 0;
+	case RM_OUT_MAIL:
+		break;
+	}
+	memset(&m, 0, sizeof(m));
+	refs = rm_thread_refs_text(&mail->thread);
+	m.message_id = mail->message_id;
+	/* a --to reflection consumes nothing: no dedupe key, no thread */
+	m.dedupe_key = mail->reflect ? NULL : r->dedupe_key;
+	m.thread_key = mail->reflect ? NULL : r->thread_key;
+	m.refs = refs;
+	m.tree = r->tree_name;
+	m.subject = mail->thread.subject;
+	m.mail_from = (char *)mail->mail_from;
+	m.rcpts = mail->rcpts;
+	m.nrcpts = mail->nrcpts;
+	m.bytes = mail->bytes;
+	m.len = mail->len;
+	m.state = q->held && q->held(p->cfg, r->tree_name, m.rcpts, m.nrcpts) ? RM_STORE_HELD :
+										  RM_STORE_QUEUED;
+	got = rm_store_enqueue(p->ob, &m, p->now, err);
+	free(refs);
+	if (got < 0)
+		return -1;
+	if (got == 0) {
+		p->st.duplicates++;
+		if (p->verbose)
+			fprintf(stderr, "robotmail: %s: already queued\n", mail->message_id);
+		return 0;
+	}
+	p->st.queued++;
+	if (m.state == RM_STORE_HELD)
+		p->st.held++;
+	write_materials(q->materials, it->archive, r->tests[0].head, mail->message_id, p->verbose);
+	if (p->verbose)
+		fprintf(stderr, "robotmail: queued %s%s: %s\n", mail->message_id,
+			m.state == RM_STORE_HELD ? " (held)" : "", mail->thread.subject);
+	(void)fate_failed;
+	return 0;
+}
+
+static void queue_archive(struct rm_sink *s, const char *path, enum rm_fate fate)
+{
+	struct rm_queue_sink *q = s->ctx;
+	struct rm_error me;
+	struct stat st;
+
+	if (q->keep || fate == RM_FATE_WAIT)
+		return; /* stays in the inbox for the next run */
+	if (fate == RM_FATE_FAILED && lstat(path, &st))
+		return; /* gone: nothing to set aside */
+	rm_error_clear(&me);
+	if (rm_inbox_move(path, fate == RM_FATE_FAILED ? q->p->cfg->failed_dir : q->p->cfg->done_dir,
+			  &me))
+		fprintf(stderr, "robotmail: warning: %s\n", me.msg);
+}
+
+void rm_queue_sink_init(struct rm_queue_sink *q, struct rm_pipeline *p, const char *materials,
+			bool keep,
+			bool (*held)(const struct rm_config *, const char *, char *const *, size_t))
+{
+	memset(q, 0, sizeof(*q));
+	q->sink.report = queue_report;
+	q->sink.archive = queue_archive;
+	q->sink.ctx = q;
+	q->p = p;
+	q->materials = materials;
+	q->keep = keep;
+	q->held = held;
+	p->sink = &q->sink;
+}
+
+/* ---------------------------------------------------------------- the printing sink */
+
+static void print_mail(struct rm_print_sink *ps, const struct rm_pipe_item *it)
+{
+	const struct rm_mail *m = it->mail;
+	FILE *f = ps->out;
+	char *msg = rm_xmalloc(m->len + 1);
+	size_t len, k;
+
+	memcpy(msg, m->bytes, m->len);
+	len = rm_crlf_to_lf(msg, m->len);
+	if (ps->outdir) {
+		struct rm_sb name = RM_SB_INIT;
+		char *path;
+
+		rm_sb_init(&name);
+		rm_sb_addf(&name, "%s.eml", m->message_id);
+		path = rm_path_join(ps->outdir, name.buf);
+		if (rm_write_file(path, msg, len)) {
+			fprintf(stderr, "robotmail: error: cannot write '%s'\n", path);
+			ps->rc |= 1;
+		} else if (ps->p->verbose) {
+			fprintf(stderr, "robotmail: wrote %s\n", path);
+		}
+		free(path);
+		rm_sb_release(&name);
+	} else {
+		if (m->thread.in_reply_to)
+			fprintf(f, "# robotmail dry-run: would reply to <%s>%s\n", m->thread.in_reply_to,
+				m->thread.first_id ? "" : " (the patch mail)");
+		fprintf(f, "MAIL FROM:<%s>\n", m->mail_from);
+		for (k = 0; k < m->nrcpts; k++)
+			fprintf(f, "RCPT TO:<%s>\n", m->rcpts[k]);
+		fprintf(f, "DATA\n");
+		fwrite(msg, 1, len, f);
+		fprintf(f, ".\n");
+	}
+	for (k = 0; ps->p->verbose && k < m->rcp.ndropped; k++)
+		fprintf(stderr, "robotmail: recipient left out: %s\n", m->rcp.dropped[k]);
+	free(msg);
+}
+
+static int print_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *fate_failed,
+			struct rm_error *err)
+{
+	struct rm_print_sink *ps = s->ctx;
+	const char *src = it->archive->source;
+
+	(void)fate_failed;
+	(void)err;
+	switch (it->outcome) {
+	case RM_OUT_SEEN: {
+		char when[64];
+		struct tm tm;
+		time_t at = it->seen_at;
+
+		gmtime_r(&at, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+		fprintf(ps->out, "# robotmail dry-run: report %zu from %s: already reported as <%s> on %s, nothing sent\n",
+			it->nth, src, it->seen_id, when);
+		if (it->mail)
+			print_mail(ps, it);
+		return 0;
+	}
+	case RM_OUT_BAD:
+		fprintf(ps->out, "# robotmail dry-run: report %zu from %s: REFUSED: %s\n", it->nth, src,
+			it->reason);
+		fprintf(stderr, "robotmail: error: '%s': %s\n", src, it->reason);
+		ps->rc |= 1;
+		return 0;
+	case RM_OUT_HELD:
+		fprintf(ps->out, "# robotmail dry-run: report %zu from %s: HELD: %s\n", it->nth, src,
+			it->reason);
+		ps->rc |= 2;
+		return 0;
+	case RM_OUT_FAILED:
+		fprintf(stderr, "robotmail: error: '%s': %s\n", src, it->reason);
+		ps->rc |= 1;
+		return 0;
+	case RM_OUT_MAIL:
+		break;
+	}
+	if (!ps->outdir)
+		fprintf(ps->out, "# robotmail dry-run: report %zu from %s\n", it->nth, src);
+	print_mail(ps, it);
+	return 0;
+}
+
+static void print_archive(struct rm_sink *s, const char *path, enum rm_fate fate)
+{
+	struct rm_print_sink *ps = s->ctx;
+
+	(void)path;
+	if (fate == RM_FATE_FAILED)
+		ps->rc |= 1;
+}
+
+void rm_print_sink_init(struct rm_print_sink *ps, struct rm_pipeline *p, FILE *out,
+			const char *outdir, bool force)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->sink.mail_when_seen = force;
+	ps->sink.report = print_report;
+	ps->sink.archive = print_archive;
+	ps->sink.ctx = ps;
+	ps->p = p;
+	ps->out = out;
+	ps->outdir = outdir;
+	ps->force = force;
+	p->sink = &ps->sink;
+}

@@ -1,0 +1,126 @@
+/* test_strbuf.c - the small shared utilities: strbuf's invariants (buf is
+ * never NULL, also with RM_SB_INIT), rm_xstrfmt, the one UTF-8 decoder
+ * (strbuf.h) and the one control-character scrubber (text.h). */
+#include "unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "strbuf.h"
+#include "text.h"
+
+struct holder {
+	int n;
+	struct rm_sb sb;
+};
+
+static struct holder static_holder = { 1, RM_SB_INIT };
+
+static void test_sb_init_buf_never_null(void **state)
+{
+	struct rm_sb sb = RM_SB_INIT, sb2;
+	char *d;
+	size_t len = 99;
+
+	(void)state;
+	/* as written by the initializer, before any call */
+	assert_non_null(sb.buf);
+	assert_string_equal(sb.buf, "");
+	assert_int_equal(sb.len, 0);
+	assert_non_null(static_holder.sb.buf);
+	assert_string_equal(static_holder.sb.buf, "");
+	rm_sb_init(&sb2);
+	assert_ptr_equal(sb2.buf, sb.buf);
+	/* releasing an untouched buffer frees nothing and leaves it valid */
+	rm_sb_release(&sb);
+	assert_non_null(sb.buf);
+	/* the first add copies out of the shared empty string */
+	rm_sb_adds(&sb, "abc");
+	assert_ptr_not_equal(sb.buf, rm_sb_empty);
+	assert_string_equal(rm_sb_empty, "");
+	rm_sb_reset(&sb);
+	assert_string_equal(sb.buf, "");
+	rm_sb_release(&sb);
+	assert_ptr_equal(sb.buf, rm_sb_empty);
+	/* detaching an untouched buffer still hands out malloc'd memory */
+	d = rm_sb_detach(&sb2, &len);
+	assert_ptr_not_equal(d, rm_sb_empty);
+	assert_string_equal(d, "");
+	assert_int_equal(len, 0);
+	free(d);
+	assert_non_null(sb2.buf);
+}
+
+static void test_xstrfmt(void **state)
+{
+	char *s, *big;
+	char want[301];
+
+	(void)state;
+	s = rm_xstrfmt("%s.%d", "marker", 5);
+	assert_string_equal(s, "marker.5");
+	free(s);
+	memset(want, 'x', 300);
+	want[300] = '\0';
+	big = rm_xstrfmt("%s", want);
+	assert_string_equal(big, want);
+	free(big);
+	s = rm_xstrfmt("%s", "");
+	assert_string_equal(s, "");
+	free(s);
+}
+
+static void test_utf8_decode(void **state)
+{
+	static const struct {
+		const char *bytes;
+		size_t len;
+		unsigned cp;
+	} cases[] = {
+		{ "A", 1, 'A' },
+		{ "\xc2\xb1", 2, 0xb1 },              /* the LKP "±" */
+		{ "\xe2\x80\xa8", 3, 0x2028 },
+		{ "\xf4\x8f\xbf\xbf", 4, 0x10ffff },
+		{ "\xc0\x80", 0, 0xc0 },              /* overlong NUL */
+		{ "\xe0\x80\xaf", 0, 0xe0 },          /* overlong '/' */
+		{ "\xed\xa0\x80", 0, 0xed },          /* a surrogate */
+		{ "\xf4\x90\x80\x80", 0, 0xf4 },      /* above U+10FFFF */
+		{ "\x80", 0, 0x80 },                  /* a stray continuation byte */
+		{ "\xc3(", 0, 0xc3 },                 /* cut short */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned cp = 0;
+
+		assert_int_equal(rm_utf8_decode((const unsigned char *)cases[i].bytes, &cp), cases[i].len);
+		assert_int_equal(cp, cases[i].cp);
+	}
+}
+
+static void test_one_scrubber(void **state)
+{
+	char a[] = "a\r\nb\x1b[31m\x7f\t\xc3\xa9z";
+	char b[] = "a\r\nb\x1b[31m\x7f\t\xc3\xa9z";
+	struct rm_error err;
+
+	(void)state;
+	rm_text_scrub(a, '?');
+	assert_string_equal(a, "a??b?[31m??\xc3\xa9z"); /* UTF-8 text is kept */
+	rm_text_scrub(b, ' ');
+	assert_string_equal(b, "a  b [31m  \xc3\xa9z");
+	rm_text_scrub(NULL, ' ');
+	/* errors go through it: one line, whatever they quote */
+	rm_error_set(&err, RM_ERR_INPUT, "bad '%s'", "x\ny\rz");
+	assert_string_equal(err.msg, "bad 'x?y?z'");
+}
+
+const struct CMUnitTest unit_strbuf_tests[] = {
+	cmocka_unit_test(test_sb_init_buf_never_null),
+	cmocka_unit_test(test_xstrfmt),
+	cmocka_unit_test(test_utf8_decode),
+	cmocka_unit_test(test_one_scrubber),
+};
+const size_t unit_strbuf_ntests = sizeof(unit_strbuf_tests) / sizeof(unit_strbuf_tests[0]);
