@@ -140,10 +140,10 @@ static int get_seconds(struct ctx *x, yaml_node_t *n, const char *key, long min,
 	if (!s || !*s)
 		return fail(x, n, key, "expected a duration such as 60s, 2m or 1h");
 	v = strtol(s, &end, 10);
-	if (end != s && *end && !end[1])
-		unit = *end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600 : 0;
+	if (*end && end[1])
+		unit = 0; /* more than one letter after the number */
 	else if (*end)
-		unit = 0;
+		unit = strchr("smh", *end) ? (*end == 's' ? 1 : *end == 'm' ? 60 : 3600) : 0;
 	if (end == s || !unit || v < min / unit || v > max / unit || v * unit < min) {
 		char what[128];
 

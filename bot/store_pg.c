@@ -253,7 +253,7 @@ static int migrate(struct pg_store *s, struct rm_error *err)
 				    s->shown, v, want);
 	}
 	for (; v < want; v++) {
-		struct num n;
+		struct num n = { "" };
 		const char *p[1] = { num(&n, v + 1) };
 		PGresult *r = PQexec(s->conn, migrations[v]); /* constant DDL, several statements */
 
@@ -381,7 +381,7 @@ static int pgs_cache_get(struct rm_store *base, const char *tree, const char *sh
 			 char **json, bool *found, struct rm_error *err)
 {
 	struct pg_store *s = pg(base);
-	struct num n;
+	struct num n = { "" };
 	const char *p[3] = { tree, sha, num(&n, now) };
 	PGresult *r = q(s,
 			"SELECT found, facts FROM commit_cache WHERE tree = $1 AND sha = $2"
@@ -403,7 +403,7 @@ static int pgs_cache_get(struct rm_store *base, const char *tree, const char *sh
 static int pgs_cache_put(struct rm_store *base, const char *tree, const char *sha, bool found,
 			 const char *json, time_t now, long ttl, struct rm_error *err)
 {
-	struct num a, b;
+	struct num a = { "" }, b = { "" };
 	const char *p[6] = { tree, sha, found ? "t" : "f", json, num(&a, now),
 			     found ? NULL : num(&b, (long long)now + ttl) };
 
@@ -544,7 +544,7 @@ static int pgs_report_get(struct rm_store *base, const char *key, char **message
 static int insert_msg(struct pg_store *s, const struct rm_store_msg *m, bool keep_id,
 		      time_t now, time_t updated, bool *added, struct rm_error *err)
 {
-	struct num a, b, c, d, e, f;
+	struct num a = { "" }, b = { "" }, c = { "" }, d = { "" }, e = { "" }, f = { "" };
 	char *rcpts = join_lines(m->rcpts, m->nrcpts), *hex = hex_of(m->bytes, m->len);
 	const char *p[17] = {
 		m->message_id, m->dedupe_key, m->tree, m->subject, m->mail_from, rcpts, hex,
@@ -583,7 +583,7 @@ static int pgs_enqueue(struct rm_store *base, const struct rm_store_msg *m, time
 	    begin(s, err, "queueing a message"))
 		return -1;
 	if (m->dedupe_key) {
-		struct num n;
+		struct num n = { "" };
 		const char *p[3] = { m->dedupe_key, m->message_id, num(&n, now) };
 		PGresult *r = q(s,
 				"INSERT INTO reports (dedupe_key, message_id, created_at)"
@@ -619,7 +619,7 @@ static int pgs_enqueue(struct rm_store *base, const struct rm_store_msg *m, time
 static int pgs_recover(struct rm_store *base, int *n, struct rm_error *err)
 {
 	struct pg_store *s = pg(base);
-	struct num pid;
+	struct num pid = { "" };
 	const char *p[2] = { base->host, num(&pid, getpid()) };
 	PGresult *r = q(s,
 			"UPDATE messages SET state = 'queued', lease_host = NULL, lease_pid = NULL,"
@@ -647,7 +647,7 @@ static int pgs_claim_due(struct rm_store *base, time_t now, size_t limit,
 			 struct rm_store_msg **out, size_t *n, struct rm_error *err)
 {
 	struct pg_store *s = pg(base);
-	struct num a, b, c, d;
+	struct num a = { "" }, b = { "" }, c = { "" }, d = { "" };
 	const char *p[5] = { num(&a, now), num(&b, (long long)limit), base->host,
 			     num(&c, getpid()), num(&d, base->lease) };
 	PGresult *r;
@@ -710,7 +710,7 @@ static int pgs_record(struct rm_store *base, long long id, const struct rm_rcpt_
 {
 	static const char what[] = "recording a delivery attempt";
 	struct pg_store *s = pg(base);
-	struct num nid, nnow, ncode, nretry;
+	struct num nid = { "" }, nnow = { "" }, ncode = { "" }, nretry = { "" };
 	char **keep = NULL, *rcpts;
 	size_t nkeep = 0, i;
 	bool any_accepted = false, pending = false;
@@ -800,7 +800,7 @@ fail:
 static int pgs_defer(struct rm_store *base, long long id, time_t until, const char *why,
 		     struct rm_error *err)
 {
-	struct num a, b;
+	struct num a = { "" }, b = { "" };
 	const char *p[3] = { num(&a, until), why, num(&b, id) };
 
 	return x(pg(base),
@@ -824,7 +824,7 @@ static int count_q(struct pg_store *s, const char *sql, int n, const char *const
 
 static int pgs_sent_since(struct rm_store *base, time_t since, long *count, struct rm_error *err)
 {
-	struct num a;
+	struct num a = { "" };
 	const char *p[1] = { num(&a, since) };
 
 	return count_q(pg(base), "SELECT count(*) FROM messages WHERE state = 'sent' AND sent_at >= $1::bigint",
@@ -834,7 +834,7 @@ static int pgs_sent_since(struct rm_store *base, time_t since, long *count, stru
 static int pgs_rcpt_count_since(struct rm_store *base, const char *rcpt, time_t since,
 				long *count, struct rm_error *err)
 {
-	struct num a;
+	struct num a = { "" };
 	const char *p[2] = { rcpt, num(&a, since) };
 
 	return count_q(pg(base),
@@ -880,7 +880,7 @@ static int pgs_set_state(struct rm_store *base, const char *which, enum rm_store
 			 time_t now, struct rm_error *err)
 {
 	const char *sql = NULL;
-	struct num a;
+	struct num a = { "" };
 	const char *p[2] = { which, num(&a, now) };
 	PGresult *r;
 	int changed;
@@ -940,7 +940,7 @@ static int pgs_thread_first(struct rm_store *base, const char *thread_key, char 
 static int pgs_renew(struct rm_store *base, struct rm_error *err)
 {
 	struct pg_store *s = pg(base);
-	struct num pid, lease;
+	struct num pid = { "" }, lease = { "" };
 	const char *p[3] = { base->host, num(&pid, getpid()), num(&lease, base->lease) };
 	time_t now = time(NULL);
 
@@ -963,7 +963,7 @@ static int pgs_claim_archive(struct rm_store *base, const char *name, bool *got,
 			     struct rm_error *err)
 {
 	struct pg_store *s = pg(base);
-	struct num pid, lease;
+	struct num pid = { "" }, lease = { "" };
 	const char *p[4] = { name, base->host, num(&pid, getpid()), num(&lease, base->lease) };
 	PGresult *r;
 
@@ -986,7 +986,7 @@ static int pgs_claim_archive(struct rm_store *base, const char *name, bool *got,
 
 static int pgs_release_archive(struct rm_store *base, const char *name, struct rm_error *err)
 {
-	struct num pid;
+	struct num pid = { "" };
 	const char *p[3] = { name, base->host, num(&pid, getpid()) };
 
 	return x(pg(base), "DELETE FROM archive_claims WHERE name = $1 AND host = $2 AND pid = $3::int",
@@ -1100,7 +1100,7 @@ static int pgs_load(struct rm_store *base, const struct rm_store_dump *d, struct
 	if (x(s, "SET synchronous_commit = on", 0, NULL, err, what) || begin(s, err, what))
 		return -1;
 	for (i = 0; i < d->nreports; i++) {
-		struct num a;
+		struct num a = { "" };
 		const char *p[3] = { d->reports[i].dedupe_key, d->reports[i].message_id,
 				     num(&a, d->reports[i].created_at) };
 
@@ -1122,7 +1122,7 @@ static int pgs_load(struct rm_store *base, const struct rm_store_dump *d, struct
 		}
 	}
 	for (i = 0; i < d->nrcpts; i++) {
-		struct num a, b, e;
+		struct num a = { "" }, b = { "" }, e = { "" };
 		const char *p[5] = { num(&a, d->rcpts[i].message), d->rcpts[i].rcpt,
 				     num(&b, d->rcpts[i].code), d->rcpts[i].text,
 				     num(&e, d->rcpts[i].at) };
@@ -1133,7 +1133,7 @@ static int pgs_load(struct rm_store *base, const struct rm_store_dump *d, struct
 			goto fail;
 	}
 	for (i = 0; i < d->ncache; i++) {
-		struct num a, b;
+		struct num a = { "" }, b = { "" };
 		const struct rm_store_cache_row *k = &d->cache[i];
 		const char *p[6] = { k->tree, k->sha, k->found ? "t" : "f", k->facts,
 				     num(&a, k->fetched_at), k->expires_at ? num(&b, k->expires_at) : NULL };
