@@ -664,7 +664,56 @@ static void test_schedule_policy(void **state)
 	rm_dir(dir);
 }
 
+/* the several-hosts settings: store:, host_id:, lease: (60s, 2m, 1h);
+ * a lease out of range or with an unknown unit names the file and line */
+static void test_config_store_lease(void **state)
+{
+	char *d = mk_dir(), *f = rm_path_join(d, "c.yaml");
+	struct rm_config cfg;
+	struct rm_error err;
+	static const struct {
+		const char *lease;
+		long want; /* 0: refused */
+	} cases[] = { { "60s", 60 }, { "2m", 120 }, { "1h", 3600 }, { "90", 90 },
+		      { "4s", 0 },   { "2h", 0 },    { "60x", 0 },  { "2mm", 0 }, { "s", 0 } };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FILE *fp = fopen(f, "w");
+
+		assert_non_null(fp);
+		fprintf(fp, "store: postgresql://robot@db.example.org/robotmail?sslmode=require\n"
+			    "host_id: reporter-1\nlease: %s\n", cases[i].lease);
+		fclose(fp);
+		rm_error_clear(&err);
+		if (cases[i].want) {
+			assert_int_equal(rm_config_load(&cfg, f, &err), 0);
+			assert_int_equal(cfg.lease, cases[i].want);
+			assert_string_equal(cfg.state_db,
+					    "postgresql://robot@db.example.org/robotmail?sslmode=require");
+			assert_string_equal(cfg.host_id, "reporter-1");
+			assert_true(rm_store_location_shared(cfg.state_db));
+			rm_config_free(&cfg);
+		} else {
+			assert_int_equal(rm_config_load(&cfg, f, &err), -1);
+			assert_int_equal(err.kind, RM_ERR_CONFIG);
+			assert_non_null(strstr(err.msg, "line 3: 'lease': expected a duration"));
+		}
+	}
+	/* the defaults: SQLite, the hostname, 60 s */
+	assert_int_equal(rm_config_load(&cfg, NULL, &err), 0);
+	assert_int_equal(cfg.lease, 60);
+	assert_null(cfg.host_id);
+	assert_false(rm_store_location_shared(cfg.state_db));
+	rm_config_free(&cfg);
+	unlink(f);
+	free(f);
+	rm_dir(d);
+}
+
 const struct CMUnitTest unit_store_tests[] = {
+	cmocka_unit_test(test_config_store_lease),
 	cmocka_unit_test(test_enqueue_dedupe),
 	cmocka_unit_test(test_claim_and_recover),
 	cmocka_unit_test(test_record_outcomes),
