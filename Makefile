@@ -112,6 +112,7 @@ bench: deps
 	@BUILD=$(BUILD) tests/bench.sh
 	@BUILD=$(BUILD) tests/bench-smtp.sh
 	@BUILD=$(BUILD) tests/bench-report.sh
+	@BUILD=$(BUILD) tests/bench-hosts.sh
 
 # the unit tests and the main integration suites under valgrind (no ASan build)
 check-valgrind: deps
