@@ -275,6 +275,12 @@ void rm_store_set_owner(struct rm_store *st, const char *host, long lease)
 	st->lease = lease < 5 ? 5 : lease;
 }
 
+size_t rm_store_claim_round(const struct rm_store *st, size_t limit)
+{
+	/* a backend with archive claims is one several hosts share */
+	return st && st->ops->claim_archive && limit > 32 ? 32 : limit;
+}
+
 int rm_store_renew(struct rm_store *st, struct rm_error *err)
 {
 	if (!st || st->readonly || !st->ops->renew)

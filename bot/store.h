@@ -218,6 +218,10 @@ bool rm_store_location_shared(const char *location);
  * hostname; copied, at most 200 bytes kept) and `lease` seconds (>= 5).
  * Before any claim. */
 void rm_store_set_owner(struct rm_store *st, const char *host, long lease);
+/* How many of `limit` due messages one rm_store_claim_due() should take:
+ * all on a single-host store; a round of 32 on a shared one, so the runs of
+ * other hosts get their share (the caller claims again after a round). */
+size_t rm_store_claim_round(const struct rm_store *st, size_t limit);
 /* Extend the leases of everything this process holds.  Cheap to call often:
  * the backend renews only when a third of the lease has passed. */
 int rm_store_renew(struct rm_store *st, struct rm_error *err);

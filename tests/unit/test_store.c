@@ -741,5 +741,6 @@ const struct CMUnitTest unit_store_pg_tests[] = {
 	cmocka_unit_test(unit_pg_test_archive_claims),
 	cmocka_unit_test(unit_pg_test_migrate_round_trip),
 	cmocka_unit_test(unit_pg_test_parameters_not_sql),
+	cmocka_unit_test(unit_pg_test_delivery_rounds),
 };
 const size_t unit_store_pg_ntests = sizeof(unit_store_pg_tests) / sizeof(unit_store_pg_tests[0]);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
+#include "schedule.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -319,5 +321,41 @@ void unit_pg_test_parameters_not_sql(void **state)
 	assert_string_equal(m.message_id, hostile);
 	rm_store_msg_free(&m);
 	assert_int_equal(rm_store_set_state(st, hostile, RM_STORE_HOLD, T0, &err), 1);
+	rm_store_close(st);
+}
+
+/* on a shared store the schedule claims 32 at a time and goes on round
+ * after round: one pass still delivers every due message (up to the batch) */
+void unit_pg_test_delivery_rounds(void **state)
+{
+	struct rm_store *st = unit_fresh_store();
+	struct rm_config cfg;
+	struct rm_schedule_counts c;
+	struct rm_store_counts k;
+	struct rm_error err;
+	int i;
+
+	(void)state;
+	rm_store_set_owner(st, "host-a", 30);
+	for (i = 0; i < 70; i++) {
+		char mid[32], key[32];
+
+		snprintf(mid, sizeof(mid), "r%d@example.org", i);
+		snprintf(key, sizeof(key), "round %d", i);
+		assert_int_equal(put(st, mid, key), 1);
+	}
+	assert_int_equal(rm_store_claim_round(st, 500), 32);
+	assert_int_equal(rm_config_load(&cfg, NULL, &err), 0);
+	free(cfg.transport);
+	cfg.transport = rm_xstrdup("sendmail:sh -c cat>/dev/null");
+	cfg.batch = 65; /* the batch still holds across rounds */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(rm_schedule_deliver(st, &cfg, T0, NULL, &c, &err), 0);
+	assert_int_equal(c.sent, 65);
+	assert_int_equal(rm_store_counts(st, &k, &err), 0);
+	assert_int_equal(k.by_state[RM_STORE_SENT], 65);
+	assert_int_equal(k.by_state[RM_STORE_QUEUED], 5);
+	assert_int_equal(k.by_state[RM_STORE_SENDING], 0);
+	rm_config_free(&cfg);
 	rm_store_close(st);
 }

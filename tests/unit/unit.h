@@ -48,6 +48,7 @@ void unit_pg_test_dedupe_across_hosts(void **state);
 void unit_pg_test_archive_claims(void **state);
 void unit_pg_test_migrate_round_trip(void **state);
 void unit_pg_test_parameters_not_sql(void **state);
+void unit_pg_test_delivery_rounds(void **state);
 int unit_store_pg_teardown(void **state);
 
 #endif
