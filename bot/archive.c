@@ -418,6 +418,7 @@ static int read_tarball(struct filelist *fl, const char *source, struct rm_error
 	struct archive *ar = archive_read_new();
 	struct archive_entry *e;
 	size_t members = 0;
+	char *prev = NULL; /* the last member read, for the errors about what follows it */
 	int rc = 0;
 
 	archive_read_support_filter_gzip(ar);
@@ -447,19 +448,27 @@ static int read_tarball(struct filelist *fl, const char *source, struct rm_error
 						  source, aerr(ar));
 			else
 				rc = rm_error_set(err, RM_ERR_INPUT,
-						  "'%s': corrupt or truncated archive after %zu members: %s",
-						  source, members, aerr(ar));
-			break;
-		}
-		if (++members > RM_ARCHIVE_MAX_MEMBERS) {
-			rc = rm_error_set(err, RM_ERR_INPUT, "'%s': more than %d members; refused",
-					  source, RM_ARCHIVE_MAX_MEMBERS);
+						  "'%s': corrupt or truncated archive after %zu members, in the header after member '%s': %s",
+						  source, members, prev ? prev : "", aerr(ar));
 			break;
 		}
 		name = archive_entry_pathname(e);
+		if (++members > RM_ARCHIVE_MAX_MEMBERS) {
+			rc = rm_error_set(err, RM_ERR_INPUT,
+					  "'%s': more than %d members (member %zu '%s'); refused", source,
+					  RM_ARCHIVE_MAX_MEMBERS, members, name ? name : "?");
+			break;
+		}
 		if (!name) {
-			rc = rm_error_set(err, RM_ERR_INPUT, "'%s': member %zu has no readable name",
-					  source, members);
+			rc = rm_error_set(err, RM_ERR_INPUT,
+					  "'%s': member %zu (after member '%s') has no readable name",
+					  source, members, prev ? prev : "");
+			break;
+		}
+		if (!*name) {
+			rc = rm_error_set(err, RM_ERR_INPUT,
+					  "'%s': member %zu (after member '%s') has an empty name", source,
+					  members, prev ? prev : "");
 			break;
 		}
 		path = safe_member_path(source, name, err);
@@ -467,6 +476,8 @@ static int read_tarball(struct filelist *fl, const char *source, struct rm_error
 			rc = -1;
 			break;
 		}
+		free(prev);
+		prev = rm_xstrdup(path);
 		type = archive_entry_filetype(e);
 		if (archive_entry_hardlink(e) || type == AE_IFLNK) {
 			rc = rm_error_set(err, RM_ERR_INPUT,
@@ -514,6 +525,7 @@ static int read_tarball(struct filelist *fl, const char *source, struct rm_error
 		if (rc)
 			break;
 	}
+	free(prev);
 	archive_read_free(ar);
 	return rc;
 }

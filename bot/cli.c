@@ -15,6 +15,7 @@
 #include "fileutil.h"
 #include "gitweb.h"
 #include "inbox.h"
+#include "lookup.h"
 #include "message.h"
 #include "pipeline.h"
 #include "schedule.h"
@@ -192,7 +193,7 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 	return rc;
 }
 
-static void print_facts(const struct rm_gitweb_req *r)
+static void print_facts(const struct rm_lookup_req *r)
 {
 	const struct rm_commit_facts *f = &r->facts;
 	size_t i;
@@ -241,7 +242,7 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 	const char *config = NULL, *subject = NULL;
 	bool use_cache = true;
 	struct env e;
-	struct rm_gitweb_req req;
+	struct rm_lookup_req req;
 	struct rm_gitweb_opts o;
 	int c, rc;
 
@@ -282,32 +283,33 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 	}
 	req.sha = argv[optind + 1];
 	req.subject = subject;
-	if (!rm_gitweb_valid_sha(req.sha)) {
+	if (!rm_commit_valid_sha(req.sha)) {
 		rm_error_set(err, RM_ERR_USAGE, "commit: '%.80s' is not a commit sha (4 to 64 hex digits)",
 			     req.sha);
 		env_close(&e);
 		return -1;
 	}
 	rm_gitweb_opts_from_config(&o, &e.cfg);
-	if (rm_gitweb_lookup(&req, 1, &o, e.ob ? &e.cache : NULL, err)) {
+	if (rm_lookup_run(&req, 1, &o, e.ob ? &e.cache : NULL, err)) {
 		env_close(&e);
 		return -1;
 	}
 	switch (req.status) {
-	case RM_GITWEB_FOUND:
+	case RM_LOOKUP_FOUND:
 		print_facts(&req);
 		rc = 0;
 		break;
-	case RM_GITWEB_UNKNOWN:
+	case RM_LOOKUP_UNKNOWN:
 		rm_error_set(err, RM_ERR_INPUT, "commit %s is unknown to %s (%s)", req.sha,
 			     req.tree->name, req.tree->api);
 		rc = -1;
 		break;
 	default:
-		rc = rm_error_set(err, RM_ERR_TEMP, "commit %s: %s", req.sha, req.error);
+		rc = rm_error_set(err, req.error_kind == RM_ERR_CONFIG ? RM_ERR_CONFIG : RM_ERR_TEMP,
+				  "commit %s: %s", req.sha, req.error);
 		break;
 	}
-	rm_facts_free(&req.facts);
+	rm_commit_free(&req.facts);
 	env_close(&e);
 	return rc;
 }

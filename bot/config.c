@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "address.h"
 #include "fileutil.h"
 #include "strbuf.h"
 #include "yamldoc.h"
@@ -198,6 +199,42 @@ static int get_list(struct ctx *x, yaml_node_t *n, const char *key, struct rm_st
 	return 0;
 }
 
+/* A mailbox ("Name <addr>", "addr"), by the strict rule of address.h. */
+static int check_mailbox(struct ctx *x, yaml_node_t *n, const char *key, const char *spec)
+{
+	struct rm_address a;
+	struct rm_error e;
+	bool bad_spec;
+
+	rm_error_clear(&e);
+	if (rm_address_parse(&a, spec, &bad_spec, &e))
+		return fail(x, n, key, e.msg);
+	rm_address_free(&a);
+	return 0;
+}
+
+/* get_list, then every item must be a mailbox */
+static int get_mailboxes(struct ctx *x, yaml_node_t *n, const char *key, struct rm_strlist *dst)
+{
+	size_t first = dst->n, i;
+
+	if (get_list(x, n, key, dst))
+		return -1;
+	if (n && n->type == YAML_SEQUENCE_NODE) {
+		yaml_node_item_t *it;
+
+		for (it = n->data.sequence.items.start, i = first;
+		     it < n->data.sequence.items.top && i < dst->n; it++, i++)
+			if (check_mailbox(x, rm_yaml_node(x->y, *it), key, dst->v[i]))
+				return -1;
+	} else {
+		for (i = first; i < dst->n; i++)
+			if (check_mailbox(x, n, key, dst->v[i]))
+				return -1;
+	}
+	return 0;
+}
+
 static void free_list(struct rm_strlist *l)
 {
 	size_t i;
@@ -247,11 +284,17 @@ static int robot_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, 
 
 	if (!strcmp(key, "name"))
 		return get_str(x, v, "robot.name", &c->robot_name);
-	if (!strcmp(key, "address"))
-		return get_str(x, v, "robot.address", &c->robot_address);
+	if (!strcmp(key, "address")) {
+		const char *why;
+
+		if (get_str(x, v, "robot.address", &c->robot_address))
+			return -1;
+		why = rm_address_check(c->robot_address);
+		return why ? fail(x, v, "robot.address", why) : 0;
+	}
 	if (!strcmp(key, "cc")) {
 		free_list(&c->cc);
-		return get_list(x, v, "robot.cc", &c->cc);
+		return get_mailboxes(x, v, "robot.cc", &c->cc);
 	}
 	if (!strcmp(key, "cc_self"))
 		return get_bool(x, v, "robot.cc_self", &c->cc_self);
@@ -328,6 +371,8 @@ static int gitweb_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v,
 		return get_long(x, v, "gitweb.miss_ttl", 0, 30L * 86400, &c->miss_ttl);
 	if (!strcmp(key, "max_wait"))
 		return get_long(x, v, "gitweb.max_wait", 0, 3600, &c->max_wait);
+	if (!strcmp(key, "lookup_horizon"))
+		return get_long(x, v, "gitweb.lookup_horizon", 0, 30L * 86400, &c->lookup_horizon);
 	if (!strcmp(key, "on_failure")) {
 		const char *s = rm_yaml_scalar(v);
 
@@ -390,8 +435,14 @@ static int delivery_key(struct ctx *x, void *obj, const char *key, yaml_node_t *
 	}
 	if (!strcmp(key, "public_inbox_config"))
 		return get_str(x, v, "delivery.public_inbox_config", &c->pi_config);
-	if (!strcmp(key, "public_inbox_address"))
-		return get_str(x, v, "delivery.public_inbox_address", &c->pi_address);
+	if (!strcmp(key, "public_inbox_address")) {
+		const char *why;
+
+		if (get_str(x, v, "delivery.public_inbox_address", &c->pi_address))
+			return -1;
+		why = rm_address_check(c->pi_address);
+		return why ? fail(x, v, "delivery.public_inbox_address", why) : 0;
+	}
 	if (!strcmp(key, "daily_caps")) {
 		yaml_node_pair_t *p;
 
@@ -430,7 +481,7 @@ static int rule_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, y
 	if (!strcmp(key, "pattern"))
 		return get_str(x, v, "recipients.rules[].pattern", &r->pattern);
 	if (!strcmp(key, "cc"))
-		return get_list(x, v, "recipients.rules[].cc", &r->cc);
+		return get_mailboxes(x, v, "recipients.rules[].cc", &r->cc);
 	return unknown(x, k, "recipients.rules[]", key);
 }
 
@@ -511,9 +562,9 @@ static int tree_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, y
 	if (!strcmp(key, "patches"))
 		return get_bool(x, v, "trees.patches", &t->patches);
 	if (!strcmp(key, "mail_to"))
-		return get_list(x, v, "trees.mail_to", &t->mail_to);
+		return get_mailboxes(x, v, "trees.mail_to", &t->mail_to);
 	if (!strcmp(key, "mail_cc"))
-		return get_list(x, v, "trees.mail_cc", &t->mail_cc);
+		return get_mailboxes(x, v, "trees.mail_cc", &t->mail_cc);
 	if (!strcmp(key, "provider")) {
 		const char *s = rm_yaml_scalar(v);
 		size_t i;

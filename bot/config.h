@@ -90,6 +90,8 @@ struct rm_config {
 	long concurrency;      /* lookups in flight */
 	long miss_ttl;         /* seconds a "not found" is cached */
 	long max_wait;         /* longest rate-limit wait honoured, seconds */
+	long lookup_horizon;   /* seconds an archive waits for a commit its tree does not
+				* know yet (a mirror behind); 0: unknown fails at once */
 	bool defer_on_failure; /* hold reports whose commit facts failed */
 
 	struct rm_tree_cfg *trees;

@@ -1,103 +1,42 @@
 /*
- * gitweb.h - commit facts from the git web API of the tree that was tested.
+ * gitweb.h - the HTTP engine (libcurl multi) of every git web and patch-archive request.
  *
- * Owns: looking commits up over HTTP with libcurl (cgit's /patch/?id= mbox,
- * GitHub, Gitea/Forgejo and GitLab JSON) or in a local clone (`git show`),
- * with connect and total timeouts, bounded retries with backoff for 5xx and
- * timeouts, honouring rate limits (403/429 with X-RateLimit-Reset or
- * Retry-After, up to a configured wait), concurrent lookups (curl multi),
- * matching a commit unknown upstream by its subject, and a cache (immutable
- * found commits, short-lived misses) kept behind an interface so that
- * --dry-run can read it without writing.  Parsing of each response format is
- * exposed for tests and fuzzing.
+ * Owns: every HTTP request robotmail makes to a git web API or an archive of
+ * patch mails, and every curl option of them (this is the one file that sets
+ * one): connect and total timeouts, the user agent, allowed protocols
+ * (http, https), compression, the cap on a response's size; credentials,
+ * read from the configured file or environment variable and attached only to
+ * requests whose origin (scheme, host, port) is the origin of the API base
+ * they were configured for; redirects, followed here one hop at a time (at
+ * most RM_GITWEB_MAX_REDIRS) so that a token never follows a redirect to
+ * another origin or from https to http; retries with doubling backoff for
+ * transport errors and 5xx; rate limits (429, 403 with X-RateLimit-*,
+ * Retry-After, RateLimit-Reset; 503 with Retry-After) waited out up to
+ * `max_wait`; running many
+ * jobs `concurrency` at a time.
  *
- * Must not: block forever (every request has a deadline), fail a report
- * silently (a failed lookup is RM_GITWEB_FAILED with a message, and the
- * caller defers the report), log tokens.
+ * A job is a conversation of one or more GETs that a provider (cgit.c,
+ * forge.c, patchmail.c, through lookup.c) drives: the engine asks the job
+ * for a request, performs it, and hands the answer back to the job, which
+ * either asks for another request or is done.
+ *
+ * Must not: know what a commit, a patch or a provider is (the job decides
+ * what an answer means), log or print tokens, block forever (every request
+ * has a deadline).
  */
 #ifndef RM_GITWEB_H
 #define RM_GITWEB_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <time.h>
 
 #include "config.h"
 #include "error.h"
 
-struct rm_person {
-	char *name;
-	char *email;
-};
-
-struct rm_trailer {
-	char *key;   /* as written: "Signed-off-by" */
-	char *value;
-};
-
-struct rm_commit_facts {
-	char *sha;           /* full sha */
-	char *subject;       /* first line of the message, unfolded, UTF-8 */
-	char *body;          /* the rest of the message */
-	struct rm_person author, committer;
-	char *date;          /* author date, RFC 3339 or RFC 2822 as the provider gives it */
-	long long commit_time; /* committer date, epoch seconds; 0 when not given (for a
-				* patch the robot applied: when it made the branch) */
-	struct rm_trailer *trailers;
-	size_t ntrailers;
-	char *patch_msgid;   /* Message-ID of the original patch mail (no <>), from Link: */
-	char *parent;        /* first parent sha, when the provider gives it */
-	char **files;        /* changed paths, when the provider gives them */
-	size_t nfiles;
-	char *upstream_sha;  /* set when found by subject instead of by sha */
-};
-
-void rm_facts_free(struct rm_commit_facts *f);
-
-/* ---- parsers (pure: bytes in, facts out; err names `what`, e.g. the URL) */
-
-/* A cgit /patch/ response: an mbox message "From <sha> ..." + headers + body. */
-int rm_facts_from_cgit_patch(struct rm_commit_facts *f, const char *buf, size_t len,
-			     const char *what, struct rm_error *err);
-/* GitHub REST commit, Gitea/Forgejo git/commits, GitLab repository/commits. */
-int rm_facts_from_json(struct rm_commit_facts *f, enum rm_provider p, const char *buf,
-		       size_t len, const char *what, struct rm_error *err);
-/* Fill subject, body, trailers and patch_msgid from a full commit message. */
-void rm_facts_set_message(struct rm_commit_facts *f, const char *message);
-/* The Message-ID named by a lore-style or patch.msgid.link URL, or NULL. */
-char *rm_msgid_from_link(const char *url);
-
-/* Facts <-> the JSON kept in the cache. */
-char *rm_facts_to_json(const struct rm_commit_facts *f);
-int rm_facts_from_cache_json(struct rm_commit_facts *f, const char *json);
-
-/* ---- lookups */
-
-enum rm_gitweb_status {
-	RM_GITWEB_FOUND,
-	RM_GITWEB_UNKNOWN,  /* the provider does not know the commit (404/422) */
-	RM_GITWEB_FAILED,   /* transient: timeouts, 5xx, rate limits; retry later */
-};
-
-/* The cache, as an interface (rm_store_commit_cache() provides one; tests may fake it). */
-struct rm_commit_cache {
-	void *ctx;
-	/* 1 hit, 0 miss, -1 error */
-	int (*get)(void *ctx, const char *tree, const char *sha, char **json, bool *found);
-	int (*put)(void *ctx, const char *tree, const char *sha, bool found, const char *json);
-};
-
-struct rm_gitweb_req {
-	const struct rm_tree_cfg *tree;
-	const char *sha;         /* full or abbreviated */
-	const char *subject;     /* optional: search by it when the sha is unknown */
-	/* results */
-	enum rm_gitweb_status status;
-	struct rm_commit_facts facts;  /* when FOUND; free with rm_facts_free */
-	char error[512];         /* when FAILED: what went wrong, naming the URL */
-	unsigned requests;       /* HTTP requests made for this lookup */
-	bool from_cache;
-};
+#define RM_GITWEB_MAX_BODY (16u << 20) /* a response larger than this is refused */
+#define RM_GITWEB_MAX_LINE (1u << 20)  /* with a line filter: the longest line */
+#define RM_GITWEB_MAX_REDIRS 3
+#define RM_GITWEB_MAX_HEADERS 4
 
 struct rm_gitweb_opts {
 	long connect_timeout, timeout; /* seconds */
@@ -107,36 +46,97 @@ struct rm_gitweb_opts {
 	long backoff_ms;               /* first retry delay; doubles each time */
 };
 
-/* Look every request up, `concurrency` at a time.  Cache hits make no
- * request; results are written back to the cache (when it has put).  Returns
- * 0 when every request has a status (FOUND, UNKNOWN or FAILED), -1 only on
- * an internal error. */
-int rm_gitweb_lookup(struct rm_gitweb_req *reqs, size_t n, const struct rm_gitweb_opts *opts,
-		     const struct rm_commit_cache *cache, struct rm_error *err);
+/* Options from the configuration. */
+void rm_gitweb_opts_from_config(struct rm_gitweb_opts *o, const struct rm_config *c);
 
-/* The original mail of a patch, from a public-inbox archive (lore). */
-struct rm_patch_mail {
-	char *subject;   /* raw, e.g. "[PATCH v2 1/3] mm: ..." (decoded, one line) */
-	char **to, **cc; /* "Name <addr>" or "addr" */
-	size_t nto, ncc;
+/* How an API takes its token. */
+enum rm_gitweb_auth {
+	RM_GITWEB_AUTH_BEARER, /* Authorization: Bearer TOKEN (GitHub, anything else) */
+	RM_GITWEB_AUTH_TOKEN,  /* Authorization: token TOKEN (Gitea, Forgejo) */
+	RM_GITWEB_AUTH_GITLAB, /* PRIVATE-TOKEN: TOKEN (GitLab) */
 };
-void rm_patch_mail_free(struct rm_patch_mail *p);
-/* Parse a raw mail (an optional mbox "From " line first). */
-int rm_patch_mail_parse(struct rm_patch_mail *p, const char *buf, size_t len, const char *what,
-			struct rm_error *err);
-/* GET <base>/<msgid>/raw.  Returns 1 found, 0 not in the archive (404), -1
- * failed (err names the URL). */
-int rm_patch_mail_lookup(struct rm_patch_mail *p, const char *base, const char *msgid,
-			 const struct rm_gitweb_opts *o, struct rm_error *err);
 
-/* 4 to 64 hex digits: what may be looked up (and put in a URL). */
-bool rm_gitweb_valid_sha(const char *s);
+/* Credentials of one API: sent only to the origin of `base`. */
+struct rm_gitweb_cred {
+	const char *base;       /* the configured API URL */
+	const char *token_env;  /* environment variable holding the token, or NULL */
+	const char *token_file; /* file holding it (first line), or NULL */
+	enum rm_gitweb_auth auth;
+};
+
+enum rm_gitweb_keep { RM_GITWEB_DROP, RM_GITWEB_KEEP, RM_GITWEB_STOP };
+
+/* One request, as a job asks for it. */
+struct rm_gitweb_call {
+	char *url;  /* malloc()ed by the job; the engine owns (and frees) it */
+	/* fixed, non-secret headers ("Accept: ..."), NULL-terminated; borrowed,
+	 * they must live as long as the run */
+	const char *headers[RM_GITWEB_MAX_HEADERS + 1];
+	bool once;  /* no retry, no redirect, no rate-limit wait: every HTTP answer
+		     * goes back to the job (for probes) */
+	bool head;  /* HEAD instead of GET */
+	/* When set, the body is handed to it line by line (each with its '\n';
+	 * `kept` is what was kept so far; a line longer than RM_GITWEB_MAX_LINE
+	 * comes in pieces of that size) and only the lines it keeps are kept;
+	 * RM_GITWEB_STOP keeps the line and ends the transfer there, as a
+	 * complete answer (the job has what it needs).  RM_GITWEB_MAX_BODY then
+	 * bounds what is kept, not what was sent: a provider that needs a few
+	 * lines of a 100 MB answer reads it in the memory of a small one. */
+	enum rm_gitweb_keep (*keep)(const char *kept, size_t kept_len, const char *line,
+				    size_t len);
+};
+
+/* An HTTP answer handed back to its job (borrowed for the call of step). */
+struct rm_gitweb_answer {
+	const char *url;   /* the URL that answered (after redirects) */
+	long status;       /* HTTP status: 2xx, 3xx without Location, 4xx but rate limits */
+	const char *body;  /* NUL-terminated */
+	size_t len;
+};
+
+enum rm_gitweb_fail_kind {
+	RM_GITWEB_TEMP,   /* a later run may succeed: timeouts, 5xx, rate limits, too big */
+	RM_GITWEB_CONFIG, /* the operator must fix something: a token that cannot be read */
+};
+
+struct rm_gitweb_job {
+	void *ctx;
+	const struct rm_gitweb_cred *cred; /* borrowed; NULL: no credentials */
+	/* The next request.  `a` is NULL for the first, else the answer to the
+	 * previous request.  Fill *next and return true to make it; return
+	 * false when the job is done. */
+	bool (*step)(void *ctx, const struct rm_gitweb_answer *a, struct rm_gitweb_call *next);
+	/* The engine gave up on the job's request; the job is done.  `why`
+	 * names the URL and the cause. */
+	void (*fail)(void *ctx, enum rm_gitweb_fail_kind kind, const char *why);
+	unsigned requests; /* out: HTTP requests made (each redirect hop counts) */
+};
+
+/* Run every job to its end, `concurrency` requests at a time.  Returns 0
+ * when every job is done (each has been told its answers or its failure),
+ * -1 only on an internal error (err says which). */
+int rm_gitweb_run(struct rm_gitweb_job *jobs, size_t n, const struct rm_gitweb_opts *o,
+		  struct rm_error *err);
+
+/* One GET of `url` without credentials: 0 with *status and *body (malloc()ed,
+ * NUL-terminated, the caller frees it) set for an answer the engine does not
+ * handle itself (see rm_gitweb_answer), -1 with err (RM_ERR_TEMP or
+ * RM_ERR_CONFIG) when it gave up.  Takes ownership of url. */
+int rm_gitweb_get(char *url, const struct rm_gitweb_opts *o, long *status, char **body,
+		  size_t *len, struct rm_error *err);
+
+/* `s` percent-encoded for a URL path segment or query value, and back
+ * (malloc()ed). */
+char *rm_gitweb_escape(const char *s);
+char *rm_gitweb_unescape(const char *s);
+
+/* Do two URLs have the same origin (scheme, host, port; default ports made
+ * explicit, case ignored)?  The rule for where a token may go; false when
+ * either is no absolute URL. */
+bool rm_gitweb_same_origin(const char *a, const char *b);
 
 /* Is the API base reachable (any HTTP answer below 500)?  0 yes, -1 no;
  * `why` says which. */
 int rm_gitweb_ping(const char *url, const struct rm_gitweb_opts *o, char *why, size_t len);
-
-/* Options from the configuration. */
-void rm_gitweb_opts_from_config(struct rm_gitweb_opts *o, const struct rm_config *c);
 
 #endif

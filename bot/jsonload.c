@@ -1,6 +1,7 @@
 /* jsonload.c - see jsonload.h. */
 #include "jsonload.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "strbuf.h"
@@ -47,6 +48,42 @@ static size_t rewrite_nonfinite(const char *buf, size_t len, struct rm_sb *sb)
 	return count;
 }
 
+int rm_json_check_limits(const char *file, const char *buf, size_t len, struct rm_error *err)
+{
+	size_t i, depth = 0, line = 1, col = 0;
+	bool in_str = false;
+
+	if (len > RM_JSON_MAX_BYTES)
+		return rm_error_set(err, RM_ERR_INPUT, "'%s': %zu bytes of JSON; at most %u are read",
+				    file, len, RM_JSON_MAX_BYTES);
+	for (i = 0; i < len; i++) {
+		char c = buf[i];
+
+		col++;
+		if (c == '\n') {
+			line++;
+			col = 0;
+		} else if (in_str) {
+			if (c == '\\') {
+				i++; /* the escaped character, whatever it is */
+				col++;
+			} else if (c == '"') {
+				in_str = false;
+			}
+		} else if (c == '"') {
+			in_str = true;
+		} else if (c == '[' || c == '{') {
+			if (++depth > RM_JSON_MAX_DEPTH)
+				return rm_error_set(err, RM_ERR_INPUT,
+						    "'%s' line %zu column %zu: nested deeper than %d levels",
+						    file, line, col, RM_JSON_MAX_DEPTH);
+		} else if ((c == ']' || c == '}') && depth) {
+			depth--;
+		}
+	}
+	return 0;
+}
+
 json_t *rm_json_load(const char *file, const char *buf, size_t len, size_t *nan_count,
 		     struct rm_error *err)
 {
@@ -55,6 +92,8 @@ json_t *rm_json_load(const char *file, const char *buf, size_t len, size_t *nan_
 	struct rm_sb text = RM_SB_INIT;
 	size_t count;
 
+	if (rm_json_check_limits(file, buf, len, err))
+		return NULL;
 	rm_sb_init(&text);
 	count = rewrite_nonfinite(buf, len, &text);
 	j = json_loadb(text.buf, text.len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);

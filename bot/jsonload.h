@@ -15,12 +15,26 @@
 
 #include "error.h"
 
+/* Limits, checked before jansson sees a byte: at most RM_JSON_MAX_BYTES
+ * (the largest archive member, archive.h), arrays and objects nested at most
+ * RM_JSON_MAX_DEPTH deep (LKP's files nest 2 or 3; the forges' commit
+ * records 4).  Every JSON robotmail reads goes through rm_json_load, so a
+ * reader that replaces the jansson tree (matrix.json) keeps these by calling
+ * rm_json_check_limits() first. */
+#define RM_JSON_MAX_BYTES (256u << 20)
+#define RM_JSON_MAX_DEPTH 64
+
 /* Parse buf (need not be NUL-terminated).  Returns a new reference the caller
  * must json_decref(), or NULL with err set to
- * "'<file>' line L column C: <jansson's text>".  *nan_count (may be NULL)
+ * "'<file>' line L column C: <jansson's text>" (or "... nested deeper than
+ * 64 levels", "'<file>': N bytes of JSON; at most ... are read").  *nan_count (may be NULL)
  * receives the number of non-finite tokens that were turned into null.
  * Duplicate object keys are rejected. */
 json_t *rm_json_load(const char *file, const char *buf, size_t len, size_t *nan_count,
 		     struct rm_error *err);
+
+/* The limits above on buf: 0, or -1 with err naming the file and the line
+ * and column where the nesting goes too deep.  Linear, no allocation. */
+int rm_json_check_limits(const char *file, const char *buf, size_t len, struct rm_error *err);
 
 #endif

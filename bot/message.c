@@ -11,31 +11,22 @@
 
 #define MAX_LINE 998
 
-bool rm_address_valid(const char *a)
-{
-	const char *at, *p;
-	size_t n;
-
-	if (!a)
-		return false;
-	n = strlen(a);
-	at = strrchr(a, '@');
-	if (!n || n > 254 || !at || at == a || !at[1] || strchr(at + 1, '.') == NULL)
-		return false;
-	for (p = a; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		if (c <= 0x20 || c >= 0x7f || strchr("<>()[]\\,;:\"", c))
-			return false;
-	}
-	return at[-1] != '.' && a[0] != '.' && !strstr(a, "..");
-}
+/* A word longer than this cannot be folded by the header writer, so the
+ * text is encoded (encoded words can be split anywhere between characters):
+ * a header line then stays far below 998 octets whatever the input. */
+#define MAX_PLAIN_WORD 200
 
 static bool needs_encoding(const char *s)
 {
-	for (; *s; s++)
+	size_t word = 0;
+
+	for (; *s; s++) {
 		if ((unsigned char)*s >= 0x80 || strchr("=?", *s))
 			return true;
+		word = *s == ' ' ? 0 : word + 1;
+		if (word > MAX_PLAIN_WORD)
+			return true;
+	}
 	return false;
 }
 
@@ -99,12 +90,30 @@ char *rm_rfc2047_encode(const char *utf8)
 	return rm_sb_detach(&out, NULL);
 }
 
-/* Control characters (CR, LF, NUL, TAB, ESC ...) become spaces; runs of
- * spaces are kept.  Caller frees. */
+/* Control characters (CR, LF, NUL, TAB, ESC ..., the C1 controls such as
+ * NEL, and the separators U+2028/U+2029) become spaces; runs of spaces are
+ * kept; bytes that are not UTF-8 become '?'.  Caller frees. */
 static char *header_text(const char *s)
 {
-	char *c = rm_xstrdup(s ? s : "");
+	struct rm_sb sb = RM_SB_INIT;
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char *c;
 
+	/* bytes that are not UTF-8 become '?', then the one scrubber */
+	rm_sb_init(&sb);
+	while (*p) {
+		unsigned cp;
+		size_t n = rm_utf8_decode(p, &cp);
+
+		if (!n) {
+			rm_sb_addc(&sb, '?');
+			p++;
+			continue;
+		}
+		rm_sb_add(&sb, p, n);
+		p += n;
+	}
+	c = rm_sb_detach(&sb, NULL);
 	rm_text_scrub(c, ' ');
 	return c;
 }
@@ -160,14 +169,16 @@ static int add_addresses(struct mailimf_address_list **list, const struct rm_add
 		return 0;
 	*list = mailimf_address_list_new_empty();
 	for (i = 0; i < n; i++) {
-		char *name = NULL;
+		char *name = NULL, *clean;
+		const char *why = rm_address_check(a[i].addr);
 
-		if (!rm_address_valid(a[i].addr))
-			return rm_error_set(err, RM_ERR_INPUT, "%s: invalid address '%.100s'", field,
-					    a[i].addr ? a[i].addr : "(none)");
-		if (a[i].name && *a[i].name) {
-			char *clean = header_text(a[i].name);
-
+		/* the recipients were built by the strict parser; checked again
+		 * here because this is the last step before the wire */
+		if (why)
+			return rm_error_set(err, RM_ERR_INPUT, "%s: invalid address '%.100s': %s", field,
+					    a[i].addr ? a[i].addr : "(none)", why);
+		clean = rm_address_name(a[i].name);
+		if (clean) {
 			name = rm_rfc2047_encode(clean);
 			free(clean);
 		}
@@ -274,8 +285,8 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 	{
 		char *name = NULL;
 
-		if (in->from_name && *in->from_name) {
-			clean = header_text(in->from_name);
+		clean = rm_address_name(in->from_name);
+		if (clean) {
 			name = rm_rfc2047_encode(clean);
 			free(clean);
 		}

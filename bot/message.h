@@ -8,10 +8,13 @@
  * Auto-Submitted, X-Auto-Response-Suppress, Precedence and X-Robotmail-Report),
  * built with libetpan's header structures and written by its writer, which
  * folds long lines; RFC 2047 encoding of non-ASCII display names and
- * subjects (our own encoder: libetpan only decodes); address validation; and
- * the body in wire form (CRLF, lines of at most 998 octets, checked, never
- * cut).  CR, LF and control characters never reach a header: they are
- * refused in addresses and turned into spaces in names and subjects.
+ * subjects (our own encoder: libetpan only decodes; text with a word longer
+ * than 200 octets is encoded too, so that it folds); and the body in wire
+ * form (CRLF, lines of at most 998 octets, checked, never cut).  Every
+ * address is checked again by the rule of address.h just before it is
+ * written.  CR, LF, NEL, U+2028/U+2029 and other control characters never
+ * reach a header: they are refused in addresses and turned into spaces in
+ * names and subjects.
  *
  * Threading lives here too, in one place: the thread's first mail read
  * from the store (rm_message_thread_first), and a report's mail's
@@ -26,13 +29,9 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "address.h"
 #include "error.h"
 #include "store.h"
-
-struct rm_address {
-	char *name; /* display name, UTF-8, may be NULL */
-	char *addr; /* local@domain */
-};
 
 struct rm_message_in {
 	const char *from_name, *from_addr;
@@ -103,10 +102,6 @@ void rm_thread_free(struct rm_thread *t);
 /* The chain as the store keeps it, one Message-ID per line; NULL when empty.
  * Caller frees. */
 char *rm_thread_refs_text(const struct rm_thread *t);
-
-/* Is `addr` a plain address we can put on the wire (local@domain, printable
- * ASCII, no blanks, brackets, quotes, commas, CR/LF; at most 254 octets)? */
-bool rm_address_valid(const char *addr);
 
 /* RFC 2047 Q-encoding of UTF-8 text in words of at most 75 characters that
  * never split a character; ASCII text without specials comes back as is.

@@ -29,7 +29,7 @@ struct batch {
 	struct rm_report *reports;
 	size_t nreports;
 	size_t *report_archive;        /* which archive each report came from */
-	struct rm_gitweb_req *lookups; /* unique (tree, sha) */
+	struct rm_lookup_req *lookups; /* unique (tree, sha) */
 	size_t nlookups;
 	struct rm_patch_mail *patches; /* per report, when it replies to a patch */
 	int failed;                    /* archives that could not be read */
@@ -42,13 +42,13 @@ static void batch_free(struct batch *b)
 	for (i = 0; i < b->nreports; i++) {
 		rm_report_free(&b->reports[i]);
 		if (b->patches)
-			rm_patch_mail_free(&b->patches[i]);
+			rm_patchmail_free(&b->patches[i]);
 	}
 	free(b->patches);
 	free(b->reports);
 	free(b->report_archive);
 	for (i = 0; i < b->nlookups; i++) {
-		rm_facts_free(&b->lookups[i].facts);
+		rm_commit_free(&b->lookups[i].facts);
 		free((char *)b->lookups[i].sha);
 	}
 	free(b->lookups);
@@ -86,6 +86,32 @@ static size_t lookup_index(struct batch *b, const struct rm_tree_cfg *t, const c
 
 /* Read every archive, compare, pick headlines, fold tests per commit into
  * reports, look the commits up, and build each report. */
+/* A commit its tree does not know may only not be fetched yet (a mirror
+ * behind): until the archive is gitweb.lookup_horizon old its report waits
+ * (held: the archive stays in the inbox, exit 75; the miss is asked again
+ * after gitweb.miss_ttl), then the archive fails naming the commit. */
+static void unknown_within_horizon(const struct rm_pipeline *e, const struct batch *b, size_t i,
+				   struct rm_report *r)
+{
+	const struct rm_archive *ar = &b->archives[b->report_archive[i]];
+	struct stat st;
+	time_t until;
+	char when[32];
+	struct tm tm;
+
+	if (stat(ar->source, &st))
+		return;
+	until = st.st_mtime + (time_t)e->cfg->lookup_horizon;
+	if (e->now >= until)
+		return;
+	gmtime_r(&until, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(stderr, "robotmail: '%s': commit %s is not known to the git web API yet; "
+		"the report waits until %s (gitweb.lookup_horizon)\n", ar->source,
+		r->head_unknown ? r->tests[0].head->commit : r->tests[0].base->commit, when);
+	r->base_unknown = r->head_unknown = false; /* no facts: the report is held */
+}
+
 static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths, struct batch *b,
 		       struct rm_error *err)
 {
@@ -171,29 +197,40 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 		head_idx[i] = lookup_index(b, t, r->tests[0].head->commit);
 	}
 	rm_gitweb_opts_from_config(&o, e->cfg);
-	if (b->nlookups && rm_gitweb_lookup(b->lookups, b->nlookups, &o, e->cache, err))
+	if (b->nlookups && rm_lookup_run(b->lookups, b->nlookups, &o, e->cache, err))
 		goto fail;
-	/* a lookup that failed for now defers its reports: say why, once */
+	/* a lookup the operator must fix (credentials, a clone git refuses)
+	 * stops the run (exit 2); one that failed for now defers its reports:
+	 * say why, once */
 	for (i = 0; i < b->nlookups; i++)
-		if (b->lookups[i].status == RM_GITWEB_FAILED)
+		if (b->lookups[i].status == RM_LOOKUP_FAILED &&
+		    b->lookups[i].error_kind == RM_ERR_CONFIG) {
+			rm_error_set(err, RM_ERR_CONFIG, "commit %s: %s", b->lookups[i].sha,
+				     b->lookups[i].error);
+			goto fail;
+		}
+	for (i = 0; i < b->nlookups; i++)
+		if (b->lookups[i].status == RM_LOOKUP_FAILED)
 			fprintf(stderr, "robotmail: commit %s: %s\n", b->lookups[i].sha,
 				b->lookups[i].error);
 	for (i = 0; i < b->nreports; i++) {
 		struct rm_report *r = &b->reports[i];
-		const struct rm_gitweb_req *bl = &b->lookups[base_idx[i]];
-		const struct rm_gitweb_req *hl = &b->lookups[head_idx[i]];
+		const struct rm_lookup_req *bl = &b->lookups[base_idx[i]];
+		const struct rm_lookup_req *hl = &b->lookups[head_idx[i]];
 
-		r->base_facts = bl->status == RM_GITWEB_FOUND ? &bl->facts : NULL;
-		r->head_facts = hl->status == RM_GITWEB_FOUND ? &hl->facts : NULL;
-		r->base_unknown = bl->status == RM_GITWEB_UNKNOWN;
-		r->head_unknown = hl->status == RM_GITWEB_UNKNOWN;
+		r->base_facts = bl->status == RM_LOOKUP_FOUND ? &bl->facts : NULL;
+		r->head_facts = hl->status == RM_LOOKUP_FOUND ? &hl->facts : NULL;
+		r->base_unknown = bl->status == RM_LOOKUP_UNKNOWN;
+		r->head_unknown = hl->status == RM_LOOKUP_UNKNOWN;
+		if ((r->base_unknown || r->head_unknown) && e->cfg->lookup_horizon > 0)
+			unknown_within_horizon(e, b, i, r);
 		if (!b->patches)
 			b->patches = rm_xcalloc(b->nreports + 1, sizeof(*b->patches));
 		if (e->cfg->patch_mail_base && hl->tree && hl->tree->patches && r->head_facts &&
 		    r->head_facts->patch_msgid) {
 			/* the patch's own mail: its [PATCH] subject and its To/Cc */
 			struct rm_error pe;
-			int got = rm_patch_mail_lookup(&b->patches[i], e->cfg->patch_mail_base,
+			int got = rm_patchmail_lookup(&b->patches[i], e->cfg->patch_mail_base,
 						       r->head_facts->patch_msgid, &o, &pe);
 
 			if (got == 1)
@@ -240,7 +277,7 @@ static int is_commit_dir(const char *path)
 static void lookup_subjects(const struct rm_config *cfg, const struct rm_commit_cache *cache,
 			    const struct rm_group *g, char *subjects[2], int verbose)
 {
-	struct rm_gitweb_req reqs[2];
+	struct rm_lookup_req reqs[2];
 	struct rm_gitweb_opts o;
 	struct rm_error e;
 	const struct rm_tree_cfg *t =
@@ -256,16 +293,16 @@ static void lookup_subjects(const struct rm_config *cfg, const struct rm_commit_
 		reqs[i].sha = g->members[i]->commit;
 	}
 	rm_gitweb_opts_from_config(&o, cfg);
-	if (rm_gitweb_lookup(reqs, 2, &o, cache, &e))
+	if (rm_lookup_run(reqs, 2, &o, cache, &e))
 		return;
 	for (i = 0; i < 2; i++) {
-		if (reqs[i].status == RM_GITWEB_FOUND)
+		if (reqs[i].status == RM_LOOKUP_FOUND)
 			subjects[i] = rm_xstrdup(reqs[i].facts.subject);
 		else if (verbose)
 			fprintf(stderr, "robotmail: commit %s: %s\n", reqs[i].sha,
-				reqs[i].status == RM_GITWEB_UNKNOWN ? "unknown upstream" :
+				reqs[i].status == RM_LOOKUP_UNKNOWN ? "unknown upstream" :
 								      reqs[i].error);
-		rm_facts_free(&reqs[i].facts);
+		rm_commit_free(&reqs[i].facts);
 	}
 }
 
@@ -423,8 +460,8 @@ static void run_threads_free(struct rm_pipeline *p)
  * the finding), headers and bytes.  Returns 0, or -1 with *err set: kind
  * RM_ERR_TEMP or RM_ERR_INTERNAL when the store failed (the run stops),
  * else the report's mail cannot be made (the archive fails). */
-static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm_mail *m,
-		     bool *store_failed, struct rm_error *err)
+static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const char *source,
+		     struct rm_mail *m, bool *store_failed, struct rm_error *err)
 {
 	struct rm_message_in in;
 	const struct rm_tree_cfg *t = rm_config_tree_for_branch(
@@ -454,6 +491,10 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, struct rm
 	rm_thread_first_free(&first);
 	if (rm_recipients_build(&m->rcp, &ri, err))
 		return -1;
+	/* a hostile fact left out is said even in a quiet run */
+	for (k = 0; k < m->rcp.ninvalid; k++)
+		fprintf(stderr, "robotmail: warning: '%s': recipient left out: %s\n", source,
+			m->rcp.invalid[k]);
 	m->mail_from = p->cfg->robot_address;
 	m->rcpts = rm_xcalloc(m->rcp.nto + m->rcp.ncc + 1, sizeof(char *));
 	for (k = 0; k < m->rcp.nto; k++)
@@ -538,7 +579,7 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			    (it.outcome == RM_OUT_SEEN && s->mail_when_seen && !r->bad_reason &&
 			     !r->hold_reason);
 		rm_error_clear(&me);
-		if (want_mail && make_mail(p, r, &mail, &store_failed, &me)) {
+		if (want_mail && make_mail(p, r, it.archive->source, &mail, &store_failed, &me)) {
 			if (store_failed) {
 				*err = me;
 				free(seen_id);

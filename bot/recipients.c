@@ -12,17 +12,29 @@
 
 #include "fileutil.h"
 #include "strbuf.h"
+#include "text.h"
 
 #define RCPT_MAX_FILE (8u << 20)
 
-static void drop(struct rm_recipients *r, const char *addr, const char *why)
+/* Record one address left out: "<what>: <why>", with control characters
+ * shown as escapes so that a hostile fact stays one log line.  `invalid`
+ * also lists it in r->invalid (a fact that failed the address rule). */
+static void drop(struct rm_recipients *r, const char *what, const char *why, bool invalid)
 {
 	struct rm_sb sb = RM_SB_INIT;
+	char *shown = rm_text_escaped(what ? what : "(none)", 200);
+	char *line;
 
 	rm_sb_init(&sb);
-	rm_sb_addf(&sb, "%.200s: %s", addr ? addr : "(none)", why);
+	rm_sb_addf(&sb, "%s: %s", shown, why);
+	free(shown);
+	line = rm_sb_detach(&sb, NULL);
+	if (invalid) {
+		r->invalid = rm_xrealloc(r->invalid, (r->ninvalid + 1) * sizeof(char *));
+		r->invalid[r->ninvalid++] = rm_xstrdup(line);
+	}
 	r->dropped = rm_xrealloc(r->dropped, (r->ndropped + 1) * sizeof(char *));
-	r->dropped[r->ndropped++] = rm_sb_detach(&sb, NULL);
+	r->dropped[r->ndropped++] = line;
 }
 
 static char *trim(const char *s, size_t n)
@@ -34,52 +46,6 @@ static char *trim(const char *s, size_t n)
 	while (n && isspace((unsigned char)s[n - 1]))
 		n--;
 	return rm_xstrndup(s, n);
-}
-
-bool rm_parse_mailbox(const char *spec, char **name, char **addr)
-{
-	const char *lt, *gt, *paren;
-	char *nm = NULL, *ad;
-	size_t i;
-
-	*name = *addr = NULL;
-	if (!spec)
-		return false;
-	lt = strrchr(spec, '<');
-	gt = lt ? strchr(lt, '>') : NULL;
-	if (lt && gt) {
-		ad = trim(lt + 1, (size_t)(gt - lt - 1));
-		nm = trim(spec, (size_t)(lt - spec));
-	} else if (lt || strchr(spec, '>')) {
-		return false; /* a bracket without its pair */
-	} else {
-		paren = strchr(spec, '(');
-		ad = trim(spec, paren ? (size_t)(paren - spec) : strlen(spec));
-		if (paren && strchr(paren, ')'))
-			nm = trim(paren + 1, (size_t)(strchr(paren, ')') - paren - 1));
-	}
-	/* "Name" with quotes: keep the text */
-	if (nm && nm[0] == '"') {
-		size_t l = strlen(nm);
-
-		memmove(nm, nm + 1, l);
-		l--;
-		if (l && nm[l - 1] == '"')
-			nm[l - 1] = '\0';
-	}
-	if (nm && !*nm) {
-		free(nm);
-		nm = NULL;
-	}
-	for (i = 0; ad[i]; i++)
-		if (ad[i] == ' ' || ad[i] == '\t') {
-			free(ad);
-			free(nm);
-			return false;
-		}
-	*name = nm;
-	*addr = ad;
-	return true;
 }
 
 struct builder {
@@ -119,45 +85,98 @@ static const char *opted_out(struct builder *b, const char *addr)
 	return NULL;
 }
 
-/* Add one mailbox; `source` names where it came from for the drop reasons. */
-static void add(struct builder *b, bool to, const char *spec, const char *source)
+/* Where a fact came from, for the reasons: "(from Cc) in commit <sha>". */
+static void reason(char *buf, size_t len, const struct builder *b, const char *kind,
+		   const char *source, bool fact, const char *detail)
+{
+	const struct rm_commit_facts *h = b->in->head;
+
+	snprintf(buf, len, "%s (from %s)%s%s%s%s", kind, source,
+		 fact && h && h->sha ? " in commit " : "", fact && h && h->sha ? h->sha : "",
+		 detail ? ": " : "", detail ? detail : "");
+}
+
+/* Add one address: `a` is taken over (freed unless kept). */
+static void add_address(struct builder *b, bool to, struct rm_address *a, const char *source)
 {
 	struct rm_recipients *r = b->r;
-	char *name, *addr;
 	const char *why;
 	struct rm_address **list = to ? &r->to : &r->cc;
 	size_t *n = to ? &r->nto : &r->ncc;
 
-	if (!spec || !*spec)
-		return;
-	if (!rm_parse_mailbox(spec, &name, &addr)) {
-		char reason[160];
-
-		snprintf(reason, sizeof(reason), "malformed (from %s)", source);
-		drop(r, spec, reason);
-		return;
-	}
-	if (!rm_address_valid(addr)) {
-		char reason[160];
-
-		snprintf(reason, sizeof(reason), "not a valid address (from %s)", source);
-		drop(r, addr, reason);
-	} else if (seen(r, addr)) {
+	if (seen(r, a->addr)) {
 		/* a duplicate, in any case: the first keeps its place */
-	} else if ((why = opted_out(b, addr))) {
-		char reason[300];
+	} else if ((why = opted_out(b, a->addr))) {
+		char text[300];
 
-		snprintf(reason, sizeof(reason), "opted out (%s; from %s)", why, source);
-		drop(r, addr, reason);
+		snprintf(text, sizeof(text), "opted out (%s; from %s)", why, source);
+		drop(r, a->addr, text, false);
 	} else {
 		*list = rm_xrealloc(*list, (*n + 1) * sizeof(**list));
-		(*list)[*n].addr = addr;
-		(*list)[*n].name = name;
-		(*n)++;
+		(*list)[(*n)++] = *a;
 		return;
 	}
-	free(addr);
-	free(name);
+	rm_address_free(a);
+}
+
+/* Add one mailbox written as people do ("Name <addr>" ...); `source` names
+ * where it came from for the reasons, `fact` says it is a commit fact (the
+ * reason then names the commit).  A spec that fails the strict parser is
+ * left out, never repaired. */
+static void add(struct builder *b, bool to, const char *spec, const char *source, bool fact)
+{
+	struct rm_address a;
+	struct rm_error e;
+	bool bad_spec;
+
+	if (!spec || !*spec)
+		return;
+	rm_error_clear(&e);
+	if (rm_address_parse(&a, spec, &bad_spec, &e)) {
+		/* "malformed" names the whole spec, "not a valid address" the
+		 * address alone, as the parser cut it out: e.msg is "malformed:
+		 * <why>" or "not a valid address '<addr>': <why>" (no why holds
+		 * "': ", so the last one ends the address) */
+		char text[600];
+
+		if (bad_spec) {
+			reason(text, sizeof(text), b, "malformed", source, fact, e.msg + 11);
+			drop(b->r, spec, text, fact);
+		} else {
+			const char *q = strchr(e.msg, '\''), *qe = NULL, *p;
+			char *addr;
+
+			for (p = q; p && (p = strstr(p + 1, "': ")); )
+				qe = p;
+			addr = q && qe ? rm_xstrndup(q + 1, (size_t)(qe - q - 1)) : rm_xstrdup(spec);
+			reason(text, sizeof(text), b, "not a valid address", source, fact,
+			       qe ? qe + 3 : NULL);
+			drop(b->r, addr, text, fact);
+			free(addr);
+		}
+		return;
+	}
+	add_address(b, to, &a, source);
+}
+
+/* The commit author: the email from its own field (never parsed out of a
+ * "Name <addr>" string), the name only as display text. */
+static void add_author(struct builder *b, const struct rm_person *who)
+{
+	struct rm_address a;
+	struct rm_error e;
+
+	rm_error_clear(&e);
+	if (rm_address_make(&a, who->name, who->email, &e)) {
+		const char *detail = strstr(e.msg, ": ");
+		char text[600];
+
+		reason(text, sizeof(text), b, "not a valid address", "the commit author's email", true,
+		       detail ? detail + 2 : NULL);
+		drop(b->r, who->email, text, true);
+		return;
+	}
+	add_address(b, true, &a, "the commit author");
 }
 
 static int load_optout(struct builder *b, const char *file, struct rm_error *err)
@@ -242,7 +261,7 @@ static void apply_rules(struct builder *b)
 		pcre2_code_free(re);
 		snprintf(src, sizeof(src), "rule at line %d", rule->line);
 		for (k = 0; hit && k < rule->cc.n; k++)
-			add(b, false, rule->cc.v[k], src);
+			add(b, false, rule->cc.v[k], src, false);
 	}
 }
 
@@ -315,7 +334,7 @@ static int apply_maintainers(struct builder *b, struct rm_error *err)
 			if (match && !excluded && added < (size_t)cfg->maintainers_cap) {
 				size_t before = b->r->ncc;
 
-				add(b, false, who[k], "MAINTAINERS");
+				add(b, false, who[k], "MAINTAINERS", false);
 				added += b->r->ncc > before;
 			}
 			free(who[k]);
@@ -346,30 +365,21 @@ int rm_recipients_build(struct rm_recipients *r, const struct rm_recipients_in *
 	b.in = in;
 	b.md = pcre2_match_data_create(4, NULL);
 	if (in->override) {
-		add(&b, true, in->override, "--to");
+		add(&b, true, in->override, "--to", false);
 		goto out;
 	}
 	if (load_optout(&b, cfg->opt_out, err)) {
 		rc = -1;
 		goto out;
 	}
-	if (head && head->author.email) {
-		struct rm_sb sb = RM_SB_INIT;
-
-		rm_sb_init(&sb);
-		if (head->author.name && *head->author.name)
-			rm_sb_addf(&sb, "%s <%s>", head->author.name, head->author.email);
-		else
-			rm_sb_adds(&sb, head->author.email);
-		add(&b, true, sb.buf, "the commit author");
-		rm_sb_release(&sb);
-	}
+	if (head && head->author.email)
+		add_author(&b, &head->author);
 	for (i = 0; tree && i < tree->mail_to.n; i++)
-		add(&b, r->nto == 0, tree->mail_to.v[i], "the tree's mail_to");
+		add(&b, r->nto == 0, tree->mail_to.v[i], "the tree's mail_to", false);
 	for (i = 0; i < cfg->cc.n; i++)
-		add(&b, false, cfg->cc.v[i], "robot.cc");
+		add(&b, false, cfg->cc.v[i], "robot.cc", false);
 	for (i = 0; tree && i < tree->mail_cc.n; i++)
-		add(&b, false, tree->mail_cc.v[i], "the tree's mail_cc");
+		add(&b, false, tree->mail_cc.v[i], "the tree's mail_cc", false);
 	apply_rules(&b);
 	if (apply_maintainers(&b, err)) {
 		rc = -1;
@@ -378,21 +388,21 @@ int rm_recipients_build(struct rm_recipients *r, const struct rm_recipients_in *
 	for (i = 0; head && i < head->ntrailers; i++)
 		for (k = 0; k < cfg->cc_trailers.n; k++)
 			if (!strcasecmp(head->trailers[i].key, cfg->cc_trailers.v[k]))
-				add(&b, false, head->trailers[i].value, head->trailers[i].key);
+				add(&b, false, head->trailers[i].value, head->trailers[i].key, true);
 	for (i = 0; in->patch && i < in->patch->nto; i++)
-		add(&b, false, in->patch->to[i], "the patch's To");
+		add(&b, false, in->patch->to[i], "the patch mail's To", true);
 	for (i = 0; in->patch && i < in->patch->ncc; i++)
-		add(&b, false, in->patch->cc[i], "the patch's Cc");
+		add(&b, false, in->patch->cc[i], "the patch mail's Cc", true);
 	/* the cap: drop from the end of Cc, keeping the robot's own copy */
 	while (r->nto + r->ncc + (cfg->cc_self ? 1 : 0) > (size_t)cfg->max_recipients && r->ncc) {
 		struct rm_address *last = &r->cc[--r->ncc];
 
-		drop(r, last->addr, "over the recipient cap");
+		drop(r, last->addr, "over the recipient cap", false);
 		free(last->addr);
 		free(last->name);
 	}
 	if (cfg->cc_self)
-		add(&b, false, cfg->robot_address, "robot.cc_self");
+		add(&b, false, cfg->robot_address, "robot.cc_self", false);
 out:
 	for (i = 0; i < b.noptout; i++)
 		free(b.optout[i]);
@@ -421,6 +431,9 @@ void rm_recipients_free(struct rm_recipients *r)
 	}
 	for (i = 0; i < r->ndropped; i++)
 		free(r->dropped[i]);
+	for (i = 0; i < r->ninvalid; i++)
+		free(r->invalid[i]);
+	free(r->invalid);
 	free(r->to);
 	free(r->cc);
 	free(r->dropped);

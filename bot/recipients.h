@@ -11,8 +11,11 @@
  *        people in the commit's trailers (Signed-off-by, Reviewed-by,
  *        Acked-by, Cc; configurable); when replying to a patch, the patch
  *        mail's own To and Cc; the robot itself, last.
- * Every address is validated and normalised (display names kept, no
- * brackets or comments), duplicates are removed case-insensitively (the
+ * Every address goes through the strict parser of address.h (display
+ * names kept as text, never parsed for an address; the author's address is
+ * its own field, never cut out of "Name <addr>"); a fact that fails is left
+ * out with a reason naming the field and the commit, never repaired;
+ * duplicates are removed case-insensitively (the
  * first keeps its place), the opt-out file (addresses, and /regex/ lines
  * matched case-insensitively) is applied last to every source, and
  * recipients beyond `max` are dropped from the end of the Cc list (the
@@ -25,9 +28,10 @@
 
 #include <stddef.h>
 
+#include "commit.h"
 #include "config.h"
-#include "gitweb.h"
 #include "message.h"
+#include "patchmail.h"
 
 struct rm_recipients {
 	struct rm_address *to;
@@ -36,6 +40,10 @@ struct rm_recipients {
 	size_t ncc;
 	char **dropped;   /* "addr: reason" for each address left out */
 	size_t ndropped;
+	char **invalid;   /* those of `dropped` that are commit facts failing the
+			   * address rule (address.h): the caller warns of each,
+			   * verbose or not, as they name the commit and field */
+	size_t ninvalid;
 };
 
 struct rm_recipients_in {
@@ -52,9 +60,5 @@ struct rm_recipients_in {
 int rm_recipients_build(struct rm_recipients *r, const struct rm_recipients_in *in,
 			struct rm_error *err);
 void rm_recipients_free(struct rm_recipients *r);
-
-/* Parse one "Name <addr>", "<addr>", "addr (comment)" or "addr" into a
- * malloc'd name (or NULL) and address; false when there is no address. */
-bool rm_parse_mailbox(const char *spec, char **name, char **addr);
 
 #endif

@@ -410,6 +410,17 @@ static char *unknown_commit(const char *which, const char *sha, const char *tree
 	return rm_sb_detach(&sb, NULL);
 }
 
+/* "commit <sha> has no subject in the git web API of tree '<tree>' ..." */
+static char *no_subject(const char *which, const char *sha, const char *tree)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "%s %s has no subject in the git web API of tree '%s' (empty, or it begins with a NUL byte)",
+		   which, sha, tree);
+	return rm_sb_detach(&sb, NULL);
+}
+
 /* The branch-name form of a text, as the robot names its patch branches:
  * every run of characters other than letters, digits and "_" becomes one
  * "-", none at the ends ("crash_dump/dm-crypt: Don't print" ->
@@ -516,6 +527,27 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 			}
 		}
 	}
+	/* permanent: no later run can look up a commit named by a tag, or
+	 * give a subject to a commit whose record has none (empty, or
+	 * beginning with a NUL byte) */
+	if (tree && tree->provider != RM_PROVIDER_NONE) {
+		const struct rm_result_root *side[2] = { t0->head, t0->base };
+		static const char *const which[2] = { "commit", "base commit" };
+
+		for (i = 0; i < 2; i++) {
+			if (rm_commit_valid_sha(side[i]->commit))
+				continue;
+			rm_sb_init(&sb);
+			rm_sb_addf(&sb, "'%s/%d/job.yaml': %s '%s' is not a sha (40 hex digits), so the git web API of tree '%s' cannot look it up",
+				   side[i]->path, side[i]->nruns ? side[i]->runs[0] : 0, which[i],
+				   side[i]->commit, r->tree_name);
+			refuse(r, rm_sb_detach(&sb, NULL));
+		}
+	}
+	if (r->head_facts && !head_subject)
+		refuse(r, no_subject("commit", t0->head->commit, r->tree_name));
+	if (r->base_facts && !base_subject)
+		refuse(r, no_subject("base commit", t0->base->commit, r->tree_name));
 	if (!head_subject && cfg->defer_on_failure)
 		hold(r, "the tested commit's subject is unknown (git web API lookup failed or unknown commit)");
 	if (!base_subject && cfg->defer_on_failure)

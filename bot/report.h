@@ -24,9 +24,10 @@
 #include <time.h>
 
 #include "archive.h"
+#include "commit.h"
 #include "config.h"
 #include "error.h"
-#include "gitweb.h"
+#include "patchmail.h"
 #include "rules.h"
 #include "stats.h"
 

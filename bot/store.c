@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gitweb.h"
+#include "commit.h"
 #include "strbuf.h"
 
 int rm_store_open(struct rm_store **st, const char *location, enum rm_store_mode mode,

@@ -44,7 +44,7 @@
 #include "error.h"
 
 struct rm_store;
-struct rm_commit_cache; /* gitweb.h */
+struct rm_commit_cache; /* commit.h */
 struct rm_sb;           /* strbuf.h */
 
 enum rm_store_mode {

@@ -354,6 +354,54 @@ static const struct tval *lookup(const struct scope *sc, const char *name)
 	return NULL;
 }
 
+/* Append a variable's value; a line of it that would end beyond column
+ * RM_TEMPLATE_VALUE_COL of the output is cut there (at a character
+ * boundary) and ends in "...": whatever a value holds (a 2,000-character
+ * patch subject, a slug of it), the line it lands on stays a mail line. */
+static void add_value(struct rm_sb *out, const char *v)
+{
+	while (*v) {
+		size_t seg = strcspn(v, "\n"), col = 0;
+
+		while (col < out->len && out->buf[out->len - col - 1] != '\n')
+			col++;
+		if (col + seg > RM_TEMPLATE_VALUE_COL) {
+			size_t room = col + 3 < RM_TEMPLATE_VALUE_COL ? RM_TEMPLATE_VALUE_COL - col - 3 : 0;
+			while (room && ((unsigned char)v[room] & 0xc0) == 0x80)
+				room--; /* do not split a UTF-8 character */
+			rm_sb_add(out, v, room);
+			rm_sb_adds(out, "...");
+		} else {
+			rm_sb_add(out, v, seg);
+		}
+		v += seg;
+		if (*v == '\n') {
+			rm_sb_addc(out, '\n');
+			v++;
+		}
+	}
+}
+
+/* The template's own text can still make a line too long: an error naming
+ * the template, since no value can be cut to help. */
+static int check_lines(const char *name, const struct rm_sb *out, struct rm_error *err)
+{
+	size_t i = 0, line = 1;
+
+	while (i < out->len) {
+		const char *nl = memchr(out->buf + i, '\n', out->len - i);
+		size_t l = nl ? (size_t)(nl - (out->buf + i)) : out->len - i;
+
+		if (l > RM_TEMPLATE_LINE_MAX)
+			return rm_error_set(err, RM_ERR_CONFIG,
+					    "template '%s': output line %zu is %zu octets long; its text beside the variables must leave it at most %d",
+					    name, line, l, RM_TEMPLATE_LINE_MAX);
+		i += l + 1;
+		line++;
+	}
+	return 0;
+}
+
 struct render {
 	const char *dir;
 	const char *file;
@@ -390,7 +438,7 @@ static int render_nodes(struct render *r, const struct node *n, size_t count,
 				return rm_error_set(r->err, RM_ERR_CONFIG,
 						    "template '%s' line %d: '%s' is a list; use {{#%s}}",
 						    r->file, n[i].line, n[i].text, n[i].text);
-			rm_sb_adds(out, t->s);
+			add_value(out, t->s);
 			break;
 		case N_SECTION:
 		case N_INVERTED: {
@@ -510,6 +558,8 @@ int rm_template_render(const char *dir, const char *name, const struct rm_tdata 
 	rm_sb_init(&tmp);
 	rc = render_file(&r, name, &sc, &tmp, 0);
 	if (!rc)
+		rc = check_lines(name, &tmp, err);
+	if (!rc)
 		rm_sb_add(out, tmp.buf, tmp.len);
 	rm_sb_release(&tmp);
 	return rc;
@@ -525,6 +575,8 @@ int rm_template_render_text(const char *dir, const char *name, const char *text,
 
 	rm_sb_init(&tmp);
 	rc = render_text(&r, name, text, len, &sc, &tmp);
+	if (!rc)
+		rc = check_lines(name, &tmp, err);
 	if (!rc)
 		rm_sb_add(out, tmp.buf, tmp.len);
 	rm_sb_release(&tmp);

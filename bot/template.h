@@ -17,6 +17,13 @@
  * still produce blank lines, tabs and trailing blanks exactly.  Everything
  * else is copied byte for byte.
  *
+ * Mail lines: a line of a value that would end beyond column
+ * RM_TEMPLATE_VALUE_COL of the output is cut there, at a character
+ * boundary, and ends in "..." (the value is text from commits, patch mails
+ * and archives; a report must not be lost to a long one).  A rendered line
+ * longer than RM_TEMPLATE_LINE_MAX octets (only the template's own text can
+ * make one) is an error naming the template.
+ *
  * Strict: a name that is not defined, a section not closed, a close that
  * does not match, a missing partial or an include loop is an error naming
  * the template file and line.  The whole template is checked before
@@ -29,6 +36,9 @@
 
 #include "error.h"
 #include "strbuf.h"
+
+#define RM_TEMPLATE_LINE_MAX 998 /* octets of a mail line (RFC 5322 2.1.1) */
+#define RM_TEMPLATE_VALUE_COL 900 /* a value's line ends here at the latest */
 
 struct rm_tdata;
 

@@ -23,10 +23,17 @@ struct rm_yaml {
 	int loaded;
 };
 
-/* Parse exactly one document from buf.  An empty input gives an empty
- * mapping-less document (root NULL).  On error fills err with
- * "'<file>' line L column C: <problem>" and returns -1.  On success the caller
- * must call rm_yaml_free(). */
+/* Limits on any YAML robotmail reads (job.yaml, the configuration, the rule
+ * files), checked on the event stream before the document is built. */
+#define RM_YAML_MAX_BYTES (16u << 20)
+#define RM_YAML_MAX_DEPTH 64       /* collections within collections */
+#define RM_YAML_MAX_NODES 1000000  /* scalars, aliases and collections */
+
+/* Parse exactly one document from buf, within the limits above.  An empty
+ * input gives an empty mapping-less document (root NULL).  On error fills
+ * err with "'<file>' line L column C: <problem>" (such as "nested deeper
+ * than 64 levels") and returns -1.  On success the caller must call
+ * rm_yaml_free(). */
 int rm_yaml_load(struct rm_yaml *y, const char *file, const char *buf, size_t len,
 		 struct rm_error *err);
 void rm_yaml_free(struct rm_yaml *y);

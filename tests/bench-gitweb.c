@@ -6,7 +6,7 @@
  * Loads CONFIG, reads the commit SHAs of MANIFEST (one "<sha> <subject>" per
  * line, as tests/peers/make-bench-repo.sh prints; only the first LIMIT when
  * given), and looks them all up on
- * TREE with one rm_gitweb_lookup call (gitweb.concurrency at a time), with
+ * TREE with one rm_lookup_run call (gitweb.concurrency at a time), with
  * the commit cache in CONFIG's state database, as `robotmail commit` does.
  * Prints one line:
  *   lookups N found F unknown U failed X requests R cached C seconds S rate L
@@ -23,7 +23,7 @@
 
 #include "config.h"
 #include "error.h"
-#include "gitweb.h"
+#include "lookup.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 	struct rm_store *ob = NULL;
 	struct rm_commit_cache cache;
 	struct rm_gitweb_opts o;
-	struct rm_gitweb_req *reqs;
+	struct rm_lookup_req *reqs;
 	char **shas = NULL, line[4096];
 	size_t n = 0, i, found = 0, unknown = 0, failed = 0, cached = 0, wrong = 0;
 	unsigned long requests = 0;
@@ -97,29 +97,29 @@ int main(int argc, char **argv)
 		reqs[i].sha = shas[i];
 	}
 	t0 = now_s();
-	if (rm_gitweb_lookup(reqs, n, &o, &cache, &err)) {
+	if (rm_lookup_run(reqs, n, &o, &cache, &err)) {
 		fprintf(stderr, "bench-gitweb: %s\n", err.msg);
 		return 2;
 	}
 	t1 = now_s();
 	for (i = 0; i < n; i++) {
-		struct rm_gitweb_req *r = &reqs[i];
+		struct rm_lookup_req *r = &reqs[i];
 
 		requests += r->requests;
 		cached += r->from_cache;
 		switch (r->status) {
-		case RM_GITWEB_FOUND:
+		case RM_LOOKUP_FOUND:
 			found++;
 			if (!r->facts.sha || strcmp(r->facts.sha, r->sha) || !r->facts.subject)
 				wrong++;
 			break;
-		case RM_GITWEB_UNKNOWN:
+		case RM_LOOKUP_UNKNOWN:
 			unknown++;
 			if (!problem[0])
 				snprintf(problem, sizeof(problem), "%s is unknown to %s", r->sha,
 					 tree->name);
 			break;
-		case RM_GITWEB_FAILED:
+		case RM_LOOKUP_FAILED:
 			failed++;
 			if (!problem[0])
 				snprintf(problem, sizeof(problem), "%s", r->error);
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 	if (wrong)
 		printf("%zu found lookups have facts for another sha or no subject\n", wrong);
 	for (i = 0; i < n; i++) {
-		rm_facts_free(&reqs[i].facts);
+		rm_commit_free(&reqs[i].facts);
 		free(shas[i]);
 	}
 	free(reqs);

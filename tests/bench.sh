@@ -13,7 +13,7 @@
 # Then the git web lookups: tests/peers/make-bench-repo.sh makes a repo of
 # BENCH_COMMITS commits, tests/peers/cgit.sh serves it, and tests/bench-gitweb.c
 # (built here like the Makefile builds robotmail) looks every commit up in one
-# rm_gitweb_lookup call with the state-database cache: cold (empty database)
+# rm_lookup_run call with the state-database cache: cold (empty database)
 # and warm (the same database again), with gitweb.concurrency 1 and 8.  The
 # warm runs must make no request at all (counted at the server).  Each cold
 # run is cut to the commits that fit in BENCH_GITWEB_BUDGET seconds,

@@ -3,8 +3,8 @@
  * response (mbox "From <sha> ..." line, RFC 5322 headers with RFC 2047
  * words and raw UTF-8, message, diffstat, diff).
  *
- * rm_facts_from_cgit_patch parses them; parsed facts then go through the
- * commit cache's JSON (rm_facts_to_json, rm_facts_from_cache_json), which
+ * rm_cgit_parse_patch parses them; parsed facts then go through the
+ * commit cache's JSON (rm_commit_to_json, rm_commit_from_cache_json), which
  * must keep the sha and the subject: a fact that cannot be cached is looked
  * up again on every report.
  */
@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "error.h"
-#include "gitweb.h"
+#include "cgit.h"
+#include "commit.h"
 
 static void check_line(const char *s)
 {
@@ -32,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *json;
 
 	rm_error_clear(&err);
-	if (rm_facts_from_cgit_patch(&f, (const char *)data, size, "fuzz/patch", &err)) {
+	if (rm_cgit_parse_patch(&f, (const char *)data, size, "fuzz/patch", &err)) {
 		/* an error must say something, and leave no facts behind */
 		if (err.kind == RM_OK || !err.msg[0] || f.sha || f.subject || f.trailers || f.files)
 			__builtin_trap();
@@ -56,15 +57,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 
 	/* the cache round trip keeps what reports print */
-	json = rm_facts_to_json(&f);
+	json = rm_commit_to_json(&f);
 	if (!json)
 		__builtin_trap();
-	if (rm_facts_from_cache_json(&g, json))
+	if (rm_commit_from_cache_json(&g, json))
 		__builtin_trap(); /* the cached entry would read as damaged */
 	if (strcmp(f.sha, g.sha) || strcmp(f.subject, g.subject))
 		__builtin_trap();
 	free(json);
-	rm_facts_free(&g);
-	rm_facts_free(&f);
+	rm_commit_free(&g);
+	rm_commit_free(&f);
 	return 0;
 }

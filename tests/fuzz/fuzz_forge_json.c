@@ -2,7 +2,7 @@
  * fuzz_forge_json.c - libFuzzer target: a JSON forge response.
  *
  * The first byte picks the provider (modulo 3: GitHub, Gitea/Forgejo,
- * GitLab), the rest goes to rm_facts_from_json as the body of a commit
+ * GitLab), the rest goes to rm_forge_parse_commit as the body of a commit
  * response.  Parsed facts must be complete and survive the cache's JSON.
  */
 #include <stddef.h>
@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "error.h"
-#include "gitweb.h"
+#include "commit.h"
+#include "forge.h"
 
 static const enum rm_provider providers[] = { RM_PROVIDER_GITHUB, RM_PROVIDER_GITEA,
 					      RM_PROVIDER_GITLAB };
@@ -28,7 +29,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	p = providers[data[0] % 3];
 	rm_error_clear(&err);
-	if (rm_facts_from_json(&f, p, (const char *)data + 1, size - 1, "fuzz/commit.json", &err)) {
+	{
+		/* the same bytes as a repository check and as a GitLab diff page:
+		 * any answer, never a crash; a diff page's files are strings */
+		char why[256];
+		size_t entries;
+
+		memset(&g, 0, sizeof(g));
+		if (rm_forge_check_repo(p, p == RM_PROVIDER_GITLAB ? "https://gitlab.example.org/api/v4/projects/a%2Fb" :
+								      "https://forge.example.org/repos/a/b",
+					(const char *)data + 1, size - 1, why, sizeof(why)) &&
+		    strlen(why) >= sizeof(why))
+			__builtin_trap();
+		if (!rm_forge_gitlab_diff(&g, (const char *)data + 1, size - 1, "fuzz/diff.json", &entries,
+					  &err))
+			for (i = 0; i < g.nfiles; i++)
+				if (!g.files[i])
+					__builtin_trap();
+		rm_commit_free(&g);
+		rm_error_clear(&err);
+	}
+	if (rm_forge_parse_commit(&f, p, (const char *)data + 1, size - 1, "fuzz/commit.json", &err)) {
 		if (err.kind == RM_OK || !err.msg[0] || f.sha || f.subject || f.trailers || f.files)
 			__builtin_trap();
 		return 0;
@@ -48,16 +69,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!f.files[i])
 			__builtin_trap();
 
-	json = rm_facts_to_json(&f);
+	json = rm_commit_to_json(&f);
 	if (!json)
 		__builtin_trap();
-	if (rm_facts_from_cache_json(&g, json))
+	if (rm_commit_from_cache_json(&g, json))
 		__builtin_trap();
 	if (strcmp(f.sha, g.sha) || strcmp(f.subject, g.subject) || g.nfiles != f.nfiles ||
 	    g.ntrailers != f.ntrailers)
 		__builtin_trap();
 	free(json);
-	rm_facts_free(&g);
-	rm_facts_free(&f);
+	rm_commit_free(&g);
+	rm_commit_free(&f);
 	return 0;
 }

@@ -20,7 +20,7 @@
 
 #include "config.h"
 #include "error.h"
-#include "gitweb.h"
+#include "commit.h"
 #include "message.h"
 #include "recipients.h"
 

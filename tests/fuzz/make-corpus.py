@@ -462,6 +462,41 @@ REGRESSIONS = {
 }
 
 
+def depth_seeds(out):
+    """YAML and JSON at, just over and far over the depth limit (64,
+    yamldoc.h and jsonload.h): flow and block nesting, brackets inside
+    strings that must not count, an unclosed bracket run."""
+    for target in ("fuzz_job_yaml", "fuzz_config"):
+        put(out, target, "depth-64-flow.yaml", "testcase: x\nunused: " + "[" * 63 + "]" * 63 + "\n")
+        put(out, target, "depth-65-flow.yaml", "testcase: x\nunused: " + "[" * 64 + "]" * 64 + "\n")
+        put(out, target, "depth-2000-flow.yaml", "testcase: x\nunused: " + "[{a: " * 1000 + "1" + "}]" * 1000 + "\n")
+        put(out, target, "depth-70-block.yaml",
+            "testcase: x\n" + "".join(" " * i + "k%d:\n" % i for i in range(70)) + " " * 70 + "v: 1\n")
+        put(out, target, "depth-unclosed.yaml", "testcase: x\nunused: " + "[" * 3000 + "\n")
+        put(out, target, "depth-brackets-in-strings.yaml",
+            "testcase: x\nq: '" + "[" * 200 + "'\nd: \"" + "{" * 200 + "\"\n# " + "[" * 200 + "\n")
+    for target in ("fuzz_json", "fuzz_matrix"):
+        put(out, target, "depth-64.json", '{"a.b": ' + "[" * 63 + "1" + "]" * 63 + "}")
+        put(out, target, "depth-65.json", '{"a.b": ' + "[" * 64 + "1" + "]" * 64 + "}")
+        put(out, target, "depth-5000.json", '{"a.b": [1], "x": ' + "[{\"y\": " * 2500 + "1" + "}]" * 2500 + "}")
+        put(out, target, "depth-unclosed.json", "[" * 5000)
+        put(out, target, "depth-brackets-in-strings.json",
+            '{"a.b": [1, 2], "s": "' + "[" * 300 + '\\" ' + "{" * 300 + '"}')
+
+
+def address_seeds(out):
+    """Mailbox specs for fuzz_address: honest forms and injections."""
+    for name, data in (
+            ("name-addr", "J\u00f6rg R\u00f6del <joro@example.org>"),
+            ("quoted-name", '"Doe, John" <john@example.org>'),
+            ("comment", "rev@example.org (Rev Iewer)"),
+            ("crlf-injection", "author@example.org>\r\nBcc: <victim@example.org"),
+            ("quoted-local", '"a b"@example.org'),
+            ("u2028", "Evil\u2028 <victim@example.org>"),
+            ("encoded-word", "=?UTF-8?Q?victim=40example.org?= <a@example.org>")):
+        put(out, "fuzz_address", name, data.encode("utf-8"))
+
+
 def strip_partials(text):
     return "".join(l for l in text.splitlines(True) if "{{>" not in l)
 
@@ -486,6 +521,9 @@ def main():
     put(out, "fuzz_job_yaml", "bad-yaml.yaml", "testcase: [stress-ng\ncommit: {a: b\n")
     put(out, "fuzz_job_yaml", "nested.yaml",
         "testcase: x\n" + "".join("  " * i + "k%d:\n" % i for i in range(20)) + "  " * 20 + "v: 1\n")
+
+    depth_seeds(out)
+    address_seeds(out)
 
     # JSON
     stats = {k: v[0][0] for k, v in VALS.items()}

@@ -2,6 +2,7 @@
 """tests/peers/forge.py - fake GitHub/Gitea/GitLab REST server for tests.
 
 usage: forge.py [--port 0] --fixtures DIR [--log FILE] [--slow SECONDS]
+                [--auth-log FILE] [--redirect BASE]
 
 Binds 127.0.0.1 only, prints "listening PORT" (flushed) and serves until
 killed (SIGTERM is fine).  Python 3 standard library only.
@@ -20,6 +21,7 @@ the q parameter, quotes and qualifiers removed):
                            X-RateLimit-Reset: now+2
                     429 -> 429 with Retry-After: 1
                     500 -> 500 (always)
+                    401 -> 401 {"message":"Bad credentials"}
 A path segment exactly 403/404/422/429/500 does the same for every request
 below it (a base URL http://127.0.0.1:P/403 is rate-limited throughout).
 (The test repo's SHAs start with none of these.)  A path segment (anywhere,
@@ -27,6 +29,14 @@ e.g. a base URL http://127.0.0.1:P/flaky) equal to or containing:
   flaky -> 500 for the first two requests of that path, then the fixture
   slow  -> sleep --slow seconds (default 10) before answering
   trunc -> Content-Length of the whole fixture, first half sent, then close
+  busy  -> 503 with Retry-After: 1 for the first request of that path, then
+           the fixture
+  moved -> 301 to --redirect BASE + the path without "moved" (+ query): another
+           server, e.g. a second forge.py on another port
+  renamed -> 301 to the same path without "renamed" on this server (relative
+           Location), so the same origin
+--auth-log FILE: every request appends "TARGET <Authorization> <PRIVATE-TOKEN>"
+(each "-" when absent), so a test sees which credentials arrived where.
 Fixture lookup tries DIR/<path> first, then <path> without the marker
 segments (flaky, slow, trunc, 404...), so /flaky/repos/o/r/commits/<sha>
 serves DIR/repos/o/r/commits/<sha> after two 500s.
@@ -47,16 +57,19 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-MARKERS = ("flaky", "slow", "trunc")
-CODES = ("403", "404", "422", "429", "500")
+MARKERS = ("flaky", "slow", "trunc", "busy", "moved", "renamed")
+CODES = ("401", "403", "404", "422", "429", "500")
 DOC = "https://docs.github.com/rest"
 
 
 class State:
-    def __init__(self, fixtures, log, slow):
+    def __init__(self, fixtures, log, slow, auth_log=None, redirect=None):
         self.fixtures = os.path.realpath(fixtures)
         self.log = log
         self.slow = slow
+        self.auth_log = auth_log
+        self.redirect = redirect
+        self.busy = set()
         self.lock = threading.Lock()
         self.count = 0
         self.flaky = {}
@@ -67,6 +80,18 @@ class State:
             if self.log:
                 with open(self.log, "a", encoding="utf-8") as f:
                     f.write(line + "\n")
+
+    def record_auth(self, line):
+        if self.auth_log:
+            with self.lock:
+                with open(self.auth_log, "a", encoding="utf-8") as f:
+                    f.write(line + "\n")
+
+    def busy_hit(self, path):
+        with self.lock:
+            first = path not in self.busy
+            self.busy.add(path)
+            return first
 
     def flaky_hit(self, path):
         with self.lock:
@@ -126,6 +151,8 @@ class Handler(BaseHTTPRequestHandler):
                              headers=[("X-RateLimit-Limit", "60"), ("X-RateLimit-Remaining", "0"),
                                       ("X-RateLimit-Reset", str(now + 2)), ("X-RateLimit-Used", "60"),
                                       ("X-RateLimit-Resource", "core")])
+        if code == 401:
+            return self.send(401, {"message": "Bad credentials", "documentation_url": DOC})
         if code == 429:
             return self.send(429, {"message": "You have exceeded a secondary rate limit. Please wait "
                                    "a few minutes before you try again.",
@@ -144,6 +171,8 @@ class Handler(BaseHTTPRequestHandler):
                 n = st.count
             return self.send(200, "%d\n" % n, "text/plain; charset=utf-8")
         st.record("%s %s" % (self.command, self.path))
+        st.record_auth("%s %s %s" % (self.path, self.headers.get("Authorization") or "-",
+                                     self.headers.get("PRIVATE-TOKEN") or "-"))
 
         segs = [s for s in path.split("/") if s]
         is_search = len(segs) >= 2 and segs[-2:] == ["search", "commits"]
@@ -156,6 +185,15 @@ class Handler(BaseHTTPRequestHandler):
 
         if marked("slow"):
             time.sleep(st.slow)
+        for m, base in (("moved", st.redirect), ("renamed", "")):
+            if m in segs and base is not None:
+                rest = "/" + "/".join(s for s in segs if s != m)
+                if url.query:
+                    rest += "?" + url.query
+                return self.send(301, {"message": "Moved Permanently"},
+                                 headers=[("Location", base.rstrip("/") + rest)])
+        if marked("busy") and st.busy_hit(url.path):
+            return self.send(503, {"message": "Service Unavailable"}, headers=[("Retry-After", "1")])
         for code in CODES:
             if token.startswith(code) or code in segs:
                 return self.error_json(int(code), token)
@@ -260,12 +298,14 @@ def main():
     ap.add_argument("--fixtures", required=True)
     ap.add_argument("--log")
     ap.add_argument("--slow", type=float, default=10.0)
+    ap.add_argument("--auth-log")
+    ap.add_argument("--redirect")
     a = ap.parse_args()
     if not os.path.isdir(a.fixtures):
         ap.error("--fixtures %s: not a directory" % a.fixtures)
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     srv.daemon_threads = True
-    srv.state = State(a.fixtures, a.log, a.slow)
+    srv.state = State(a.fixtures, a.log, a.slow, a.auth_log, a.redirect)
     if a.log:
         open(a.log, "a").close()
     print("listening %d" % srv.server_address[1], flush=True)

@@ -12,7 +12,7 @@
 
 #include "config.h"
 #include "fileutil.h"
-#include "gitweb.h"
+#include "commit.h"
 #include "schedule.h"
 #include "store.h"
 #include "strbuf.h"

@@ -31,6 +31,12 @@ extern const struct CMUnitTest unit_report_tests[];
 extern const size_t unit_report_ntests;
 extern const struct CMUnitTest unit_strbuf_tests[];
 extern const size_t unit_strbuf_ntests;
+extern const struct CMUnitTest unit_commit_tests[];
+extern const size_t unit_commit_ntests;
+extern const struct CMUnitTest unit_gitweb_tests[];
+extern const size_t unit_gitweb_ntests;
+extern const struct CMUnitTest unit_address_tests[];
+extern const size_t unit_address_ntests;
 
 /* The store tests again over PostgreSQL, when $ROBOTMAIL_TEST_PG names an
  * empty database (tests/suites/postgres.sh starts a server for it): the

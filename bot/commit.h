@@ -1,0 +1,93 @@
+/*
+ * commit.h - what robotmail knows about a commit, whatever told it.
+ *
+ * Owns: `struct rm_commit_facts` (sha, subject, message, author, committer,
+ * dates, trailers, parent, changed files, the patch's Message-ID); reading a
+ * commit message into subject, body and trailers (`git interpret-trailers`
+ * rules: the last paragraph); choosing the patch link among the trailers;
+ * the facts <-> JSON records of the commit cache, and the cache interface
+ * itself; what a lookable sha is; git's date forms.
+ *
+ * Must not: speak HTTP or run git (no curl, no process: the providers in
+ * cgit.c, forge.c, localgit.c and patchmail.c fetch, lookup.c drives them),
+ * print anything.
+ */
+#ifndef RM_COMMIT_H
+#define RM_COMMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct rm_person {
+	char *name;
+	char *email;
+};
+
+struct rm_trailer {
+	char *key;   /* as written: "Signed-off-by" */
+	char *value;
+};
+
+struct rm_commit_facts {
+	char *sha;           /* full sha */
+	char *subject;       /* first line of the message, unfolded, UTF-8 */
+	char *body;          /* the rest of the message */
+	struct rm_person author, committer;
+	char *date;          /* author date, RFC 3339 or RFC 2822 as the provider gives it */
+	long long commit_time; /* committer date, epoch seconds; 0 when not given (for a
+				* patch the robot applied: when it made the branch) */
+	struct rm_trailer *trailers;
+	size_t ntrailers;
+	char *patch_msgid;   /* Message-ID of the original patch mail (no <>), from Link: */
+	char *parent;        /* first parent sha, when the provider gives it */
+	char **files;        /* changed paths, when the provider gives them */
+	size_t nfiles;
+	char *upstream_sha;  /* set when found by subject instead of by sha */
+};
+
+/* Free every field and zero f (f itself is the caller's). */
+void rm_commit_free(struct rm_commit_facts *f);
+
+/* Fill subject, body, trailers and patch_msgid from a full commit message
+ * (replacing what f had). */
+void rm_commit_set_message(struct rm_commit_facts *f, const char *message);
+
+/* The Message-ID named by a lore-style or patch.msgid.link URL, or NULL.
+ * The result is malloc()ed, without <>; the caller frees it. */
+char *rm_commit_msgid_from_link(const char *url);
+
+/* Add a changed path (len bytes of path) unless f already lists it. */
+void rm_commit_add_file(struct rm_commit_facts *f, const char *path, size_t len);
+
+/* Replace invalid UTF-8 and every control character of s (in place) by a
+ * space: a subject or a name must never carry one into a header or a table. */
+void rm_commit_clean(char *s);
+
+/* Epoch seconds of a date as providers print it: "2025-10-17 09:53:20
+ * +0000" (cgit), "2025-10-17T09:53:20Z" or "...T09:53:20+02:00" (git %cI,
+ * GitHub, Gitea), with optional fractions (GitLab); git's raw "1760694800
+ * +0000"; RFC 2822 "Fri, 17 Oct 2025 09:53:20 +0000".  0 for anything else
+ * (a date it cannot read is no date, never a wrong one). */
+long long rm_commit_date(const char *s);
+
+/* 4 to 64 hex digits: what may be looked up (and put in a URL). */
+bool rm_commit_valid_sha(const char *s);
+
+/* Facts <-> the JSON kept in the cache.  rm_commit_to_json returns a
+ * malloc()ed string (the caller frees it); rm_commit_from_cache_json fills f
+ * (free with rm_commit_free) and returns 0, or -1 (f left empty) when the
+ * record is damaged. */
+char *rm_commit_to_json(const struct rm_commit_facts *f);
+int rm_commit_from_cache_json(struct rm_commit_facts *f, const char *json);
+
+/* The commit cache, as an interface (outbox.c provides one; tests may fake
+ * it).  Keys are the tree's name and the sha as asked; a record is the JSON
+ * of rm_commit_to_json (found) or none (a miss). */
+struct rm_commit_cache {
+	void *ctx;
+	/* 1 hit, 0 miss, -1 error; *json is malloc()ed, the caller frees it */
+	int (*get)(void *ctx, const char *tree, const char *sha, char **json, bool *found);
+	int (*put)(void *ctx, const char *tree, const char *sha, bool found, const char *json);
+};
+
+#endif

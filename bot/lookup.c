@@ -1,0 +1,352 @@
+/* lookup.c - see lookup.h. */
+#include "lookup.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cgit.h"
+#include "forge.h"
+#include "localgit.h"
+#include "strbuf.h"
+
+static void failf(struct rm_lookup_req *r, enum rm_error_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void failf(struct rm_lookup_req *r, enum rm_error_kind kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->status = RM_LOOKUP_FAILED;
+	r->error_kind = kind;
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- one lookup over HTTP: a conversation with the tree's provider */
+
+enum stage { STAGE_COMMIT, STAGE_CGIT_PAGE, STAGE_SEARCH, STAGE_GITLAB_DIFF };
+
+struct conv {
+	struct rm_lookup_req *req;
+	struct rm_gitweb_cred cred;
+	enum stage stage;
+	bool page_full;        /* the patch showed another commit (a merge) */
+	unsigned diff_page;    /* GitLab: the diff page asked for */
+};
+
+static char *commit_url(const struct conv *c, const char *sha)
+{
+	const struct rm_tree_cfg *t = c->req->tree;
+
+	if (t->provider == RM_PROVIDER_CGIT)
+		return rm_cgit_patch_url(t->api, sha);
+	return rm_forge_commit_url(t->provider, t->api, sha);
+}
+
+/* The facts are about the commit asked for (the sha, or the one the search
+ * matched), or the lookup fails naming the server: a proxy or a forge that
+ * answers for another commit must not put its facts in a report. */
+static void settle_found(struct conv *c)
+{
+	struct rm_lookup_req *r = c->req;
+	const char *want = r->facts.upstream_sha ? r->facts.upstream_sha : r->sha;
+
+	if (!r->facts.sha || strncasecmp(r->facts.sha, want, strlen(want))) {
+		failf(r, RM_ERR_TEMP, "%s answered for commit %.64s, not %s", r->tree->api,
+		      r->facts.sha ? r->facts.sha : "(none)", want);
+		return;
+	}
+	r->status = RM_LOOKUP_FOUND;
+}
+
+static bool ask(struct conv *c, char *url, struct rm_gitweb_call *next)
+{
+	next->url = url;
+	rm_forge_headers(c->req->tree->provider, next->headers);
+	if (c->req->tree->provider == RM_PROVIDER_CGIT && c->stage == STAGE_COMMIT)
+		next->keep = rm_cgit_patch_keep; /* headers, message, file list: not the diff */
+	else if (c->req->tree->provider == RM_PROVIDER_CGIT && c->stage == STAGE_CGIT_PAGE)
+		next->keep = rm_cgit_page_keep;  /* up to the diffstat */
+	return true;
+}
+
+/* A commit answer (200): parse it; for cgit go on to the commit page. */
+static bool got_commit(struct conv *c, const struct rm_gitweb_answer *a, struct rm_gitweb_call *next)
+{
+	struct rm_lookup_req *r = c->req;
+	char *upstream = r->facts.upstream_sha;
+	const char *want = upstream ? upstream : r->sha;
+	struct rm_error e;
+	int rc;
+
+	r->facts.upstream_sha = NULL;
+	if (r->tree->provider == RM_PROVIDER_CGIT)
+		rc = rm_cgit_parse_patch(&r->facts, a->body, a->len, a->url, &e);
+	else
+		rc = rm_forge_parse_commit(&r->facts, r->tree->provider, a->body, a->len, a->url, &e);
+	if (rc && r->tree->provider == RM_PROVIDER_CGIT && rm_cgit_empty_patch(a->body, a->len)) {
+		/* an empty commit: valid, and described by its page alone */
+		r->facts.upstream_sha = upstream;
+		c->page_full = true;
+		c->stage = STAGE_CGIT_PAGE;
+		return ask(c, rm_cgit_page_url(r->tree->api, want), next);
+	}
+	if (rc) {
+		free(upstream);
+		failf(r, RM_ERR_TEMP, "malformed response: %s", e.msg);
+		return false;
+	}
+	r->facts.upstream_sha = upstream;
+	if (r->tree->provider != RM_PROVIDER_CGIT) {
+		char other[256];
+
+		if (rm_forge_check_repo(r->tree->provider, r->tree->api, a->body, a->len, other,
+					sizeof(other))) {
+			/* a moved repository or a confused proxy: the api: line needs a look */
+			rm_error_scrub(other);
+			failf(r, RM_ERR_CONFIG, "%s answered for repository '%s', not the one of tree "
+			      "'%s' (%s); moved? check its api", a->url, other, r->tree->name, r->tree->api);
+			return false;
+		}
+	}
+	if (r->tree->provider == RM_PROVIDER_GITLAB) {
+		/* its changed files are on another endpoint, paginated */
+		settle_found(c);
+		if (r->status != RM_LOOKUP_FOUND)
+			return false;
+		r->status = RM_LOOKUP_FAILED;
+		c->stage = STAGE_GITLAB_DIFF;
+		c->diff_page = 1;
+		return ask(c, rm_forge_gitlab_diff_url(r->tree->api, r->facts.sha, 1), next);
+	}
+	if (r->tree->provider != RM_PROVIDER_CGIT) {
+		settle_found(c);
+		return false;
+	}
+	/* committer and parent are on the commit page; a merge's /patch/
+	 * shows another commit, so take all from the page */
+	c->page_full = strncasecmp(r->facts.sha, want, strlen(want)) != 0;
+	if (c->page_full) {
+		char *keep = r->facts.upstream_sha;
+
+		r->facts.upstream_sha = NULL;
+		rm_commit_free(&r->facts);
+		r->facts.upstream_sha = keep;
+	}
+	c->stage = STAGE_CGIT_PAGE;
+	return ask(c, rm_cgit_page_url(r->tree->api, want), next);
+}
+
+static bool step(void *ctx, const struct rm_gitweb_answer *a, struct rm_gitweb_call *next)
+{
+	struct conv *c = ctx;
+	struct rm_lookup_req *r = c->req;
+	const struct rm_tree_cfg *t = r->tree;
+
+	if (!a) {
+		c->stage = STAGE_COMMIT;
+		return ask(c, commit_url(c, r->sha), next);
+	}
+	if (a->status == 200) {
+		struct rm_error e;
+		char *sha;
+
+		switch (c->stage) {
+		case STAGE_SEARCH:
+			sha = t->provider == RM_PROVIDER_CGIT ?
+				      rm_cgit_search_result(a->body, a->len, r->subject) :
+				      rm_forge_search_result(t->provider, a->body, a->len, r->subject);
+			if (!sha) {
+				r->status = RM_LOOKUP_UNKNOWN;
+				return false;
+			}
+			/* fetch the matched commit by its upstream sha */
+			free(r->facts.upstream_sha);
+			r->facts.upstream_sha = sha;
+			c->stage = STAGE_COMMIT;
+			return ask(c, commit_url(c, sha), next);
+		case STAGE_CGIT_PAGE:
+			if (rm_cgit_parse_page(&r->facts, a->body, a->len, c->page_full, a->url, &e)) {
+				failf(r, RM_ERR_TEMP, "malformed response: %s", e.msg);
+				return false;
+			}
+			settle_found(c);
+			return false;
+		case STAGE_COMMIT:
+			return got_commit(c, a, next);
+		case STAGE_GITLAB_DIFF: {
+			size_t n;
+
+			if (rm_forge_gitlab_diff(&r->facts, a->body, a->len, a->url, &n, &e)) {
+				failf(r, RM_ERR_TEMP, "malformed response: %s", e.msg);
+				return false;
+			}
+			if (n >= RM_FORGE_DIFF_PAGE && c->diff_page < RM_FORGE_DIFF_MAX_PAGES)
+				return ask(c, rm_forge_gitlab_diff_url(t->api, r->facts.sha, ++c->diff_page),
+					   next);
+			r->status = RM_LOOKUP_FOUND;
+			return false;
+		}
+		}
+	}
+	if (c->stage == STAGE_GITLAB_DIFF && a->status != 401 && a->status != 403) {
+		failf(r, RM_ERR_TEMP, "%s: HTTP %ld for the commit's changed files", a->url, a->status);
+		return false;
+	}
+	if (a->status == 404 || a->status == 422) {
+		/* unknown upstream: try the subject when the provider can search */
+		if (c->stage == STAGE_COMMIT && r->subject && !r->facts.upstream_sha) {
+			char *url = t->provider == RM_PROVIDER_CGIT ?
+					    rm_cgit_search_url(t->api, r->subject) :
+					    rm_forge_search_url(t->provider, t->api, r->subject);
+
+			if (url) {
+				c->stage = STAGE_SEARCH;
+				return ask(c, url, next);
+			}
+		}
+		r->status = RM_LOOKUP_UNKNOWN;
+		return false;
+	}
+	if (a->status == 401 || a->status == 403) {
+		/* not a rate limit (gitweb.c waits those out): the credentials */
+		if (t->token_env || t->token_file)
+			failf(r, RM_ERR_CONFIG,
+			      "%s: HTTP %ld: the API refuses the token of tree '%s' (%s %s); "
+			      "check that it is valid and may read the repository",
+			      a->url, a->status, t->name, t->token_env ? "token_env" : "token_file",
+			      t->token_env ? t->token_env : t->token_file);
+		else
+			failf(r, RM_ERR_CONFIG,
+			      "%s: HTTP %ld: the API wants credentials; give tree '%s' a token_file "
+			      "or token_env", a->url, a->status, t->name);
+		return false;
+	}
+	if (c->stage == STAGE_SEARCH) {
+		/* the commit itself was unknown; a search the provider refuses
+		 * leaves it unknown */
+		r->status = RM_LOOKUP_UNKNOWN;
+		return false;
+	}
+	failf(r, RM_ERR_TEMP, "%s: unexpected HTTP %ld", a->url, a->status);
+	return false;
+}
+
+static void fail(void *ctx, enum rm_gitweb_fail_kind kind, const char *why)
+{
+	struct conv *c = ctx;
+
+	failf(c->req, kind == RM_GITWEB_CONFIG ? RM_ERR_CONFIG : RM_ERR_TEMP, "%s", why);
+}
+
+/* ---- the cache */
+
+static void cache_store(const struct rm_commit_cache *cache, struct rm_lookup_req *r)
+{
+	if (!cache || !cache->put || r->status == RM_LOOKUP_FAILED)
+		return;
+	if (r->status == RM_LOOKUP_FOUND) {
+		char *json = rm_commit_to_json(&r->facts);
+
+		cache->put(cache->ctx, r->tree->name, r->sha, true, json);
+		/* also under the full sha, so abbreviated and full lookups share */
+		if (r->facts.sha && strcmp(r->facts.sha, r->sha) && !r->facts.upstream_sha)
+			cache->put(cache->ctx, r->tree->name, r->facts.sha, true, json);
+		free(json);
+	} else {
+		cache->put(cache->ctx, r->tree->name, r->sha, false, NULL);
+	}
+}
+
+static bool cache_lookup(const struct rm_commit_cache *cache, struct rm_lookup_req *r)
+{
+	char *json = NULL;
+	bool found = false;
+
+	if (!cache || !cache->get || cache->get(cache->ctx, r->tree->name, r->sha, &json, &found) != 1)
+		return false;
+	if (found) {
+		if (!json || rm_commit_from_cache_json(&r->facts, json)) {
+			free(json);
+			return false; /* a damaged entry: look it up again */
+		}
+		r->status = RM_LOOKUP_FOUND;
+	} else {
+		r->status = RM_LOOKUP_UNKNOWN;
+	}
+	free(json);
+	r->from_cache = true;
+	return true;
+}
+
+static void lookup_local(struct rm_lookup_req *r)
+{
+	struct rm_error e;
+	int got = rm_localgit_lookup(r->tree->api, r->sha, &r->facts, &r->requests, &e);
+
+	if (got < 0)
+		failf(r, e.kind, "%s", e.msg);
+	else
+		r->status = got ? RM_LOOKUP_FOUND : RM_LOOKUP_UNKNOWN;
+}
+
+int rm_lookup_run(struct rm_lookup_req *reqs, size_t n, const struct rm_gitweb_opts *o,
+		  const struct rm_commit_cache *cache, struct rm_error *err)
+{
+	struct conv *convs = rm_xcalloc(n + 1, sizeof(*convs));
+	struct rm_gitweb_job *jobs = rm_xcalloc(n + 1, sizeof(*jobs));
+	size_t i, njobs = 0;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rm_lookup_req *r = &reqs[i];
+		struct conv *c;
+
+		memset(&r->facts, 0, sizeof(r->facts));
+		r->error[0] = '\0';
+		r->requests = 0;
+		r->from_cache = false;
+		r->status = RM_LOOKUP_FAILED;
+		r->error_kind = RM_ERR_TEMP;
+		if (!r->tree || r->tree->provider == RM_PROVIDER_NONE) {
+			failf(r, RM_ERR_TEMP, "tree '%s' has no git web API configured",
+			      r->tree ? r->tree->name : "?");
+			continue;
+		}
+		if (!rm_commit_valid_sha(r->sha)) {
+			failf(r, RM_ERR_TEMP, "'%.80s' is not a commit sha", r->sha);
+			continue;
+		}
+		if (cache_lookup(cache, r))
+			continue;
+		if (r->tree->provider == RM_PROVIDER_LOCAL_GIT) {
+			lookup_local(r);
+			cache_store(cache, r);
+			continue;
+		}
+		c = &convs[njobs];
+		c->req = r;
+		c->cred.base = r->tree->api;
+		c->cred.token_env = r->tree->token_env;
+		c->cred.token_file = r->tree->token_file;
+		c->cred.auth = rm_forge_auth(r->tree->provider);
+		jobs[njobs].ctx = c;
+		jobs[njobs].cred = &c->cred;
+		jobs[njobs].step = step;
+		jobs[njobs].fail = fail;
+		njobs++;
+	}
+	if (njobs && rm_gitweb_run(jobs, njobs, o, err))
+		rc = -1;
+	for (i = 0; i < njobs && !rc; i++) {
+		convs[i].req->requests += jobs[i].requests;
+		cache_store(cache, convs[i].req);
+	}
+	free(jobs);
+	free(convs);
+	return rc;
+}

@@ -1,0 +1,57 @@
+/*
+ * lookup.h - looking commits up: the cache, then the tree's provider.
+ *
+ * Owns: for each (tree, sha) asked, the answer FOUND (with its facts),
+ * UNKNOWN (the provider does not know the commit) or FAILED (why, naming the
+ * URL or the clone); consulting the commit cache first (a hit makes no
+ * request) and writing found commits and misses back; the conversation with
+ * the tree's provider (cgit: the patch, then the commit page; the JSON
+ * forges: the commit; a commit unknown by its sha searched by its subject
+ * when one is given), run over the gitweb engine, `concurrency` at a time;
+ * local clones through localgit.c.
+ *
+ * Must not: set curl options or credentials (gitweb.c), parse a provider's
+ * answer itself (cgit.c, forge.c), decide what a failed lookup does to a
+ * report (the caller defers or fails it), print.
+ */
+#ifndef RM_LOOKUP_H
+#define RM_LOOKUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "commit.h"
+#include "config.h"
+#include "error.h"
+#include "gitweb.h"
+
+enum rm_lookup_status {
+	RM_LOOKUP_FOUND,
+	RM_LOOKUP_UNKNOWN,  /* the provider does not know the commit (404/422) */
+	RM_LOOKUP_FAILED,   /* see error_kind */
+};
+
+struct rm_lookup_req {
+	const struct rm_tree_cfg *tree;
+	const char *sha;         /* full or abbreviated */
+	const char *subject;     /* optional: search by it when the sha is unknown */
+	/* results */
+	enum rm_lookup_status status;
+	struct rm_commit_facts facts;  /* when FOUND; free with rm_commit_free */
+	char error[512];         /* when FAILED: what went wrong, naming the URL */
+	enum rm_error_kind error_kind; /* when FAILED: RM_ERR_TEMP (timeouts, 5xx, rate
+				  * limits: retry later) or RM_ERR_CONFIG (401/403,
+				  * an unreadable token, a clone git refuses: the
+				  * operator must act) */
+	unsigned requests;       /* HTTP requests (or git runs) made for this lookup */
+	bool from_cache;
+};
+
+/* Look every request up, `concurrency` at a time.  Cache hits make no
+ * request; results are written back to the cache (when it has put).  Returns
+ * 0 when every request has a status (FOUND, UNKNOWN or FAILED), -1 only on
+ * an internal error. */
+int rm_lookup_run(struct rm_lookup_req *reqs, size_t n, const struct rm_gitweb_opts *opts,
+		  const struct rm_commit_cache *cache, struct rm_error *err);
+
+#endif

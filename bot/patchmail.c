@@ -1,0 +1,178 @@
+/* patchmail.c - see patchmail.h. */
+#include "patchmail.h"
+
+#include <libetpan/libetpan.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commit.h"
+#include "gitweb.h"
+#include "strbuf.h"
+
+char *rm_patchmail_decode_header(const char *raw, size_t len)
+{
+	struct rm_sb unfolded = RM_SB_INIT;
+	char *out = NULL;
+	size_t idx = 0, i;
+
+	rm_sb_init(&unfolded);
+	for (i = 0; i < len; i++) {
+		char c = raw[i];
+
+		if (c == '\r' || c == '\n') {
+			/* unfold: the line break and the following blanks become one space */
+			while (i + 1 < len && (raw[i + 1] == '\r' || raw[i + 1] == '\n' ||
+					       raw[i + 1] == ' ' || raw[i + 1] == '\t'))
+				i++;
+			rm_sb_addc(&unfolded, ' ');
+			continue;
+		}
+		rm_sb_addc(&unfolded, c);
+	}
+	/* raw 8-bit bytes are UTF-8 (cgit writes them unencoded) */
+	if (mailmime_encoded_phrase_parse("utf-8", unfolded.buf, unfolded.len, &idx, "utf-8",
+					  &out) != MAILIMF_NO_ERROR || !out) {
+		char *copy = rm_sb_detach(&unfolded, NULL);
+
+		rm_commit_clean(copy);
+		return copy;
+	}
+	rm_sb_release(&unfolded);
+	{
+		char *copy = rm_xstrdup(out);
+
+		free(out);
+		rm_commit_clean(copy);
+		/* trim */
+		while (*copy == ' ')
+			memmove(copy, copy + 1, strlen(copy));
+		i = strlen(copy);
+		while (i && copy[i - 1] == ' ')
+			copy[--i] = '\0';
+		return copy;
+	}
+}
+
+void rm_patchmail_free(struct rm_patch_mail *p)
+{
+	size_t i;
+
+	free(p->subject);
+	for (i = 0; i < p->nto; i++)
+		free(p->to[i]);
+	for (i = 0; i < p->ncc; i++)
+		free(p->cc[i]);
+	free(p->to);
+	free(p->cc);
+	memset(p, 0, sizeof(*p));
+}
+
+static void add_mailboxes(struct mailimf_address_list *al, char ***v, size_t *n)
+{
+	clistiter *it;
+
+	for (it = al ? clist_begin(al->ad_list) : NULL; it; it = clist_next(it)) {
+		struct mailimf_address *ad = clist_content(it);
+		clistiter *mi;
+
+		if (ad->ad_type == MAILIMF_ADDRESS_MAILBOX) {
+			struct mailimf_mailbox *mb = ad->ad_data.ad_mailbox;
+			struct rm_sb sb = RM_SB_INIT;
+
+			rm_sb_init(&sb);
+			if (mb->mb_display_name) {
+				char *nm = rm_patchmail_decode_header(mb->mb_display_name, strlen(mb->mb_display_name));
+
+				rm_sb_addf(&sb, "%s <%s>", nm, mb->mb_addr_spec);
+				free(nm);
+			} else {
+				rm_sb_adds(&sb, mb->mb_addr_spec);
+			}
+			rm_commit_clean(sb.buf);
+			*v = rm_xrealloc(*v, (*n + 1) * sizeof(char *));
+			(*v)[(*n)++] = rm_sb_detach(&sb, NULL);
+			continue;
+		}
+		/* a group: its members */
+		for (mi = ad->ad_data.ad_group->grp_mb_list ?
+				  clist_begin(ad->ad_data.ad_group->grp_mb_list->mb_list) : NULL;
+		     mi; mi = clist_next(mi)) {
+			struct mailimf_mailbox *mb = clist_content(mi);
+
+			*v = rm_xrealloc(*v, (*n + 1) * sizeof(char *));
+			(*v)[(*n)++] = rm_xstrdup(mb->mb_addr_spec);
+			rm_commit_clean((*v)[*n - 1]);
+		}
+	}
+}
+
+int rm_patchmail_parse(struct rm_patch_mail *p, const char *buf, size_t len, const char *what,
+			struct rm_error *err)
+{
+	struct mailimf_message *msg = NULL;
+	size_t idx = 0, skip = 0;
+	clistiter *it;
+
+	memset(p, 0, sizeof(*p));
+	if (len > 5 && !strncmp(buf, "From ", 5)) {
+		while (skip < len && buf[skip] != '\n')
+			skip++;
+		if (skip < len)
+			skip++;
+	}
+	if (mailimf_message_parse(buf + skip, len - skip, &idx, &msg) != MAILIMF_NO_ERROR || !msg ||
+	    !msg->msg_fields) {
+		if (msg)
+			mailimf_message_free(msg);
+		return rm_error_set(err, RM_ERR_INPUT, "%s: not a mail message", what);
+	}
+	for (it = clist_begin(msg->msg_fields->fld_list); it; it = clist_next(it)) {
+		struct mailimf_field *fld = clist_content(it);
+
+		if (fld->fld_type == MAILIMF_FIELD_SUBJECT) {
+			free(p->subject);
+			p->subject = rm_patchmail_decode_header(fld->fld_data.fld_subject->sbj_value,
+						   strlen(fld->fld_data.fld_subject->sbj_value));
+		} else if (fld->fld_type == MAILIMF_FIELD_TO) {
+			add_mailboxes(fld->fld_data.fld_to->to_addr_list, &p->to, &p->nto);
+		} else if (fld->fld_type == MAILIMF_FIELD_CC) {
+			add_mailboxes(fld->fld_data.fld_cc->cc_addr_list, &p->cc, &p->ncc);
+		}
+	}
+	mailimf_message_free(msg);
+	if (!p->subject) {
+		rm_patchmail_free(p);
+		return rm_error_set(err, RM_ERR_INPUT, "%s: the mail has no Subject", what);
+	}
+	return 0;
+}
+
+int rm_patchmail_lookup(struct rm_patch_mail *p, const char *base, const char *msgid,
+			const struct rm_gitweb_opts *o, struct rm_error *err)
+{
+	struct rm_sb url = RM_SB_INIT;
+	char *esc = rm_gitweb_escape(msgid), *body, *what;
+	size_t len;
+	long status;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	rm_sb_init(&url);
+	rm_sb_addf(&url, "%s/%s/raw", base, esc);
+	free(esc);
+	what = rm_xstrdup(url.buf);
+	if (rm_gitweb_get(rm_sb_detach(&url, NULL), o, &status, &body, &len, err)) {
+		free(what);
+		return -1;
+	}
+	if (status == 404)
+		rc = 0;
+	else if (status != 200)
+		rc = rm_error_set(err, RM_ERR_TEMP, "%s: unexpected answer (HTTP %ld)", what, status);
+	else
+		rc = rm_patchmail_parse(p, body, len, what, err) ? -1 : 1;
+	free(body);
+	free(what);
+	return rc;
+}

@@ -1,0 +1,298 @@
+/* test_commit.c - commit facts: messages, trailers, patch links, the cache
+ * records, and the cgit and forge parsers that fill them. */
+#include "unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgit.h"
+#include "commit.h"
+#include "forge.h"
+
+static const char *trailer(const struct rm_commit_facts *f, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < f->ntrailers; i++)
+		if (!strcmp(f->trailers[i].key, key))
+			return f->trailers[i].value;
+	return NULL;
+}
+
+static void test_message_subject_body_trailers(void **state)
+{
+	struct rm_commit_facts f;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	rm_commit_set_message(&f, "mm: a subject\nfolded on two lines\n\nThe body.\n\n"
+				  "Signed-off-by: Ann Author <ann@example.org>\n"
+				  "Link: https://lore.kernel.org/r/20251014-1-ann@example.org\n"
+				  "Cc: list@example.org\n");
+	assert_string_equal(f.subject, "mm: a subject folded on two lines");
+	assert_int_equal(f.ntrailers, 3);
+	assert_string_equal(trailer(&f, "Signed-off-by"), "Ann Author <ann@example.org>");
+	assert_string_equal(f.patch_msgid, "20251014-1-ann@example.org");
+	rm_commit_free(&f);
+
+	/* git interpret-trailers: a last paragraph of mostly prose is no trailer block */
+	rm_commit_set_message(&f, "x: y\n\nText.\n\nReviewed-by: A <a@example.org>\nnot a trailer\n"
+				  "nor this\nnor that\nnor more\n");
+	assert_int_equal(f.ntrailers, 0);
+	assert_null(f.patch_msgid);
+	rm_commit_free(&f);
+	/* ... but a quarter of trailers with git's own Signed-off-by is one, the
+	 * other lines ("[ maintainer's note ]") skipped */
+	rm_commit_set_message(&f, "x: y\n\nText.\n\nSigned-off-by: A <a@example.org>\n"
+				  "[ m: reworded the changelog ]\nSigned-off-by: M <m@example.org>\n");
+	assert_int_equal(f.ntrailers, 2);
+	assert_string_equal(f.trailers[1].value, "M <m@example.org>");
+	rm_commit_free(&f);
+	/* a message that contains "---" keeps its trailers (no patch divider in
+	 * a commit message) */
+	rm_commit_set_message(&f, "x: y\n\nText.\n---\nMore.\n\nSigned-off-by: A <a@example.org>\n");
+	assert_int_equal(f.ntrailers, 1);
+	rm_commit_free(&f);
+	/* an empty message body: no trailers, no crash */
+	rm_commit_set_message(&f, "only a subject");
+	assert_string_equal(f.subject, "only a subject");
+	assert_int_equal(f.ntrailers, 0);
+	rm_commit_free(&f);
+}
+
+/* The patch's Message-ID chosen from message `m` (malloc()ed) or NULL. */
+static char *chosen(const char *m)
+{
+	struct rm_commit_facts f;
+	char *id;
+
+	memset(&f, 0, sizeof(f));
+	rm_commit_set_message(&f, m);
+	id = f.patch_msgid ? strdup(f.patch_msgid) : NULL;
+	rm_commit_free(&f);
+	return id;
+}
+
+static void test_patch_link_choice(void **state)
+{
+	static const struct {
+		const char *trailers, *want;
+	} cases[] = {
+		/* each form alone */
+		{ "Link: https://patch.msgid.link/p1@example.org", "p1@example.org" },
+		{ "Link: https://msgid.link/p1@example.org", "p1@example.org" },
+		{ "Link: https://lore.kernel.org/r/p2@example.org", "p2@example.org" },
+		{ "Link: https://lore.kernel.org/all/p3@example.org/", "p3@example.org" },
+		{ "Link: https://lore.kernel.org/linux-mm/p4@example.org/T/", "p4@example.org" },
+		{ "Link: https://lkml.kernel.org/r/p5@example.org", "p5@example.org" },
+		{ "Message-Id: <p6@example.org>", "p6@example.org" },
+		{ "Link: https://example.org/not-a-msgid", NULL },
+		/* the patch's own posting beats a discussion and a report */
+		{ "Link: https://lore.kernel.org/all/disc@example.org/\n"
+		  "Link: https://patch.msgid.link/own@example.org", "own@example.org" },
+		{ "Link: https://patch.msgid.link/own@example.org\n"
+		  "Link: https://lore.kernel.org/all/disc@example.org/", "own@example.org" },
+		{ "Link: https://lore.kernel.org/linux-mm/disc@example.org/\n"
+		  "Link: https://lore.kernel.org/r/own@example.org", "own@example.org" },
+		{ "Link: https://patch.msgid.link/own@example.org\nMessage-Id: <mid@example.org>",
+		  "mid@example.org" },
+		/* a Link: right after Reported-by: is the report's, never the patch */
+		{ "Reported-by: robot <lkp@example.org>\n"
+		  "Link: https://lore.kernel.org/oe-lkp/report-lkp@example.org\n"
+		  "Signed-off-by: A <a@example.org>", NULL },
+		{ "Reported-by: robot <lkp@example.org>\n"
+		  "Link: https://lore.kernel.org/r/report-lkp@example.org\n"
+		  "Signed-off-by: A <a@example.org>\n"
+		  "Link: https://lore.kernel.org/all/own@example.org/", "own@example.org" },
+		/* of equal ones the last (the maintainer's, added when applying) */
+		{ "Link: https://lore.kernel.org/r/v1@example.org\n"
+		  "Link: https://lore.kernel.org/r/v2@example.org", "v2@example.org" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char msg[1024], *got;
+
+		snprintf(msg, sizeof(msg), "x: y\n\nBody.\n\n%s\n", cases[i].trailers);
+		got = chosen(msg);
+		if (cases[i].want) {
+			assert_non_null(got);
+			assert_string_equal(got, cases[i].want);
+		} else {
+			assert_null(got);
+		}
+		free(got);
+	}
+}
+
+static void test_msgid_from_link(void **state)
+{
+	char *m;
+
+	(void)state;
+	m = rm_commit_msgid_from_link("https://lore.kernel.org/all/20251101-x-v2-1-abc%40example.org/");
+	assert_string_equal(m, "20251101-x-v2-1-abc@example.org");
+	free(m);
+	m = rm_commit_msgid_from_link("https://patch.msgid.link/a.b@example.org");
+	assert_string_equal(m, "a.b@example.org");
+	free(m);
+	assert_null(rm_commit_msgid_from_link("https://example.org/a@b"));
+	assert_null(rm_commit_msgid_from_link("https://lore.kernel.org/r/no-at-sign"));
+}
+
+static void test_cache_json_round_trip(void **state)
+{
+	struct rm_commit_facts f, g;
+	char *json;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	f.sha = strdup("0123456789abcdef0123456789abcdef01234567");
+	f.commit_time = 1760694800;
+	rm_commit_set_message(&f, "s: t\n\nSigned-off-by: A <a@example.org>\n");
+	rm_commit_add_file(&f, "mm/memory.c", 11);
+	rm_commit_add_file(&f, "mm/memory.c", 11);
+	assert_int_equal(f.nfiles, 1);
+	json = rm_commit_to_json(&f);
+	assert_int_equal(rm_commit_from_cache_json(&g, json), 0);
+	assert_string_equal(g.sha, f.sha);
+	assert_string_equal(g.subject, "s: t");
+	assert_int_equal(g.commit_time, 1760694800);
+	assert_int_equal(g.ntrailers, 1);
+	assert_string_equal(g.files[0], "mm/memory.c");
+	assert_int_equal(rm_commit_from_cache_json(&g, "{\"subject\":\"no sha\"}"), -1);
+	assert_int_equal(rm_commit_from_cache_json(&g, "[1"), -1);
+	free(json);
+	rm_commit_free(&f);
+}
+
+static void test_sha_and_dates(void **state)
+{
+	(void)state;
+	assert_true(rm_commit_valid_sha("deadbeef"));
+	assert_false(rm_commit_valid_sha("abc"));
+	assert_false(rm_commit_valid_sha("abc;rm -rf /"));
+	assert_int_equal(rm_commit_date("2025-10-17 09:53:20 +0000"), 1760694800);
+	assert_int_equal(rm_commit_date("2025-10-17T11:53:20+02:00"), 1760694800);
+	assert_int_equal(rm_commit_date("2025-10-17T09:53:20.000Z"), 1760694800);
+	assert_int_equal(rm_commit_date("yesterday"), 0);
+	assert_int_equal(rm_commit_date("1760694800 +0200"), 1760694800);
+	assert_int_equal(rm_commit_date("Fri, 17 Oct 2025 11:53:20 +0200"), 1760694800);
+	assert_int_equal(rm_commit_date("17 Oct 2025 09:53:20 GMT"), 1760694800);
+	assert_int_equal(rm_commit_date("2025-10-17T09:53:20"), 1760694800);
+	assert_int_equal(rm_commit_date("2025-10-17T09:53:20 +2500"), 0);
+	assert_int_equal(rm_commit_date("Fri, 17 Foo 2025 09:53:20 +0000"), 0);
+	assert_int_equal(rm_commit_date("2025-13-17T09:53:20Z"), 0);
+	assert_int_equal(rm_commit_date("12345"), 0);
+}
+
+static const char patch[] =
+	"From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n"
+	"From: =?UTF-8?q?J=C3=B6rg?= <joro@example.org>\n"
+	"Date: Fri, 17 Oct 2025 09:53:20 +0000\n"
+	"Subject: iommu: fix the thing\n"
+	"\n"
+	"Body.\n"
+	"\n"
+	"Signed-off-by: J <joro@example.org>\n"
+	"---\n"
+	" drivers/iommu/x.c | 1 +\n"
+	"\n"
+	"diff --git a/drivers/iommu/x.c b/drivers/iommu/x.c\n"
+	"index 1..2 100644\n";
+
+static const char patch_dashes[] =
+	"From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n"
+	"From: A <a@example.org>\n"
+	"Subject: b: dashes\n"
+	"\n"
+	"Text.\n"
+	"---\n"
+	"After the dashes.\n"
+	"\n"
+	"Signed-off-by: A <a@example.org>\n"
+	"Acked-by: R <r@example.org>\n"
+	"---\n"
+	" b | 1 +\n"
+	"\n"
+	"diff --git a/b b/b\n"
+	"--- /dev/null\n"
+	"+++ b/b\n"
+	"-- \n"
+	"cgit v1.2.3\n";
+
+static void test_cgit_patch(void **state)
+{
+	struct rm_commit_facts f;
+	struct rm_error err;
+
+	(void)state;
+	assert_int_equal(rm_cgit_parse_patch(&f, patch, strlen(patch), "p", &err), 0);
+	assert_string_equal(f.sha, "0123456789abcdef0123456789abcdef01234567");
+	assert_string_equal(f.subject, "iommu: fix the thing");
+	assert_string_equal(f.author.name, "Jörg");
+	assert_int_equal(f.ntrailers, 1);
+	assert_int_equal(f.nfiles, 1);
+	assert_string_equal(f.files[0], "drivers/iommu/x.c");
+	rm_commit_free(&f);
+	assert_int_equal(rm_cgit_parse_patch(&f, "hello", 5, "p", &err), -1);
+	assert_non_null(strstr(err.msg, "p: expected a patch"));
+	assert_false(rm_cgit_empty_patch("hello", 5));
+
+	/* a "---" line of the message itself: the divider is the last one before the diff */
+	assert_int_equal(rm_cgit_parse_patch(&f, patch_dashes, strlen(patch_dashes), "p", &err), 0);
+	assert_int_equal(f.ntrailers, 2);
+	assert_string_equal(f.trailers[1].key, "Acked-by");
+	assert_non_null(strstr(f.body, "After the dashes."));
+	assert_int_equal(f.nfiles, 1);
+	rm_commit_free(&f);
+
+	/* what cgit answers for an empty commit: no mbox, the signature only */
+	assert_true(rm_cgit_empty_patch("-- \ncgit v1.2.3\n\n", 18));
+	assert_int_equal(rm_cgit_parse_patch(&f, "-- \ncgit v1.2.3\n\n", 18, "p", &err), -1);
+}
+
+static void test_forge_json(void **state)
+{
+	static const char gh[] =
+		"{\"sha\":\"0123456789abcdef0123456789abcdef01234567\",\"commit\":{\"message\":"
+		"\"a: b\\n\\nLink: https://patch.msgid.link/x@example.org\",\"author\":{\"name\":\"A\","
+		"\"email\":\"a@example.org\",\"date\":\"2025-10-17T09:53:20Z\"},\"committer\":{\"name\":"
+		"\"M\",\"email\":\"m@example.org\",\"date\":\"2025-10-17T09:53:20Z\"}},"
+		"\"parents\":[{\"sha\":\"1111111111111111111111111111111111111111\"}],"
+		"\"files\":[{\"filename\":\"mm/x.c\"}]}";
+	static const char gl[] =
+		"{\"id\":\"0123456789abcdef0123456789abcdef01234567\",\"message\":\"a: b\\n\","
+		"\"author_name\":\"A\",\"author_email\":\"a@example.org\",\"committed_date\":"
+		"\"2025-10-17T09:53:20.000+00:00\",\"parent_ids\":[\"1111111111111111111111111111111111111111\"]}";
+	struct rm_commit_facts f;
+	struct rm_error err;
+
+	(void)state;
+	assert_int_equal(rm_forge_parse_commit(&f, RM_PROVIDER_GITHUB, gh, strlen(gh), "gh", &err), 0);
+	assert_string_equal(f.subject, "a: b");
+	assert_string_equal(f.patch_msgid, "x@example.org");
+	assert_string_equal(f.parent, "1111111111111111111111111111111111111111");
+	assert_int_equal(f.commit_time, 1760694800);
+	assert_string_equal(f.files[0], "mm/x.c");
+	rm_commit_free(&f);
+	assert_int_equal(rm_forge_parse_commit(&f, RM_PROVIDER_GITLAB, gl, strlen(gl), "gl", &err), 0);
+	assert_string_equal(f.author.email, "a@example.org");
+	assert_int_equal(f.commit_time, 1760694800);
+	rm_commit_free(&f);
+	assert_int_equal(rm_forge_parse_commit(&f, RM_PROVIDER_GITHUB, "{}", 2, "gh", &err), -1);
+	assert_non_null(strstr(err.msg, "gh: expected a commit object"));
+}
+
+const struct CMUnitTest unit_commit_tests[] = {
+	cmocka_unit_test(test_message_subject_body_trailers),
+	cmocka_unit_test(test_msgid_from_link),
+	cmocka_unit_test(test_patch_link_choice),
+	cmocka_unit_test(test_cache_json_round_trip),
+	cmocka_unit_test(test_sha_and_dates),
+	cmocka_unit_test(test_cgit_patch),
+	cmocka_unit_test(test_forge_json),
+};
+const size_t unit_commit_ntests = sizeof(unit_commit_tests) / sizeof(unit_commit_tests[0]);
