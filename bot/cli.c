@@ -537,7 +537,22 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	/* --once and --to leave the archives where they are: a reflection
 	 * consumes nothing */
 	rm_queue_sink_init(&q, &p, materials, once != NULL || to != NULL, rm_schedule_held);
-	rm_pipeline_refuse(&p, scan.refused, scan.nrefused);
+	{
+		/* entries that are no archive: on a shared store one run sets each aside */
+		struct rm_inbox_refused *rv;
+		size_t nrv;
+		struct rm_error re;
+		int prc = rm_inbox_claim_refused(e.ob, &e.cfg, scan.refused, scan.nrefused, &rv, &nrv,
+						 err);
+
+		if (!prc)
+			rm_pipeline_refuse(&p, rv, nrv);
+		if (rm_inbox_release_refused(e.ob, rv, nrv, prc ? &re : err) && !prc)
+			prc = -1;
+		free(rv);
+		if (prc)
+			goto out;
+	}
 	/* a few archives at a time, each claimed in the store first (on a
 	 * shared store other hosts' runs take the rest) */
 	for (i = 0; i < scan.nready; i += batch) {

@@ -293,13 +293,14 @@ int rm_inbox_claim_archives(struct rm_store *st, const struct rm_config *cfg, ch
 	if (rm_store_renew(st, err)) /* what this run holds already stays its own */
 		return -1;
 	for (i = 0; i < n; i++) {
+		struct stat sb;
 		bool got;
 
 		if (rm_store_claim_archive(st, base_name(paths[i]), &got, err))
 			return -1; /* those claimed so far: the caller releases *mine */
 		if (!got)
 			continue; /* another live run has it */
-		if (shared && access(paths[i], F_OK)) {
+		if (shared && lstat(paths[i], &sb)) {
 			/* another run finished it between our scan and our claim */
 			if (rm_store_release_archive(st, base_name(paths[i]), err))
 				return -1;
@@ -346,4 +347,37 @@ void rm_inbox_write_materials(const char *dir, const char *message_id,
 	}
 	free(d1);
 	free(d2);
+}
+
+int rm_inbox_claim_refused(struct rm_store *st, const struct rm_config *cfg,
+			   const struct rm_inbox_refused *v, size_t n, struct rm_inbox_refused **mine,
+			   size_t *nmine, struct rm_error *err)
+{
+	char **paths = rm_xcalloc(n + 1, sizeof(char *)), **got = NULL;
+	size_t i, j, ngot = 0;
+	int rc;
+
+	*mine = rm_xcalloc(n + 1, sizeof(**mine));
+	*nmine = 0;
+	for (i = 0; i < n; i++)
+		paths[i] = v[i].path;
+	rc = rm_inbox_claim_archives(st, cfg, paths, n, &got, &ngot, err);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < ngot; j++)
+			if (got[j] == v[i].path)
+				(*mine)[(*nmine)++] = v[i];
+	free(got);
+	free(paths);
+	return rc;
+}
+
+int rm_inbox_release_refused(struct rm_store *st, const struct rm_inbox_refused *v, size_t n,
+			     struct rm_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rm_store_release_archive(st, base_name(v[i].path), err))
+			return -1;
+	return 0;
 }

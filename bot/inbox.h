@@ -87,6 +87,14 @@ int rm_inbox_claim_archives(struct rm_store *st, const struct rm_config *cfg, ch
 			    size_t n, char ***mine, size_t *nmine, struct rm_error *err);
 int rm_inbox_release_archives(struct rm_store *st, char *const *paths, size_t n,
 			      struct rm_error *err);
+/* The same for refused entries: of v[0..n), those this run sets aside into
+ * *mine (shallow copies; the caller frees the array; on error those claimed
+ * so far are in it), released with rm_inbox_release_refused(). */
+int rm_inbox_claim_refused(struct rm_store *st, const struct rm_config *cfg,
+			   const struct rm_inbox_refused *v, size_t n, struct rm_inbox_refused **mine,
+			   size_t *nmine, struct rm_error *err);
+int rm_inbox_release_refused(struct rm_store *st, const struct rm_inbox_refused *v, size_t n,
+			     struct rm_error *err);
 
 /* One file of a report's reproduction materials. */
 struct rm_material {

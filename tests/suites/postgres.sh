@@ -262,3 +262,21 @@ src=$?
 [ $src = 2 ] && grep -q 'password authentication failed' "$T/badpw" && ! grep -q Wr0ngPw "$T/badpw" &&
 	ok "a wrong password: exit 2 (the operator must fix it), the password not shown" ||
 	not_ok "bad password" "rc $src" "$(cat "$T/badpw")"
+
+# ---- entries that are no archive, on a shared inbox: one run sets each aside
+fresh
+peer_restart
+mkfifo "$T/inbox/pipe"
+ln -s "$T/nowhere" "$T/inbox/dangling"
+cp contrib/examples/mincore.tar.xz "$T/inbox/"
+cfg r1; cfg r2
+pids=
+for h in r1 r2; do run_host $h & pids="$pids $!"; done
+wait $pids
+named=$(cat "$T/r1/err" "$T/r2/err" | grep -c "^robotmail: error: '$T/inbox/\(pipe\|dangling\)'")
+if [ "$(cat "$T/r1/rc") $(cat "$T/r2/rc")" != "0 0" ] && [ "$named" = 2 ] && [ -p "$T/failed/pipe" ] &&
+	[ -L "$T/failed/dangling" ] && [ -z "$(ls "$T/inbox")" ] && [ "$(delivered)" = 1 ] && ! grep -q 'cannot move' "$T/r1/err" "$T/r2/err"; then
+	ok "a FIFO and a dangling symlink in a shared inbox: set aside once (each named once, failed/), the archive reported once"
+else
+	not_ok "refused entries on a shared inbox" "exit codes $(cat "$T/r1/rc") $(cat "$T/r2/rc"), named $named, delivered $(delivered)" "$(ls -la "$T/inbox" "$T/failed" 2>&1)" "$(cat "$T/r1/err" "$T/r2/err")"
+fi
