@@ -2,8 +2,8 @@
  *
  * One connection per process.  Every statement goes through PQexecParams
  * with its values as parameters (never string-built SQL).  The schema is the
- * SQLite one in PostgreSQL's types, at the same versions 1-3 in a
- * `schema_version` table, plus step 4: leases and archive claims.  Migrations
+ * SQLite one in PostgreSQL's types, step for step (1-4; step 4: leases and
+ * archive claims), its version in a `schema_version` table.  Migrations
  * run in one transaction each under an advisory lock, so several hosts that
  * start at once migrate once.
  *

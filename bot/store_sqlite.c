@@ -87,6 +87,18 @@ static const char *const migrations[] = {
 	"ALTER TABLE messages ADD COLUMN thread_key TEXT;"
 	"ALTER TABLE messages ADD COLUMN refs TEXT;" /* the References chain, one id per line */
 	"CREATE INDEX messages_thread ON messages (thread_key, id);",
+	/* 4: several hosts (store_pg.c's step 4, so both backends have one
+	 * schema): leases on messages and archive claims.  Unused here: with
+	 * SQLite `run` holds the lock file and claims need no lease. */
+	"ALTER TABLE messages ADD COLUMN lease_host TEXT;"
+	"ALTER TABLE messages ADD COLUMN lease_pid INTEGER;"
+	"ALTER TABLE messages ADD COLUMN lease_until INTEGER;"
+	"CREATE TABLE archive_claims ("
+	"  name TEXT PRIMARY KEY,"
+	"  host TEXT NOT NULL,"
+	"  pid INTEGER NOT NULL,"
+	"  lease_until INTEGER NOT NULL"
+	");",
 };
 
 /* The state names as stored (the CHECK above), indexed by enum rm_store_state. */
