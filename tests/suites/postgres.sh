@@ -14,6 +14,7 @@
 #     report arrives, none twice except the one whose DATA was in flight
 #   - the server stopped mid-run: the run exits 75, the next run finishes
 #   - store migrate from SQLite, round trip; the password never shown
+ASAN_TOO=1
 . tests/lib.sh
 mk_tmp
 T=$TEST_TMP
