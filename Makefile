@@ -8,6 +8,10 @@ CC ?= cc
 CLANG ?= clang
 BUILD ?= build
 PREFIX ?= /usr/local
+SYSCONFDIR ?= $(PREFIX)/etc
+VERSION ?= 0.1
+# the build in the checkout reads config/ and templates/ from it; `make
+# install` builds again with the installed directories (RM_DATADIR below)
 DATADIR ?= $(CURDIR)/config
 TEMPLATEDIR ?= $(CURDIR)/templates
 
@@ -16,9 +20,9 @@ DEB_PACKAGES := pkg-config make gcc libpq-dev postgresql libetpan-dev libcurl4-g
 	libyaml-dev libjansson-dev libsqlite3-dev libarchive-dev libcmocka-dev \
 	libsasl2-modules clang libclang-rt-14-dev cppcheck python3 xz-utils zstd gzip tar \
 	valgrind git curl cgit lighttpd time postfix python3-aiosmtpd openssl sqlite3 bc \
-	public-inbox man-db
+	public-inbox man-db libgnutls28-dev
 
-PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive libpq
+PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive gnutls libpq
 
 # Deferred (=): pkg-config is only asked once the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
@@ -26,7 +30,8 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(filter-out -specs=%,$(shell pkg-config --libs $(PKGS))) -lm
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -g \
-	-DRM_DATADIR='"$(DATADIR)"' -DRM_TEMPLATEDIR='"$(TEMPLATEDIR)"' $(PKG_CFLAGS)
+	-DRM_DATADIR='"$(DATADIR)"' -DRM_TEMPLATEDIR='"$(TEMPLATEDIR)"' -DRM_VERSION='"$(VERSION)"' \
+	$(PKG_CFLAGS)
 CFLAGS ?= -O2
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -113,6 +118,7 @@ bench: deps
 	@BUILD=$(BUILD) tests/bench-smtp.sh
 	@BUILD=$(BUILD) tests/bench-report.sh
 	@BUILD=$(BUILD) tests/bench-hosts.sh
+	@BUILD=$(BUILD) tests/bench-evidence.sh
 
 # the unit tests and the main integration suites under valgrind (no ASan build)
 check-valgrind: deps
@@ -138,10 +144,31 @@ check-cppcheck:
 check-style:
 	@out=$$(bash tests/suites/style.sh); echo "$$out" | grep -v '^ok - '; ! echo "$$out" | grep -q '^not ok - '
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/robotmail
-	install -m 755 $(BUILD)/robotmail $(DESTDIR)$(PREFIX)/bin/robotmail
-	install -m 644 config/metrics.yaml config/lkp-programs.yaml $(DESTDIR)$(PREFIX)/share/robotmail/
+# make install [PREFIX=/usr/local] [SYSCONFDIR=$(PREFIX)/etc] [DESTDIR=...]: the
+# binary built for PREFIX (it reads PREFIX/share/robotmail, never the
+# checkout), the rule files, templates and the 0-day profile, the reference
+# configuration (also as SYSCONFDIR/robotmail/robotmail.yaml unless one is
+# there), the man page, the systemd service and timer (StateDirectory=) and
+# the cron example, with PREFIX and SYSCONFDIR written into them.
+SHAREDIR = $(PREFIX)/share/robotmail
+UNIT_SED = -e 's|/usr/local/bin/|$(PREFIX)/bin/|g' -e 's|/etc/robotmail/|$(SYSCONFDIR)/robotmail/|g'
+install: deps
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/install DATADIR=$(SHAREDIR) \
+		TEMPLATEDIR=$(SHAREDIR)/templates VERSION=$(VERSION) build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SHAREDIR)/templates $(DESTDIR)$(SHAREDIR)/profiles \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/lib/systemd/system \
+		$(DESTDIR)$(PREFIX)/share/doc/robotmail $(DESTDIR)$(SYSCONFDIR)/robotmail
+	install -m 755 $(BUILD)/install/robotmail $(DESTDIR)$(PREFIX)/bin/robotmail
+	install -m 644 config/metrics.yaml config/lkp-programs.yaml config/robotmail.yaml $(DESTDIR)$(SHAREDIR)/
+	install -m 644 templates/*.txt $(DESTDIR)$(SHAREDIR)/templates/
+	install -m 644 config/profiles/*.yaml $(DESTDIR)$(SHAREDIR)/profiles/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/robotmail/robotmail.yaml ] || \
+		install -m 640 config/robotmail.yaml $(DESTDIR)$(SYSCONFDIR)/robotmail/robotmail.yaml
+	install -m 644 contrib/robotmail.1 $(DESTDIR)$(PREFIX)/share/man/man1/robotmail.1
+	for u in robotmail.service robotmail.timer; do \
+		sed $(UNIT_SED) contrib/systemd/$$u >$(DESTDIR)$(PREFIX)/lib/systemd/system/$$u || exit 1; \
+		chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/system/$$u; done
+	sed $(UNIT_SED) contrib/robotmail.cron >$(DESTDIR)$(PREFIX)/share/doc/robotmail/robotmail.cron
 
 clean:
 	rm -rf $(BUILD)

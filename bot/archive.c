@@ -24,6 +24,9 @@ struct rm_file {
 	char *path;
 	char *data;
 	size_t len;
+	/* a commit's matrix.json found by a directory walk is not held: it is
+	 * read from here when its root loads, and freed once read (data NULL) */
+	char *abs;
 };
 
 /* ------------------------------------------------------------ small helpers */
@@ -160,6 +163,7 @@ static int add_file(struct filelist *fl, const char *source, const char *path, c
 	fl->v[fl->n].path = rm_xstrdup(path);
 	fl->v[fl->n].data = data;
 	fl->v[fl->n].len = len;
+	fl->v[fl->n].abs = NULL;
 	fl->n++;
 	return 0;
 }
@@ -209,12 +213,18 @@ const char *rm_archive_file_path(const struct rm_archive *a, size_t i)
 	return i < a->nfiles ? a->files[i].path : NULL;
 }
 
-const char *rm_archive_file(const struct rm_archive *a, const char *path, size_t *len)
+static struct rm_file *find_file(const struct rm_archive *a, const char *path)
 {
-	struct rm_file key, *f;
+	struct rm_file key;
 
 	key.path = (char *)path;
-	f = rm_bsearch(&key, a->files, a->nfiles, sizeof(*a->files), cmp_file);
+	return rm_bsearch(&key, a->files, a->nfiles, sizeof(*a->files), cmp_file);
+}
+
+const char *rm_archive_file(const struct rm_archive *a, const char *path, size_t *len)
+{
+	struct rm_file *f = find_file(a, path);
+
 	if (!f)
 		return NULL;
 	if (len)
@@ -320,6 +330,14 @@ static int walk_dir(struct filelist *fl, struct deferred *df, const char *source
 			df->rel[df->n] = crel;
 			df->n++;
 			cabs = crel = NULL;
+		} else if (S_ISREG(st.st_mode) && is_commit_matrix(crel)) {
+			/* read when its root loads (struct rm_file) */
+			rc = add_file(fl, source, crel, NULL, (size_t)st.st_size, err);
+			if (!rc) {
+				fl->v[fl->n - 1].abs = cabs;
+				fl->v[fl->n - 1].len = 0;
+				cabs = NULL;
+			}
 		} else if (S_ISREG(st.st_mode) && is_wanted(crel)) {
 			char *buf;
 			size_t len;
@@ -579,41 +597,80 @@ out:
 	return 0;
 }
 
+/* The bytes of `path` or `path.gz` in the archive (LKP's load_json prefers
+ * the .gz), decompressed.  Returns 1 with *data (freed with *owned when not
+ * NULL), *len and *which (the member read, malloc'd) set; 0 when neither
+ * exists; -1 with err set when the .gz is bad. */
+static int member_bytes(const struct rm_archive *a, const char *path, char **which,
+			const char **data, size_t *len, char **owned, struct rm_error *err)
+{
+	char *gz = rm_xmalloc(strlen(path) + 4);
+	struct rm_file *f;
+
+	*owned = NULL;
+	*which = NULL;
+	memcpy(gz, path, strlen(path));
+	memcpy(gz + strlen(path), ".gz", 4);
+	f = find_file(a, gz);
+	if (f && f->abs) {
+		char *raw = NULL;
+		size_t rawlen;
+		char *display = rm_path_join(a->source, gz);
+		int rc = read_regular(f->abs, &raw, &rawlen, err);
+
+		if (!rc)
+			rc = gunzip(display, raw, rawlen, owned, len, err);
+		free(raw);
+		free(display);
+		*which = gz;
+		*data = *owned;
+		return rc ? -1 : 1;
+	}
+	if ((*data = rm_archive_file(a, gz, len))) {
+		char *display = rm_path_join(a->source, gz);
+		int rc = gunzip(display, *data, *len, owned, len, err);
+
+		free(display);
+		*which = gz;
+		*data = *owned;
+		return rc ? -1 : 1;
+	}
+	free(gz);
+	f = find_file(a, path);
+	if (f && f->abs) {
+		/* not held: read it now (the caller frees it) */
+		if (read_regular(f->abs, owned, len, err))
+			return -1;
+		*which = rm_xstrdup(path);
+		*data = *owned;
+		return 1;
+	}
+	if ((*data = rm_archive_file(a, path, len))) {
+		*which = rm_xstrdup(path);
+		return 1;
+	}
+	return 0;
+}
+
 /* Load `path` or `path.gz` from the archive as JSON.  Returns NULL without an
  * error when neither exists (err->kind stays RM_OK), NULL with err set when
- * one exists but is bad.  LKP's load_json prefers the .gz. */
+ * one exists but is bad. */
 static json_t *load_json_member(const struct rm_archive *a, const char *path, char **which,
 				struct rm_error *err)
 {
-	char *gz = rm_xstrfmt("%s.gz", path);
 	const char *data;
+	char *owned, *display;
 	size_t len;
-	json_t *j = NULL;
+	json_t *j;
+	int rc = member_bytes(a, path, which, &data, &len, &owned, err);
 
-	if ((data = rm_archive_file(a, gz, &len))) {
-		char *plain;
-		size_t plen;
-		char *display = rm_path_join(a->source, gz);
-
-		if (!gunzip(display, data, len, &plain, &plen, err)) {
-			j = rm_json_load(display, plain, plen, NULL, err);
-			free(plain);
-		}
-		free(display);
-		*which = gz;
-		return j;
-	}
-	free(gz);
-	if ((data = rm_archive_file(a, path, &len))) {
-		char *display = rm_path_join(a->source, path);
-
-		j = rm_json_load(display, data, len, NULL, err);
-		free(display);
-		*which = rm_xstrdup(path);
-		return j;
-	}
-	*which = NULL;
-	return NULL;
+	if (rc <= 0)
+		return NULL;
+	display = rm_path_join(a->source, *which);
+	j = rm_json_load(display, data, len, NULL, err);
+	free(display);
+	free(owned);
+	return j;
 }
 
 /* ------------------------------------------------------------ matrices */
@@ -621,14 +678,6 @@ static json_t *load_json_member(const struct rm_archive *a, const char *path, ch
 static int cmp_series(const void *a, const void *b)
 {
 	return strcmp(((const struct rm_series *)a)->name, ((const struct rm_series *)b)->name);
-}
-
-const struct rm_series *rm_matrix_get(const struct rm_matrix *m, const char *name)
-{
-	struct rm_series key;
-
-	key.name = (char *)name;
-	return rm_bsearch(&key, m->s, m->n, sizeof(*m->s), cmp_series);
 }
 
 static void series_push(struct rm_series *s, size_t *alloc, double v, bool is_int)
@@ -661,19 +710,6 @@ static void series_add_json(struct rm_series *s, size_t *alloc, json_t *v)
 	}
 }
 
-static void matrix_free(struct rm_matrix *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->n; i++) {
-		free(m->s[i].name);
-		free(m->s[i].v);
-		free(m->s[i].is_int);
-	}
-	free(m->s);
-	memset(m, 0, sizeof(*m));
-}
-
 /* Pad every series with Integer 0 up to m->cols (matrix_fill_missing_zeros). */
 static void matrix_fill_zeros(struct rm_matrix *m)
 {
@@ -691,75 +727,6 @@ static void matrix_fill_zeros(struct rm_matrix *m)
 static void matrix_sort(struct rm_matrix *m)
 {
 	rm_sort(m->s, m->n, sizeof(*m->s), cmp_series);
-}
-
-/* archive-format.md 2.6: stat names never contain white space (dump-stat
- * refuses such keys), and a control character would reach the table and
- * the report.  Sets err naming the file and the (escaped) stat. */
-static int check_stat_name(const char *file, const char *key, struct rm_error *err)
-{
-	unsigned cp = 0;
-	char *shown;
-
-	if (!rm_text_bad_char(key, RM_TEXT_NAME, &cp))
-		return 0;
-	shown = rm_text_escaped(key, 200);
-	rm_error_set(err, RM_ERR_INPUT,
-		     "'%s': stat '%s': expected a stat name without white space or control characters (found U+%04X)",
-		     file, shown, cp);
-	free(shown);
-	return -1;
-}
-
-/* A _result_root/matrix.json object into m. */
-static int matrix_from_json(struct rm_matrix *m, json_t *j, const char *file, struct rm_error *err)
-{
-	const char *key;
-	json_t *val;
-	size_t first = 0, last = 0;
-	bool any = false;
-	json_t *src = json_object_get(j, "stats_source");
-
-	memset(m, 0, sizeof(*m));
-	if (!json_is_object(j))
-		return rm_error_set(err, RM_ERR_INPUT, "'%s': expected a JSON object of stat arrays",
-				    file);
-	if (src && !json_is_array(src))
-		return rm_error_set(err, RM_ERR_INPUT, "'%s': 'stats_source': expected an array",
-				    file);
-	m->s = rm_xcalloc(json_object_size(j) + 1, sizeof(*m->s));
-	json_object_foreach(j, key, val) {
-		struct rm_series *s;
-		size_t i, alloc = 0;
-
-		if (!strcmp(key, "stats_source"))
-			continue;
-		if (check_stat_name(file, key, err)) {
-			matrix_free(m);
-			return -1;
-		}
-		if (!json_is_array(val)) {
-			matrix_free(m);
-			return rm_error_set(err, RM_ERR_INPUT,
-					    "'%s': stat '%.200s': expected an array with one value per run",
-					    file, key);
-		}
-		s = &m->s[m->n++];
-		s->name = rm_xstrdup(key);
-		for (i = 0; i < json_array_size(val); i++)
-			series_add_json(s, &alloc, json_array_get(val, i));
-		if (!any)
-			first = s->n;
-		any = true;
-		last = s->n;
-	}
-	/* matrix_cols (archive-format.md 2.4): the stats_source count; without
-	 * it, the longer of the first and the last array in the file's key
-	 * order (jansson keeps that order) */
-	m->cols = src ? json_array_size(src) : first > last ? first : last;
-	matrix_fill_zeros(m);
-	matrix_sort(m);
-	return 0;
 }
 
 /* Build a matrix from runs' stats.json the way lkp-tests' unite does it:
@@ -801,7 +768,7 @@ static int unite_add(struct rm_archive *a, struct unite *u, json_t *stats, const
 
 		if (!strcmp(key, "stats_source"))
 			continue;
-		if (check_stat_name(file, key, err))
+		if (rm_matrix_check_name(file, key, err))
 			return -1;
 		s = unite_find(u, key, &alloc);
 		if (!s) {
@@ -887,23 +854,31 @@ static void matrix_complete(struct rm_matrix *dst, const struct rm_matrix *src)
 	size_t i, k, removed = 0;
 
 	memset(dst, 0, sizeof(*dst));
+	if (!inc) {
+		/* no incomplete run: the same series */
+		*dst = *src;
+		dst->shared = true;
+		return;
+	}
+	dst->dropped_bases = src->dropped_bases;
+	dst->ndropped = src->ndropped;
+	dst->regex_stem = src->regex_stem;
 	dst->s = rm_xcalloc(src->n + 1, sizeof(*dst->s));
-	if (inc)
-		for (k = 0; k < inc->n; k++)
-			removed += inc->v[k] == 1;
+	for (k = 0; k < inc->n; k++)
+		removed += inc->v[k] == 1;
 	for (i = 0; i < src->n; i++) {
 		const struct rm_series *s = &src->s[i];
 		struct rm_series *d;
 		size_t alloc = 0;
 
-		if (inc && s == inc)
+		if (s == inc)
 			continue;
 		d = &dst->s[dst->n++];
 		d->name = rm_xstrdup(s->name);
 		d->is_string = s->is_string;
 		d->is_bad = s->is_bad;
 		for (k = 0; k < s->n; k++)
-			if (!(inc && k < inc->n && inc->v[k] == 1))
+			if (!(k < inc->n && inc->v[k] == 1))
 				series_push(d, &alloc, s->v[k], s->is_int[k]);
 	}
 	dst->cols = src->cols >= removed ? src->cols - removed : 0;
@@ -963,31 +938,124 @@ static void root_free(struct rm_result_root *r)
 	free(r->job_path);
 	rm_job_free(&r->job);
 	free(r->runs);
-	matrix_free(&r->all);
-	matrix_free(&r->complete);
+	rm_matrix_free(&r->all);
+	rm_matrix_free(&r->complete);
 }
 
-static int load_matrix(struct rm_archive *a, struct rm_result_root *r, struct rm_error *err)
+/* Rows of matrix.json worth reading (rm_matrix_keep_fn over the rules). */
+static bool keep_stat(void *ctx, const char *name)
+{
+	return rm_rules_keep_stat(ctx, name);
+}
+
+/* A commit matrix.json(.gz) a directory walk left on disk, streamed
+ * (matrix.h); a refusal or anything unusual is left to the whole-file path. */
+struct src {
+	int fd;                 /* the plain file, or -1 */
+	struct archive *ar;     /* the .gz, decompressing */
+	unsigned long long total;
+};
+
+static long src_read(void *ctx, char *buf, size_t cap)
+{
+	struct src *s = ctx;
+	long n;
+
+	if (s->ar) {
+		n = (long)archive_read_data(s->ar, buf, cap);
+	} else {
+		do
+			n = (long)read(s->fd, buf, cap);
+		while (n < 0 && errno == EINTR);
+	}
+	if (n < 0)
+		return -1;
+	s->total += (unsigned long long)n;
+	return s->total > RM_ARCHIVE_MAX_MEMBER ? -1 : n;
+}
+
+/* 0: r->all read; 1: use the whole-file path (errors are worded there). */
+static int stream_matrix(const struct rm_archive *a, struct rm_result_root *r,
+			 const struct rm_file *f, bool gz, const struct rm_rules *rules)
+{
+	struct src s;
+	struct stat st;
+	char *raw = NULL, *display;
+	size_t rawlen;
+	struct rm_error ignored;
+	int rc = 1;
+
+	memset(&s, 0, sizeof(s));
+	s.fd = -1;
+	if (gz) {
+		if (read_regular(f->abs, &raw, &rawlen, &ignored))
+			return 1;
+		s.ar = archive_read_new();
+		archive_read_support_filter_gzip(s.ar);
+		archive_read_support_format_raw(s.ar);
+		{
+			struct archive_entry *e;
+
+			if (archive_read_open_memory(s.ar, raw, rawlen) != ARCHIVE_OK ||
+			    archive_read_next_header(s.ar, &e) != ARCHIVE_OK)
+				goto out;
+		}
+	} else {
+		s.fd = open(f->abs, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (s.fd < 0 || fstat(s.fd, &st) || !S_ISREG(st.st_mode))
+			goto out;
+	}
+	display = rm_path_join(a->source, f->path);
+	rc = rm_matrix_read_stream(&r->all, display, src_read, &s, rules ? keep_stat : NULL,
+				   (void *)rules);
+	free(display);
+out:
+	if (s.ar)
+		archive_read_free(s.ar);
+	if (s.fd >= 0)
+		close(s.fd);
+	free(raw);
+	return rc;
+}
+
+/* The root's matrix: its matrix.json, read with rows no rule keeps dropped
+ * (rules NULL: every row kept), or else its runs' stats.json united. */
+static int load_matrix(struct rm_archive *a, struct rm_result_root *r, const struct rm_rules *rules,
+		       struct rm_error *err)
 {
 	char *mpath = rm_path_join(r->path, "matrix.json");
-	char *which = NULL;
-	json_t *j;
+	char *which = NULL, *owned;
+	const char *data;
+	size_t len;
 	int rc = 0;
 
 	rm_error_clear(err);
-	j = load_json_member(a, mpath, &which, err);
+	{
+		/* left on disk by a directory walk: streamed, not held */
+		char *gz = rm_path_join(r->path, "matrix.json.gz");
+		const struct rm_file *f = find_file(a, gz), *plain = find_file(a, mpath);
+
+		free(gz);
+		if ((f && f->abs && !stream_matrix(a, r, f, true, rules)) ||
+		    (!f && plain && plain->abs && !stream_matrix(a, r, plain, false, rules))) {
+			free(mpath);
+			return 0;
+		}
+	}
+	rc = member_bytes(a, mpath, &which, &data, &len, &owned, err);
 	free(mpath);
-	if (j) {
+	if (rc > 0) {
 		char *display = rm_path_join(a->source, which);
 
-		rc = matrix_from_json(&r->all, j, display, err);
+		rc = rm_matrix_read(&r->all, display, data, len, rules ? keep_stat : NULL,
+				    (void *)rules, err);
 		free(display);
-		json_decref(j);
+		free(owned);
 		free(which);
 		return rc;
 	}
 	free(which);
-	if (err->kind != RM_OK)
+	if (rc < 0)
 		return -1;
 	/* no commit-level matrix: unite the runs' stats.json in run order */
 	{
@@ -997,6 +1065,7 @@ static int load_matrix(struct rm_archive *a, struct rm_result_root *r, struct rm
 		memset(&u, 0, sizeof(u));
 		for (i = 0; i < r->nruns && !rc; i++) {
 			char num[16], *rundir, *spath;
+			json_t *j;
 
 			snprintf(num, sizeof(num), "%d", r->runs[i]);
 			rundir = rm_path_join(r->path, num);
@@ -1079,9 +1148,35 @@ static int load_root(struct rm_archive *a, struct rm_result_root *r, const struc
 			free(r->job.axes[i].value);
 			r->job.axes[i].value = rm_xstrdup(commit);
 		}
-	if (load_matrix(a, r, err))
+	if (load_matrix(a, r, rules, err))
 		return -1;
 	matrix_complete(&r->complete, &r->all);
+	return 0;
+}
+
+/* A matrix with a ".pass" stat whose stem holds regex syntax: lkp-tests
+ * matches that stem against every name of the other side, so every root is
+ * read again with no row dropped (rare; see matrix.h). */
+static int reload_undropped(struct rm_archive *a, struct rm_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < a->nroots; i++)
+		if (a->roots[i].all.regex_stem)
+			break;
+	if (i == a->nroots)
+		return 0;
+	for (i = 0; i < a->nroots; i++) {
+		struct rm_result_root *r = &a->roots[i];
+
+		if (!r->all.ndropped)
+			continue;
+		rm_matrix_free(&r->complete);
+		rm_matrix_free(&r->all);
+		if (load_matrix(a, r, NULL, err))
+			return -1;
+		matrix_complete(&r->complete, &r->all);
+	}
 	return 0;
 }
 
@@ -1123,7 +1218,7 @@ static int find_roots(struct rm_archive *a, const struct rm_rules *rules, struct
 		if (load_root(a, &a->roots[i], rules, err))
 			return -1;
 	}
-	return 0;
+	return reload_undropped(a, err);
 }
 
 /* ------------------------------------------------------------ groups */
@@ -1459,6 +1554,7 @@ void rm_archive_free(struct rm_archive *a)
 	for (i = 0; i < a->nfiles; i++) {
 		free(a->files[i].path);
 		free(a->files[i].data);
+		free(a->files[i].abs);
 	}
 	free(a->files);
 	for (i = 0; i < a->nroots; i++)

@@ -7,8 +7,9 @@
  * devices, size caps against bombs), finding every `_result_root` (a commit
  * directory whose numbered run directories hold a job.yaml), reading its
  * job.yaml (via job.c) and its matrix (the commit-level matrix.json with
- * stats_source, or, when it is missing, the runs' stats.json united the way
- * lkp-tests unites them), zero-filling short columns, dropping incomplete
+ * stats_source, read by matrix.c: streamed from disk for a directory, rows
+ * no metric rule keeps dropped while reading; or, when it is missing, the
+ * runs' stats.json united the way lkp-tests unites them), zero-filling short columns, dropping incomplete
  * runs, grouping roots by axes and pairing base and head in each group.
  *
  * Must not: compute statistics or decide what changed (stats.c does).
@@ -27,31 +28,13 @@
 
 #include "error.h"
 #include "job.h"
+#include "matrix.h"
 #include "rules.h"
 
 /* Limits against hostile archives (documented in the README). */
 #define RM_ARCHIVE_MAX_MEMBER (256ull << 20)  /* bytes in one member */
 #define RM_ARCHIVE_MAX_TOTAL (1024ull << 20)  /* bytes kept in memory */
 #define RM_ARCHIVE_MAX_MEMBERS 1000000        /* entries in one tarball */
-
-/* One stat across the runs (columns) of one commit.  Values keep whether the
- * JSON wrote them as integers: lkp-tests' perf-profile rule compares Ruby
- * classes (archive-format.md 3.2 step 4). */
-struct rm_series {
-	char *name;
-	double *v;
-	unsigned char *is_int;
-	size_t n;
-	bool is_string; /* some value was a string: lkp-tests skips the stat */
-	bool is_bad;    /* NaN/Infinity/null/boolean/array/object: the stat is left out */
-};
-
-/* A commit's matrix: series sorted by name, `cols` = number of runs. */
-struct rm_matrix {
-	struct rm_series *s;
-	size_t n;
-	size_t cols;
-};
 
 struct rm_result_root {
 	char *path;    /* the _result_root, relative to the archive */
@@ -111,9 +94,6 @@ int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char 
 			 struct rm_error *err);
 
 void rm_archive_free(struct rm_archive *a);
-
-/* A series by name or NULL (binary search). */
-const struct rm_series *rm_matrix_get(const struct rm_matrix *m, const char *name);
 
 /* The path of the i-th kept member (0 <= i < a->nfiles), in byte order. */
 const char *rm_archive_file_path(const struct rm_archive *a, size_t i);

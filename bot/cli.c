@@ -14,6 +14,7 @@
 #include "deliver.h"
 #include "fileutil.h"
 #include "gitweb.h"
+#include "help.h"
 #include "inbox.h"
 #include "lookup.h"
 #include "message.h"
@@ -31,29 +32,7 @@
 
 void rm_usage(int to_stderr)
 {
-	fputs("usage: robotmail compare [options] ARCHIVE...\n"
-	      "       robotmail compare [options] BASE_DIR HEAD_DIR\n"
-	      "       robotmail commit [--config FILE] [--subject S] [--no-cache] TREE SHA\n"
-	      "       robotmail --dry-run [-c FILE] [-o DIR] [--to ADDR] [--now EPOCH] [--force] ARCHIVE...\n"
-	      "       robotmail run [-c FILE] [-v] [--once ARCHIVE] [--materials DIR] [--to ADDR]\n"
-	      "       robotmail store [-c FILE] check | migrate --to postgresql://... [--from FILE]\n"
-	      "\n"
-	      "compare options:\n"
-	      "  -c, --config FILE  configuration (trees for commit subjects); also $ROBOTMAIL_CONFIG\n"
-	      "  --base COMMIT      use COMMIT (or a prefix) as the base of every group\n"
-	      "  --head COMMIT      use COMMIT (or a prefix) as the head of every group\n"
-	      "  --metrics FILE     metric rules (default: $ROBOTMAIL_DATADIR/metrics.yaml)\n"
-	      "  --programs FILE    LKP program facts (default: $ROBOTMAIL_DATADIR/lkp-programs.yaml)\n"
-	      "  -v, --verbose      report skipped groups and stats on stderr\n"
-	      "\n"
-	      "--dry-run shows what run would do with each report (the same bytes run queues);\n"
-	      "a report already sent is only named, its mail printed with --force.\n"
-	      "run --to ADDR sends every report to ADDR only and consumes none of them.\n"
-	      "\n"
-	      "ARCHIVE is a result directory or a .tar, .tar.gz, .tar.xz or .tar.zst file.\n"
-	      "Exit codes: 0 ok, 1 bad archive or unknown commit, 2 usage or configuration error,\n"
-	      "75 temporary failure (try again later).\n",
-	      to_stderr ? stderr : stdout);
+	rm_help_print(NULL, to_stderr ? stderr : stdout);
 }
 
 static char *data_file(const char *name)
@@ -86,6 +65,7 @@ struct env {
 	bool have_rules;
 	struct rm_store *ob;
 	struct rm_commit_cache cache;
+	char *note;   /* --note FILE: the operator's note for every archive */
 };
 
 static const char *config_path(const char *opt)
@@ -124,8 +104,24 @@ static int env_open(struct env *e, const char *config, const char *metrics, cons
 	return 0;
 }
 
+/* The operator's note (a few sentences opening the report): read from
+ * `path`, at most RM_PIPELINE_NOTE_MAX bytes.  Returns -1 with err set
+ * (kind RM_ERR_USAGE: the option names a file that cannot be read). */
+static int read_note(const char *path, char **note, struct rm_error *err)
+{
+	size_t len;
+
+	if (rm_read_file(path, RM_PIPELINE_NOTE_MAX, note, &len, err)) {
+		err->kind = RM_ERR_USAGE;
+		return -1;
+	}
+	return 0;
+}
+
 static void env_close(struct env *e)
 {
+	free(e->note);
+	e->note = NULL;
 	if (e->have_rules)
 		rm_rules_free(&e->rules);
 	if (e->have_cfg)
@@ -173,7 +169,7 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 			verbose = 1;
 			break;
 		case 'h':
-			rm_usage(0);
+			rm_help_print("compare", stdout);
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "compare: unknown option or missing value: '%s'",
@@ -260,7 +256,7 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 			use_cache = false;
 			break;
 		case 'h':
-			rm_usage(0);
+			rm_help_print("commit", stdout);
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "commit: unknown option or missing value: '%s'",
@@ -333,6 +329,7 @@ static void pipeline_init(struct rm_pipeline *p, struct env *e, const char *to, 
 	p->cache = e->ob ? &e->cache : NULL;
 	p->templates_dir = templates_dir(&e->cfg);
 	p->to = to;
+	p->note = e->note;
 	p->now = now;
 	p->verbose = verbose;
 }
@@ -346,11 +343,12 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 		{ "now", required_argument, NULL, 'N' },
 		{ "to", required_argument, NULL, 't' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "note", required_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *outdir = NULL, *to = NULL;
+	const char *config = NULL, *outdir = NULL, *to = NULL, *note = NULL;
 	time_t now = time(NULL);
 	int c, verbose = 0, rc;
 	bool force = false;
@@ -369,6 +367,9 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 			break;
 		case 'o':
 			outdir = optarg;
+			break;
+		case 'n':
+			note = optarg;
 			break;
 		case 'N': {
 			char *end;
@@ -391,7 +392,7 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 			verbose = 1;
 			break;
 		case 'h':
-			rm_usage(0);
+			rm_help_print("dry-run", stdout);
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "--dry-run: unknown option or missing value: '%s'",
@@ -402,6 +403,8 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 		return rm_error_set(err, RM_ERR_USAGE, "--dry-run: expected one or more ARCHIVEs");
 	/* the store is read, never written: open it read-only */
 	if (env_open(&e, config, NULL, NULL, true, false, err) ||
+	    rm_config_check_identity(&e.cfg, err) ||
+	    (note && read_note(note, &e.note, err)) ||
 	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READONLY, err)) {
 		env_close(&e);
 		return -1;
@@ -443,6 +446,31 @@ static void schedule_log(void *ctx, enum rm_schedule_level level, const char *te
 	fprintf(stderr, "robotmail: %s%s\n", level == RM_SCHEDULE_ERROR ? "error: " : "", text);
 }
 
+/* The run's last line, even when quiet (issue 13 item 7): what became of
+ * the archives (reported and done, failed, still waiting in the inbox), the
+ * new reports, and the mails: queued, sent, failed this run, and all that
+ * wait in the outbox after it (a backoff or a cap; held ones apart). */
+static void summary_line(struct env *e, const struct rm_pipeline_stats *ps, const struct run_stats *st)
+{
+	struct rm_error le;
+	int waiting, held;
+	bool known;
+
+	rm_error_clear(&le);
+	known = !rm_schedule_waiting(e->ob, &waiting, &held, &le);
+	fprintf(stderr,
+		"robotmail: archives %d (new %d, failed %d, deferred %d); reports %d; "
+		"mails queued %d, sent %d, failed %d, waiting ",
+		ps->arch_done + ps->arch_failed + ps->arch_waiting, ps->arch_done, ps->arch_failed,
+		ps->arch_waiting, st->reports - st->duplicates, st->queued, st->sent, st->failed_msgs);
+	if (!known)
+		fprintf(stderr, "unknown (%s)\n", le.msg);
+	else if (held)
+		fprintf(stderr, "%d, held %d\n", waiting, held);
+	else
+		fprintf(stderr, "%d\n", waiting);
+}
+
 int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 {
 	static const struct option longopts[] = {
@@ -451,11 +479,12 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		{ "now", required_argument, NULL, 'N' },
 		{ "to", required_argument, NULL, 't' },
 		{ "materials", required_argument, NULL, 'm' },
+		{ "note", required_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *once = NULL, *to = NULL, *materials = NULL;
+	const char *config = NULL, *once = NULL, *to = NULL, *materials = NULL, *note = NULL;
 	time_t now = time(NULL);
 	struct run_stats st;
 	struct env e;
@@ -482,6 +511,9 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		case 'm':
 			materials = optarg;
 			break;
+		case 'n':
+			note = optarg;
+			break;
 		case 'N':
 			now = (time_t)strtoll(optarg, NULL, 10);
 			break;
@@ -494,7 +526,7 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 			verbose = 1;
 			break;
 		case 'h':
-			rm_usage(0);
+			rm_help_print("run", stdout);
 			return 0;
 		default:
 			return rm_error_set(err, RM_ERR_USAGE, "run: unknown option or missing value: '%s'",
@@ -504,7 +536,10 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	if (optind < argc)
 		return rm_error_set(err, RM_ERR_USAGE, "run: unexpected argument '%s'", argv[optind]);
 	slog.ctx = &verbose;
-	if (env_open(&e, config, NULL, NULL, true, false, err)) {
+	if (env_open(&e, config, NULL, NULL, true, false, err) ||
+	    rm_config_check_identity(&e.cfg, err) || rm_inbox_check_state_dir(&e.cfg, err) ||
+	    (!once && rm_inbox_check_dir(&e.cfg, err)) || rm_transport_check(&e.cfg, err) ||
+	    (note && read_note(note, &e.note, err))) {
 		env_close(&e);
 		return -1;
 	}
@@ -592,6 +627,7 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 			" %d deferred; %d sent, %d to retry, %d failed\n",
 			st.archives, st.reports, st.queued, st.held, st.duplicates, st.deferred, st.sent,
 			st.retried, st.failed_msgs);
+	summary_line(&e, &p.st, &st);
 	/* each failure was logged as it happened; the worst sets the exit */
 	if (st.bad_archives || st.failed_msgs) /* a bad archive, or a message no server accepted */
 		rc = rm_error_logged(err, RM_ERR_INPUT);
@@ -617,6 +653,10 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 	if (i + 1 < argc && (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config"))) {
 		config = argv[i + 1];
 		i += 2;
+	}
+	if (i < argc && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
+		rm_help_print("queue", stdout);
+		return 0;
 	}
 	if (i >= argc)
 		return rm_error_set(err, RM_ERR_USAGE, "queue: expected list, show ID, retry ID, drop ID, hold ID or release ID"), 2;
@@ -656,6 +696,8 @@ int rm_cmd_store(int argc, char **argv, struct rm_error *err)
 			to = argv[++i];
 		else if (!strcmp(argv[i], "--from") && i + 1 < argc)
 			from = argv[++i];
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return rm_help_print("store", stdout), 0;
 		else if (!action && (!strcmp(argv[i], "check") || !strcmp(argv[i], "migrate")))
 			action = argv[i];
 		else
@@ -709,6 +751,8 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 			config = argv[++i];
 		else if (!strcmp(argv[i], "--online"))
 			online = true;
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return rm_help_print("check-config", stdout), 0;
 		else
 			return rm_error_set(err, RM_ERR_USAGE, "check-config: unknown argument '%s'", argv[i]);
 	}
@@ -719,48 +763,37 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		return rm_error_logged(err, RM_ERR_CONFIG); /* said on stdout */
 	}
 	check_line(&bad, true, "configuration", e.cfg.file ? e.cfg.file : "(built-in defaults)");
+	rm_error_clear(&ce);
+	check_line(&bad, !rm_config_check_identity(&e.cfg, &ce), "robot identity",
+		   ce.kind ? ce.msg : e.cfg.robot_address);
 	check_line(&bad, true, "metric rules", e.rules.metrics_file);
 	check_line(&bad, true, "program facts", e.rules.programs_file);
 	{
-		/* every template parses and knows every name it uses */
+		/* every template parses and knows every name it uses: rendered
+		 * against the variables report.c provides, once with each
+		 * filled and once with each empty (both sides of a section) */
 		static const char *const names[] = { "perf.txt", "functional.txt" };
 		const char *env_t = getenv("ROBOTMAIL_TEMPLATES");
 		const char *tdir = e.cfg.templates ? e.cfg.templates : env_t && *env_t ? env_t : RM_TEMPLATEDIR;
-		struct rm_tdata *d = rm_tdata_new(), *it;
-		static const char *const vars[] = {
-			"preamble", "pct", "kind", "metric", "is_regression", "commit_sha", "commit_subject",
-			"tree_url", "tree_branch", "testcase", "kconfig", "compiler", "machine", "in_addition",
-			"reported_by", "closes_url", "archive_url", "failure", "patch_link", "patch_subject",
-			"patch_url", "has_brackets", "version", "param_block"
-		};
+		struct rm_tdata *full = rm_report_sample_vars(true), *empty = rm_report_sample_vars(false);
 
-		for (k = 0; k < sizeof(vars) / sizeof(vars[0]); k++)
-			rm_tdata_set(d, vars[k], "x");
-		it = rm_tdata_add(d, "params");
-		rm_tdata_set(it, "key", "k");
-		rm_tdata_set(it, "value", "v");
-		it = rm_tdata_add(d, "brackets");
-		rm_tdata_set(it, "line", "[x]");
-		it = rm_tdata_add(d, "details");
-		rm_tdata_set(it, "table", "t\n");
-		rm_tdata_set(it, "additional", "yes");
-		rm_tdata_set(it, "tbox_group", "t");
-		rm_tdata_set(it, "machine", "m");
 		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 			struct rm_sb out = RM_SB_INIT;
 			struct rm_error te;
 			char what[64];
-
 			int trc;
 
 			rm_error_clear(&te);
 			rm_sb_init(&out);
 			snprintf(what, sizeof(what), "template %s", names[k]);
-			trc = rm_template_render(tdir, names[k], d, &out, &te);
+			trc = rm_template_render(tdir, names[k], full, &out, &te);
+			if (!trc)
+				trc = rm_template_render(tdir, names[k], empty, &out, &te);
 			check_line(&bad, !trc, what, trc ? te.msg : tdir);
 			rm_sb_release(&out);
 		}
-		rm_tdata_free(d);
+		rm_tdata_free(full);
+		rm_tdata_free(empty);
 	}
 	if (e.cfg.password_file) {
 		struct stat st;
@@ -811,16 +844,39 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		sc.timeout = e.cfg.smtp_timeout;
 		check_line(&bad, !rm_smtp_ping(&sc, why, sizeof(why)), "SMTP server", why);
 	} else {
-		struct rm_transport *t;
-		struct rm_smtp_cfg sc;
 		struct rm_error te;
 
-		memset(&sc, 0, sizeof(sc));
-		sc.pi_address = e.cfg.pi_address;
-		sc.pi_config = e.cfg.pi_config;
-		check_line(&bad, !rm_transport_open(&t, e.cfg.transport, &sc, &te), "transport",
-			   e.cfg.transport);
-		rm_transport_free(t);
+		rm_error_clear(&te);
+		check_line(&bad, !rm_transport_check(&e.cfg, &te), "transport", te.kind ? te.msg : e.cfg.transport);
+	}
+	if (rm_store_location_shared(e.cfg.state_db)) {
+		/* a PostgreSQL store: `robotmail store check` connects to it */
+		char *shown = rm_store_redact(e.cfg.state_db);
+		struct rm_error pe;
+
+		check_line(&bad, true, "state store", shown);
+		free(shown);
+		rm_error_clear(&pe);
+		check_line(&bad, !rm_inbox_check_dir(&e.cfg, &pe), "inbox", pe.kind ? pe.msg : e.cfg.inbox);
+	} else {
+		struct rm_error pe;
+		struct stat st;
+		char *dir = rm_xstrdup(e.cfg.state_db), *slash = strrchr(dir, '/');
+
+		/* the state directory: must exist or be creatable (nothing is created here) */
+		rm_error_clear(&pe);
+		if (slash) {
+			*slash = '\0';
+			while (*dir && stat(dir, &st) && errno == ENOENT && (slash = strrchr(dir, '/')))
+				*slash = '\0';
+		}
+		if (slash && *dir && (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK)))
+			rm_error_set(&pe, RM_ERR_CONFIG, "paths.state_db (%s): '%s' is not a writable directory",
+				     rm_config_where(&e.cfg, "paths.state_db"), dir);
+		check_line(&bad, !pe.kind, "state directory", pe.kind ? pe.msg : e.cfg.state_db);
+		free(dir);
+		rm_error_clear(&pe);
+		check_line(&bad, !rm_inbox_check_dir(&e.cfg, &pe), "inbox", pe.kind ? pe.msg : e.cfg.inbox);
 	}
 	env_close(&e);
 	printf("%s\n", bad ? "check-config: problems found" : "check-config: all good");

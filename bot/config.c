@@ -10,6 +10,7 @@
 
 #include "address.h"
 #include "fileutil.h"
+#include "message.h"
 #include "strbuf.h"
 #include "yamldoc.h"
 
@@ -30,22 +31,23 @@ static void set_str(char **dst, const char *v)
 	*dst = v ? rm_xstrdup(v) : NULL;
 }
 
+/* Neutral defaults: no built-in identity (robot.name and robot.address are
+ * required, rm_config_check_identity), no lists copied, no links that name
+ * somebody's archive.  The 0-day robot's values are a profile a configuration
+ * includes: config/profiles/0day.yaml. */
 static void defaults(struct rm_config *c)
 {
-	set_str(&c->robot_name, "kernel test robot");
-	set_str(&c->robot_address, "oliver.sang@intel.com");
-	set_str(&c->msgid_local, "lkp");
-	set_str(&c->msgid_domain, "intel.com");
-	set_str(&c->timezone, "+0800");
-	c->cc.v = rm_xcalloc(2, sizeof(char *));
-	c->cc.v[0] = rm_xstrdup("oe-lkp@lists.linux.dev");
-	c->cc.v[1] = rm_xstrdup("lkp@intel.com");
-	c->cc.n = 2;
+	set_str(&c->robot_name, NULL);
+	set_str(&c->robot_address, NULL);
+	set_str(&c->msgid_local, "robotmail");
+	set_str(&c->msgid_domain, NULL); /* the domain of robot.address */
+	set_str(&c->timezone, "+0000");
 	c->cc_self = true;
-	set_str(&c->lore_base, "https://lore.kernel.org/oe-lkp");
-	set_str(&c->archive_base, "https://download.01.org/0day-ci/archive");
+	set_str(&c->lore_base, NULL);
+	set_str(&c->archive_base, NULL);
 	set_str(&c->patch_link_base, "https://lore.kernel.org/all");
-	set_str(&c->patch_branches, "https://github.com/intel-lab-lkp/linux/commits");
+	set_str(&c->patch_branches, NULL);
+	c->unknown_branch = RM_UNKNOWN_BRANCH_SKIP;
 	set_str(&c->state_db, "var/state.db");
 	c->lease = 60;
 	set_str(&c->metrics, NULL);
@@ -58,6 +60,8 @@ static void defaults(struct rm_config *c)
 	c->miss_ttl = 3600;
 	c->max_wait = 60;
 	c->defer_on_failure = true;
+	c->evidence_max_lines = 300;
+	c->evidence_max_bytes = 65536;
 	set_str(&c->inbox, "var/inbox");
 	set_str(&c->done_dir, "var/done");
 	set_str(&c->failed_dir, "var/failed");
@@ -90,7 +94,33 @@ static void free_list(struct rm_strlist *l);
 struct ctx {
 	struct rm_yaml *y;
 	struct rm_error *err;
+	struct rm_config *c;
 };
+
+static void note_where(struct ctx *x, const char *section, const char *key, yaml_node_t *k)
+{
+	struct rm_config *c = x->c;
+	struct rm_sb kb = RM_SB_INIT, at = RM_SB_INIT;
+	size_t i;
+
+	if (!strcmp(section, "(top)"))
+		section = "";
+	rm_sb_init(&kb);
+	rm_sb_addf(&kb, "%s%s%s", section, *section ? "." : "", key);
+	rm_sb_init(&at);
+	rm_sb_addf(&at, "'%s' line %d", x->y->file, rm_yaml_line(k));
+	for (i = 0; i < c->where_keys.n; i++)
+		if (!strcmp(c->where_keys.v[i], kb.buf)) {
+			free(c->where_at.v[i]);
+			c->where_at.v[i] = rm_sb_detach(&at, NULL);
+			rm_sb_release(&kb);
+			return;
+		}
+	c->where_keys.v = rm_xrealloc(c->where_keys.v, (c->where_keys.n + 1) * sizeof(char *));
+	c->where_at.v = rm_xrealloc(c->where_at.v, (c->where_at.n + 1) * sizeof(char *));
+	c->where_keys.v[c->where_keys.n++] = rm_sb_detach(&kb, NULL);
+	c->where_at.v[c->where_at.n++] = rm_sb_detach(&at, NULL);
+}
 
 static int fail(struct ctx *x, yaml_node_t *n, const char *key, const char *what)
 {
@@ -107,6 +137,27 @@ static int get_str(struct ctx *x, yaml_node_t *n, const char *key, char **dst)
 	if (strpbrk(s, "\r\n"))
 		return fail(x, n, key, "must be one line");
 	set_str(dst, s);
+	return 0;
+}
+
+/* Multi-line text (a disclaimer, a signature): tabs and newlines allowed,
+ * other control characters not; trailing newlines dropped (the template
+ * places the line ends).  An empty value means none. */
+static int get_text(struct ctx *x, yaml_node_t *n, const char *key, char **dst)
+{
+	const char *s = rm_yaml_scalar(n), *p;
+	size_t len;
+
+	if (!s || rm_yaml_has_nul(n))
+		return fail(x, n, key, "expected a string");
+	for (p = s; *p; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			return fail(x, n, key, "control characters other than tab and newline");
+	len = strlen(s);
+	while (len && s[len - 1] == '\n')
+		len--;
+	free(*dst);
+	*dst = len ? rm_xstrndup(s, len) : NULL;
 	return 0;
 }
 
@@ -264,6 +315,7 @@ static int each_key(struct ctx *x, yaml_node_t *map, const char *where, void *ob
 
 		if (!key)
 			return fail(x, k, where, "expected string keys");
+		note_where(x, where, key, k);
 		if (one(x, obj, key, rm_yaml_node(x->y, p->value), k))
 			return -1;
 	}
@@ -296,12 +348,21 @@ static int robot_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, 
 		free_list(&c->cc);
 		return get_mailboxes(x, v, "robot.cc", &c->cc);
 	}
+	if (!strcmp(key, "disclaimer"))
+		return get_text(x, v, "robot.disclaimer", &c->disclaimer);
+	if (!strcmp(key, "signature"))
+		return get_text(x, v, "robot.signature", &c->signature);
 	if (!strcmp(key, "cc_self"))
 		return get_bool(x, v, "robot.cc_self", &c->cc_self);
 	if (!strcmp(key, "msgid_local"))
 		return get_str(x, v, "robot.msgid_local", &c->msgid_local);
-	if (!strcmp(key, "msgid_domain"))
-		return get_str(x, v, "robot.msgid_domain", &c->msgid_domain);
+	if (!strcmp(key, "msgid_domain")) {
+		if (get_str(x, v, "robot.msgid_domain", &c->msgid_domain))
+			return -1;
+		if (!*c->msgid_domain || strpbrk(c->msgid_domain, " <>@\t") || c->msgid_domain[0] == '.')
+			return fail(x, v, "robot.msgid_domain", "expected a domain name");
+		return 0;
+	}
 	if (!strcmp(key, "timezone")) {
 		const char *s = rm_yaml_scalar(v);
 
@@ -382,6 +443,18 @@ static int gitweb_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v,
 		return 0;
 	}
 	return unknown(x, k, "gitweb", key);
+}
+
+static int evidence_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v,
+			yaml_node_t *k)
+{
+	struct rm_config *c = obj;
+
+	if (!strcmp(key, "max_lines"))
+		return get_long(x, v, "evidence.max_lines", 10, 100000, &c->evidence_max_lines);
+	if (!strcmp(key, "max_bytes"))
+		return get_long(x, v, "evidence.max_bytes", 1024, 16L << 20, &c->evidence_max_bytes);
+	return unknown(x, k, "evidence", key);
 }
 
 static int delivery_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v,
@@ -639,6 +712,8 @@ static int top_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, ya
 		return each_key(x, v, "gitweb", c, gitweb_key);
 	if (!strcmp(key, "trees"))
 		return load_trees(x, c, v);
+	if (!strcmp(key, "evidence"))
+		return each_key(x, v, "evidence", c, evidence_key);
 	if (!strcmp(key, "delivery"))
 		return each_key(x, v, "delivery", c, delivery_key);
 	if (!strcmp(key, "recipients"))
@@ -649,12 +724,80 @@ static int top_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, ya
 		return get_str(x, v, "host_id", &c->host_id);
 	if (!strcmp(key, "lease"))
 		return get_seconds(x, v, "lease", 5, 3600, &c->lease);
+	if (!strcmp(key, "unknown_branch")) {
+		const char *s = rm_yaml_scalar(v);
+
+		if (s && !strcmp(s, "skip"))
+			c->unknown_branch = RM_UNKNOWN_BRANCH_SKIP;
+		else if (s && !strcmp(s, "hold"))
+			c->unknown_branch = RM_UNKNOWN_BRANCH_HOLD;
+		else if (s && !strcmp(s, "fail"))
+			c->unknown_branch = RM_UNKNOWN_BRANCH_FAIL;
+		else
+			return fail(x, v, "unknown_branch", "expected skip, hold or fail");
+		return 0;
+	}
+	if (!strcmp(key, "include"))
+		return 0; /* read first, by load_file */
 	return unknown(x, k, "", key);
 }
 
 /* ------------------------------------------------------------ API */
 
-int rm_config_load(struct rm_config *c, const char *file, struct rm_error *err)
+#define CONFIG_MAX_INCLUDE 4
+
+static int load_file(struct rm_config *c, const char *file, int depth, struct rm_error *err);
+
+/* `include: FILE` or a list of files, relative to the including file. */
+static int load_includes(struct ctx *x, struct rm_config *c, int depth)
+{
+	yaml_node_t *root = rm_yaml_root(x->y);
+	yaml_node_pair_t *p;
+
+	if (!root || root->type != YAML_MAPPING_NODE)
+		return 0;
+	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+		const char *key = rm_yaml_scalar(rm_yaml_node(x->y, p->key));
+		yaml_node_t *v = rm_yaml_node(x->y, p->value);
+		struct rm_strlist files = { NULL, 0 };
+		size_t i;
+
+		if (!key || strcmp(key, "include"))
+			continue;
+		if (depth >= CONFIG_MAX_INCLUDE)
+			return fail(x, v, "include", "includes nested too deep (an include loop?)");
+		if (get_list(x, v, "include", &files)) {
+			free_list(&files);
+			return -1;
+		}
+		for (i = 0; i < files.n; i++) {
+			const char *slash = strrchr(x->y->file, '/');
+			char *path;
+			int rc;
+
+			if (files.v[i][0] == '/' || !slash) {
+				path = rm_xstrdup(files.v[i]);
+			} else {
+				char *dir = rm_xstrndup(x->y->file, (size_t)(slash - x->y->file));
+
+				path = rm_path_join(dir, files.v[i]);
+				free(dir);
+			}
+			rc = load_file(c, path, depth + 1, x->err);
+			if (rc)
+				rm_error_prefix(x->err, "'%s' line %d: 'include'", x->y->file, rm_yaml_line(v));
+			free(path);
+			if (rc) {
+				free_list(&files);
+				return -1;
+			}
+		}
+		free_list(&files);
+	}
+	return 0;
+}
+
+static int load_file(struct rm_config *c, const char *file, int depth, struct rm_error *err)
 {
 	struct rm_yaml y;
 	struct ctx x;
@@ -662,31 +805,55 @@ int rm_config_load(struct rm_config *c, const char *file, struct rm_error *err)
 	size_t len;
 	int rc;
 
-	memset(c, 0, sizeof(*c));
-	defaults(c);
-	if (!file)
-		return 0;
 	if (rm_read_file(file, CONFIG_MAX_FILE, &buf, &len, err)) {
 		err->kind = RM_ERR_CONFIG;
-		rm_config_free(c);
 		return -1;
 	}
 	rc = rm_yaml_load(&y, file, buf, len, err);
 	free(buf);
 	if (rc) {
 		err->kind = RM_ERR_CONFIG;
-		rm_config_free(c);
 		return -1;
 	}
-	c->file = rm_xstrdup(file);
 	x.y = &y;
 	x.err = err;
-	rc = rm_yaml_root(&y) ? each_key(&x, rm_yaml_root(&y), "(top)", c, top_key) : 0;
+	x.c = c;
+	rc = load_includes(&x, c, depth);
+	if (!rc && rm_yaml_root(&y))
+		rc = each_key(&x, rm_yaml_root(&y), "(top)", c, top_key);
 	rm_yaml_free(&y);
-	if (rc) {
-		rm_config_free(c);
-		return -1;
+	return rc;
+}
+
+int rm_config_load(struct rm_config *c, const char *file, struct rm_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	defaults(c);
+	if (file) {
+		if (load_file(c, file, 0, err)) {
+			rm_config_free(c);
+			return -1;
+		}
+		c->file = rm_xstrdup(file);
 	}
+	if (!c->msgid_domain && c->robot_address)
+		set_str(&c->msgid_domain, strrchr(c->robot_address, '@') + 1);
+	return 0;
+}
+
+int rm_config_check_identity(const struct rm_config *c, struct rm_error *err)
+{
+	const char *f = c->file ? c->file : "(no configuration file)";
+
+	if (!c->robot_name || !*c->robot_name)
+		return rm_error_set(err, RM_ERR_CONFIG,
+				    "'%s': 'robot.name' is required: the From display name of every report "
+				    "(e.g. 'Example CI robot'); robotmail has no built-in identity "
+				    "(config/profiles/0day.yaml holds the 0-day robot's layout)", f);
+	if (!c->robot_address)
+		return rm_error_set(err, RM_ERR_CONFIG,
+				    "'%s': 'robot.address' is required: the From and MAIL FROM address of every "
+				    "report (e.g. robot@example.org); robotmail has no built-in identity", f);
 	return 0;
 }
 
@@ -700,6 +867,8 @@ void rm_config_free(struct rm_config *c)
 	free(c->msgid_local);
 	free(c->msgid_domain);
 	free(c->timezone);
+	free(c->disclaimer);
+	free(c->signature);
 	free(c->lore_base);
 	free(c->archive_base);
 	free(c->patch_link_base);
@@ -729,6 +898,8 @@ void rm_config_free(struct rm_config *c)
 	free(c->pi_config);
 	free(c->pi_address);
 	free_list(&c->cc_trailers);
+	free_list(&c->where_keys);
+	free_list(&c->where_at);
 	for (i = 0; i < c->nrules; i++) {
 		free(c->rules[i].on);
 		free(c->rules[i].pattern);
@@ -778,4 +949,14 @@ const struct rm_tree_cfg *rm_config_tree_for_branch(const struct rm_config *c,
 		if (strlen(c->trees[i].name) == n && !strncmp(c->trees[i].name, branch, n))
 			return &c->trees[i];
 	return NULL;
+}
+
+const char *rm_config_where(const struct rm_config *c, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < c->where_keys.n; i++)
+		if (!strcmp(c->where_keys.v[i], key))
+			return c->where_at.v[i];
+	return "the built-in default";
 }

@@ -3,9 +3,11 @@
  *
  * Owns: loading the YAML configuration, validating every key with file:line
  * errors (an unknown key is an error: a typo must not silently fall back to
- * a default), and the embedded defaults that reproduce the 0-day report
- * layout when no file is given.  Secrets are never read here: the config
- * only names the file or environment variable that holds them.
+ * a default), `include:` of profile files (config/profiles/0day.yaml holds
+ * the 0-day robot's names, links, disclaimer and signature), and neutral
+ * defaults: no built-in identity, no lists, no links that name somebody's
+ * archive.  Secrets are never read here: the config only names the file or
+ * environment variable that holds them.
  *
  * Must not: read anything but the config file; open networks or databases.
  */
@@ -24,6 +26,13 @@ enum rm_provider {
 	RM_PROVIDER_GITEA,
 	RM_PROVIDER_GITLAB,
 	RM_PROVIDER_LOCAL_GIT,
+};
+
+/* What happens to a report on a branch that no tree names (unknown_branch:). */
+enum rm_unknown_branch {
+	RM_UNKNOWN_BRANCH_SKIP = 0, /* no report; the archive counts as done; one warning */
+	RM_UNKNOWN_BRANCH_HOLD,     /* the archive waits in the inbox (exit 75) */
+	RM_UNKNOWN_BRANCH_FAIL,     /* the archive goes to failed/ (exit 1) */
 };
 
 struct rm_strlist {
@@ -59,18 +68,20 @@ struct rm_rcpt_rule {
 struct rm_config {
 	char *file; /* NULL when only the embedded defaults are used */
 
-	/* robot identity */
-	char *robot_name;      /* "kernel test robot" */
-	char *robot_address;   /* From address */
-	char *msgid_local;     /* "lkp" in <YYYYMMDDhhmm.hash-lkp@intel.com> */
-	char *msgid_domain;    /* "intel.com" */
-	char *timezone;        /* "+0800": report times and Message-ID dates */
+	/* robot identity: name and address have no default (required) */
+	char *robot_name;      /* "Example CI robot" */
+	char *robot_address;   /* From address, e.g. robot@example.org */
+	char *msgid_local;     /* "robotmail" in <YYYYMMDDhhmm.hash-robotmail@example.org> */
+	char *msgid_domain;    /* default: the domain of robot_address */
+	char *timezone;        /* "+0000": report times and Message-ID dates */
+	char *disclaimer;      /* text after the tables of performance reports, or NULL */
+	char *signature;       /* text that ends every report, or NULL */
 	struct rm_strlist cc;  /* always copied (the robot's lists) */
 	bool cc_self;          /* the robot copies itself, last */
 
 	/* links */
-	char *lore_base;       /* Closes: <lore_base>/<msgid> */
-	char *archive_base;    /* <archive_base>/<YYYYMMDD>/<msgid> */
+	char *lore_base;       /* Closes: <lore_base>/<msgid>, or NULL: no Closes: line */
+	char *archive_base;    /* <archive_base>/<YYYYMMDD>/<msgid>, or NULL: no materials link */
 	char *patch_link_base; /* patch link: <base>/<patch msgid>/ */
 	char *patch_branches;  /* url: <base>/<Author-Name>/<subject-slug>/<YYYYMMDD-HHMMSS> */
 	char *patch_mail_base; /* <base>/<patch msgid>/raw: the patch mail (public-inbox), or NULL */
@@ -93,6 +104,8 @@ struct rm_config {
 	long lookup_horizon;   /* seconds an archive waits for a commit its tree does not
 				* know yet (a mirror behind); 0: unknown fails at once */
 	bool defer_on_failure; /* hold reports whose commit facts failed */
+	long evidence_max_lines; /* evidence.max_lines: lines of a log excerpt */
+	long evidence_max_bytes; /* evidence.max_bytes: bytes of a log excerpt */
 
 	struct rm_tree_cfg *trees;
 	size_t ntrees;
@@ -102,6 +115,7 @@ struct rm_config {
 	struct rm_strlist inbox_links; /* directories an inbox symlink may point into
 					* (empty: a symlink in the inbox is refused) */
 	long settle;           /* seconds a tarball must be unchanged to count as finished */
+	enum rm_unknown_branch unknown_branch; /* a job whose branch no tree names */
 
 	/* delivery */
 	char *transport;       /* smtp://, smtps://, mbox:, maildir:, sendmail: */
@@ -132,12 +146,23 @@ struct rm_config {
 	long maintainers_cap;            /* at most this many from it */
 	char *opt_out;                   /* file of addresses and /regex/ lines */
 	long max_recipients;             /* all To and Cc together */
+
+	/* where each key was set: key "paths.inbox" -> "'FILE' line N" */
+	struct rm_strlist where_keys, where_at;
 };
 
-/* Load `file` (NULL: embedded defaults only).  Relative paths in the file
- * are taken relative to the current directory.  On error err names the
- * file, line and key (kind RM_ERR_CONFIG).  Free with rm_config_free(). */
+/* Load `file` (NULL: neutral defaults only).  Relative paths in the file
+ * are taken relative to the current directory; an `include:` (a file or a
+ * list of files, read before the other keys of the including file, which
+ * override them) is taken relative to the including file's directory.  On
+ * error err names the file, line and key (kind RM_ERR_CONFIG).  Free with
+ * rm_config_free(). */
 int rm_config_load(struct rm_config *c, const char *file, struct rm_error *err);
+
+/* The keys every command that builds mail needs: robot.name and
+ * robot.address (there is no built-in identity).  -1 with err (RM_ERR_CONFIG)
+ * naming the missing key and what to write. */
+int rm_config_check_identity(const struct rm_config *c, struct rm_error *err);
 void rm_config_free(struct rm_config *c);
 
 /* The tree a job's `branch:` value belongs to ("linus/master" -> linus),
@@ -148,5 +173,10 @@ const struct rm_tree_cfg *rm_config_tree_for_branch(const struct rm_config *c,
 const struct rm_tree_cfg *rm_config_tree(const struct rm_config *c, const char *name);
 
 const char *rm_provider_name(enum rm_provider p);
+
+/* Where `key` (e.g. "paths.inbox", "delivery.transport") was set, as
+ * "'FILE' line N", or "the default of 'KEY'" when no file set it; for
+ * errors about a value that loaded fine but does not work.  Owned by c. */
+const char *rm_config_where(const struct rm_config *c, const char *key);
 
 #endif

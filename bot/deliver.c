@@ -29,6 +29,80 @@ struct rm_transport {
 	char *pi_config, *pi_address;
 };
 
+/* Whether `prog` (a path, or a name looked up in $PATH as execvp does) is
+ * an executable file. */
+static bool program_exists(const char *prog)
+{
+	const char *path = getenv("PATH"), *p;
+	struct stat st;
+
+	if (strchr(prog, '/'))
+		return !stat(prog, &st) && S_ISREG(st.st_mode) && !access(prog, X_OK);
+	for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; p && *p;) {
+		const char *colon = strchr(p, ':');
+		size_t dl = colon ? (size_t)(colon - p) : strlen(p);
+		struct rm_sb f = RM_SB_INIT;
+		bool ok;
+
+		rm_sb_init(&f);
+		rm_sb_addf(&f, "%.*s/%s", (int)dl, dl ? p : ".", prog);
+		ok = !stat(f.buf, &st) && S_ISREG(st.st_mode) && !access(f.buf, X_OK);
+		rm_sb_release(&f);
+		if (ok)
+			return true;
+		p = colon ? colon + 1 : NULL;
+	}
+	return false;
+}
+
+/* publicinboxmda.spamcheck of the public-inbox configuration, through
+ * `git config` (the file is git-config syntax; git is what reads it right).
+ * Returns 0 with *value malloc'd ("spamc", public-inbox's default, when the
+ * key is unset), or -1 with `why`. */
+static int pi_spamcheck(const char *file, char **value, char *why, size_t len)
+{
+	char *argv[] = { "git", "config", "-f", (char *)file, "--get", "publicinboxmda.spamcheck", NULL };
+	posix_spawn_file_actions_t fa;
+	char buf[256];
+	size_t got = 0;
+	ssize_t r;
+	int pipefd[2], status = 0;
+	pid_t pid;
+
+	if (pipe(pipefd)) {
+		snprintf(why, len, "cannot run git config: %s", strerror(errno));
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+	posix_spawn_file_actions_addclose(&fa, pipefd[0]);
+	posix_spawn_file_actions_addclose(&fa, pipefd[1]);
+	if (posix_spawnp(&pid, "git", &fa, NULL, argv, environ)) {
+		snprintf(why, len, "cannot run git config to read '%s': %s", file, strerror(errno));
+		posix_spawn_file_actions_destroy(&fa);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	while (got + 1 < sizeof(buf) && ((r = read(pipefd[0], buf + got, sizeof(buf) - 1 - got)) > 0 ||
+					 (r < 0 && errno == EINTR)))
+		if (r > 0)
+			got += (size_t)r;
+	close(pipefd[0]);
+	buf[got] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 1)) {
+		snprintf(why, len, "git config could not read '%s'", file);
+		return -1;
+	}
+	*value = rm_xstrdup(WEXITSTATUS(status) == 0 ? buf : "spamc");
+	return 0;
+}
+
 int rm_transport_open(struct rm_transport **tp, const char *spec, const struct rm_smtp_cfg *smtp,
 		      struct rm_error *err)
 {
@@ -52,8 +126,22 @@ int rm_transport_open(struct rm_transport **tp, const char *spec, const struct r
 		t->kind = T_MAILDIR;
 		t->path = rm_xstrdup(spec + 8);
 	} else if (!strncmp(spec, "sendmail:", 9) && spec[9]) {
+		size_t pl;
+		char *prog;
+
 		t->kind = T_SENDMAIL;
 		t->path = rm_xstrdup(spec + 9);
+		pl = strcspn(t->path, " \t");
+		prog = rm_xstrndup(t->path, pl);
+		if (!pl || !program_exists(prog)) {
+			rm_error_set(err, RM_ERR_CONFIG,
+				     "delivery.transport: '%s': the program '%s' does not exist or is not executable",
+				     spec, prog);
+			free(prog);
+			rm_transport_free(t);
+			return -1;
+		}
+		free(prog);
 	} else if (!strncmp(spec, "public-inbox:", 13) && spec[13]) {
 		t->kind = T_PUBLIC_INBOX;
 		t->path = rm_xstrdup(spec + 13);
@@ -61,6 +149,46 @@ int rm_transport_open(struct rm_transport **tp, const char *spec, const struct r
 			rm_transport_free(t);
 			return rm_error_set(err, RM_ERR_CONFIG,
 					    "delivery.public_inbox_address: needed for a public-inbox transport");
+		}
+		if (!program_exists("public-inbox-mda")) {
+			rm_transport_free(t);
+			return rm_error_set(err, RM_ERR_CONFIG,
+					    "delivery.transport: '%s': the program 'public-inbox-mda' is not in $PATH (Debian: apt-get install public-inbox)",
+					    spec);
+		}
+		{
+			/* public-inbox-mda runs spamc on every message unless told not
+			 * to; without spamassassin every posting fails (issue 13) */
+			const char *env = getenv("PI_CONFIG"), *home = getenv("HOME");
+			struct rm_sb f = RM_SB_INIT;
+			char why[400], *sc = NULL;
+			int bad = 0;
+
+			rm_sb_init(&f);
+			if (smtp->pi_config)
+				rm_sb_adds(&f, smtp->pi_config);
+			else if (env && *env)
+				rm_sb_adds(&f, env);
+			else
+				rm_sb_addf(&f, "%s/.public-inbox/config", home ? home : "");
+			if (pi_spamcheck(f.buf, &sc, why, sizeof(why))) {
+				bad = rm_error_set(err, RM_ERR_CONFIG, "delivery.transport: '%s': %s", spec, why);
+			} else if (strcmp(sc, "none") && !program_exists("spamc")) {
+				bad = rm_error_set(err, RM_ERR_CONFIG,
+					     "delivery.transport: '%s': public-inbox-mda would run spamc "
+					     "(publicinboxmda.spamcheck is '%s' in '%s') and spamc is not installed, "
+					     "so every posting would fail: set it with "
+					     "git config -f '%s' publicinboxmda.spamcheck none, or install spamassassin",
+					     spec, sc, f.buf, f.buf);
+			}
+			if (bad) {
+				free(sc);
+				rm_sb_release(&f);
+				rm_transport_free(t);
+				return -1;
+			}
+			free(sc);
+			rm_sb_release(&f);
 		}
 		t->pi_address = rm_xstrdup(smtp->pi_address);
 		t->pi_config = smtp->pi_config ? rm_xstrdup(smtp->pi_config) : NULL;
@@ -437,4 +565,20 @@ int rm_transport_send(struct rm_transport *t, const char *from, char *const *rcp
 		return -1;
 	}
 	return -1;
+}
+
+int rm_transport_check(const struct rm_config *cfg, struct rm_error *err)
+{
+	struct rm_transport *t;
+	struct rm_smtp_cfg sc;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.pi_address = cfg->pi_address;
+	sc.pi_config = cfg->pi_config;
+	if (rm_transport_open(&t, cfg->transport, &sc, err)) {
+		rm_error_prefix(err, "%s", rm_config_where(cfg, "delivery.transport"));
+		return -1;
+	}
+	rm_transport_free(t);
+	return 0;
 }

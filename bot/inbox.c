@@ -134,6 +134,10 @@ int rm_inbox_scan(const struct rm_config *cfg, time_t now, int verbose, struct r
 			free(p);
 			continue;
 		}
+		if (l > 9 && !strcmp(de->d_name + l - 9, ".note.txt")) {
+			free(p); /* a note goes with its archive, it is none */
+			continue;
+		}
 		if (l > 5 && !strcmp(de->d_name + l - 5, ".done")) {
 			/* a marker goes with its archive */
 			char *arch = rm_xstrndup(p, strlen(p) - 5);
@@ -322,20 +326,29 @@ int rm_inbox_release_archives(struct rm_store *st, char *const *paths, size_t n,
 	return 0;
 }
 
-void rm_inbox_write_materials(const char *dir, const char *message_id,
-			      const struct rm_material *files, size_t nfiles, int verbose)
+char *rm_inbox_materials_dir(const char *dir, const char *message_id)
 {
 	char day[9], *d1, *d2;
-	size_t i;
 
-	if (!dir)
-		return;
 	snprintf(day, sizeof(day), "%.8s", message_id);
 	d1 = rm_path_join(dir, day);
 	d2 = rm_path_join(d1, message_id);
 	mkdir(dir, 0755);
 	mkdir(d1, 0755);
 	mkdir(d2, 0755);
+	free(d1);
+	return d2;
+}
+
+void rm_inbox_write_materials(const char *dir, const char *message_id,
+			      const struct rm_material *files, size_t nfiles, int verbose)
+{
+	char *d2;
+	size_t i;
+
+	if (!dir)
+		return;
+	d2 = rm_inbox_materials_dir(dir, message_id);
 	for (i = 0; i < nfiles; i++) {
 		char *dst = rm_path_join(d2, files[i].name);
 
@@ -345,7 +358,6 @@ void rm_inbox_write_materials(const char *dir, const char *message_id,
 			fprintf(stderr, "robotmail: wrote %s\n", dst);
 		free(dst);
 	}
-	free(d1);
 	free(d2);
 }
 
@@ -379,5 +391,58 @@ int rm_inbox_release_refused(struct rm_store *st, const struct rm_inbox_refused 
 	for (i = 0; i < n; i++)
 		if (rm_store_release_archive(st, base_name(v[i].path), err))
 			return -1;
+	return 0;
+}
+
+int rm_inbox_check_state_dir(const struct rm_config *cfg, struct rm_error *err)
+{
+	char *dir, *slash, *p;
+	struct stat st;
+
+	if (rm_store_location_shared(cfg->state_db))
+		return 0; /* a database server, no directory */
+	dir = rm_xstrdup(cfg->state_db);
+	slash = strrchr(dir, '/');
+	if (!slash) {
+		free(dir);
+		return 0; /* the current directory */
+	}
+	*slash = '\0';
+	for (p = dir + 1; *dir && p <= dir + strlen(dir); p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0750) && errno != EEXIST) {
+			rm_error_set(err, RM_ERR_CONFIG, "paths.state_db (%s): cannot create the state directory '%s': %s",
+				     rm_config_where(cfg, "paths.state_db"), dir, strerror(errno));
+			free(dir);
+			return -1;
+		}
+		*p = c;
+	}
+	if (*dir && (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK))) {
+		rm_error_set(err, RM_ERR_CONFIG, "paths.state_db (%s): the state directory '%s' %s",
+			     rm_config_where(cfg, "paths.state_db"), dir,
+			     stat(dir, &st) ? strerror(errno) : !S_ISDIR(st.st_mode) ? "is not a directory" :
+			     "is not writable");
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	return 0;
+}
+
+int rm_inbox_check_dir(const struct rm_config *cfg, struct rm_error *err)
+{
+	struct stat st;
+
+	if (stat(cfg->inbox, &st))
+		return rm_error_set(err, RM_ERR_CONFIG, "paths.inbox (%s): '%s': %s",
+				    rm_config_where(cfg, "paths.inbox"), cfg->inbox, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return rm_error_set(err, RM_ERR_CONFIG, "paths.inbox (%s): '%s' is not a directory",
+				    rm_config_where(cfg, "paths.inbox"), cfg->inbox);
 	return 0;
 }

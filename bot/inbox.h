@@ -103,11 +103,22 @@ struct rm_material {
 	size_t len;
 };
 
+/* The materials directory of a message, <dir>/<YYYYMMDD>/<message_id>/,
+ * created as needed.  The caller frees the path. */
+char *rm_inbox_materials_dir(const char *dir, const char *message_id);
+
 /* Write a report's reproduction materials (job.yaml, job-script, reproduce,
  * the kernel config: the caller picks them from the archive) into
  * <dir>/<YYYYMMDD>/<message_id>/, ready to publish.  Best effort: a file
  * that cannot be written is a warning on stderr. */
 void rm_inbox_write_materials(const char *dir, const char *message_id,
 			      const struct rm_material *files, size_t nfiles, int verbose);
+
+/* Permanent problems a later run cannot fix (kind RM_ERR_CONFIG, exit 2,
+ * naming the key and where it was set): the state directory of
+ * paths.state_db cannot be created or written (it is created as needed),
+ * paths.inbox is missing or not a directory.  Return 0 or -1. */
+int rm_inbox_check_state_dir(const struct rm_config *cfg, struct rm_error *err);
+int rm_inbox_check_dir(const struct rm_config *cfg, struct rm_error *err);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "error.h"
+#include "help.h"
 
 int main(int argc, char **argv)
 {
@@ -27,8 +28,25 @@ int main(int argc, char **argv)
 		rm_usage(1);
 		return 2;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		rm_usage(0);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		rm_help_version(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc > 3) {
+			fputs("robotmail: error: help takes one command\n", stderr);
+			return 2;
+		}
+		if (argc > 2 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help")))
+			argv[2] = "help";
+		if (rm_help_print(argc > 2 ? argv[2] : NULL, stdout)) {
+			fprintf(stderr, "robotmail: error: no command '%s'; robotmail --help lists them\n", argv[2]);
+			return 2;
+		}
 		return 0;
 	}
 	{

@@ -112,6 +112,29 @@ static void unknown_within_horizon(const struct rm_pipeline *e, const struct bat
 	r->base_unknown = r->head_unknown = false; /* no facts: the report is held */
 }
 
+/* The note of an archive: `<archive>.note.txt` beside it, else the one of
+ * --note, else none.  The caller frees it. */
+static char *archive_note(const struct rm_pipeline *e, const char *path)
+{
+	struct rm_sb p = RM_SB_INIT;
+	struct stat st;
+	char *note = NULL;
+
+	rm_sb_init(&p);
+	rm_sb_addf(&p, "%s.note.txt", path);
+	if (!stat(p.buf, &st) && S_ISREG(st.st_mode)) {
+		struct rm_error ne;
+		size_t len;
+
+		if (rm_read_file(p.buf, RM_PIPELINE_NOTE_MAX, &note, &len, &ne))
+			fprintf(stderr, "robotmail: warning: %s\n", ne.msg);
+	}
+	rm_sb_release(&p);
+	if (!note && e->note)
+		note = rm_xstrdup(e->note);
+	return note;
+}
+
 static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths, struct batch *b,
 		       struct rm_error *err)
 {
@@ -138,17 +161,40 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 		for (g = 0; g < ar->ngroups; g++) {
 			struct rm_comparison cmp;
 			struct rm_report_test t;
+			size_t nchanged, nfailures;
 			const struct rm_group *grp = &ar->groups[g];
 			const char *branch = rm_job_field(&grp->members[1]->job, "branch");
 			struct rm_report *r = NULL;
 
 			if (rm_compare(e->rules, grp->members[0], grp->members[1], &cmp, err))
 				goto fail;
+			nchanged = cmp.n - cmp.nfailure;
+			nfailures = cmp.nfailure;
 			if (!rm_report_pick(e->rules, grp->members[0], grp->members[1], &cmp, &t)) {
+				/* say why: how much changed, and what the rules left */
+				const char *tc = rm_job_field(&grp->members[1]->job, "testcase");
+
 				if (verbose)
-					fprintf(stderr, "robotmail: '%s': nothing to report\n",
-						grp->members[1]->path);
+					fprintf(stderr,
+						"robotmail: '%s': no report: %zu changed stats, none passes the perf-metric rules for testcase %s; %zu changed failure stats, none new in the head\n",
+						grp->members[1]->path, nchanged, tc ? tc : "(none)", nfailures);
 				continue;
+			}
+			/* a failure: its kernel-log (or test-output) excerpt, read
+			 * from the archive now */
+			if (t.kind == RM_REPORT_FUNCTIONAL) {
+				struct rm_evidence_limits lim;
+				bool log = !strncmp(t.headline->name, "dmesg.", 6) ||
+					   !strncmp(t.headline->name, "kmsg.", 5);
+
+				rm_evidence_limits_default(&lim);
+				lim.max_lines = (size_t)e->cfg->evidence_max_lines;
+				lim.max_bytes = (size_t)e->cfg->evidence_max_bytes;
+				if ((log ? rm_evidence_for_failure : rm_evidence_for_test)(
+					    ar, grp->members[1], t.headline->name, &lim, &t.evidence, err)) {
+					rm_report_test_free(&t);
+					goto fail;
+				}
 			}
 			/* the same test on other trees' heads, against the same base */
 			if (grp->nothers) {
@@ -177,6 +223,7 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 								(b->nreports + 1) * sizeof(size_t));
 				r = &b->reports[b->nreports];
 				memset(r, 0, sizeof(*r));
+				r->preamble = archive_note(e, paths[a]);
 				b->report_archive[b->nreports] = b->narchives - 1;
 				b->nreports++;
 			}
@@ -210,7 +257,8 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 			goto fail;
 		}
 	for (i = 0; i < b->nlookups; i++)
-		if (b->lookups[i].status == RM_LOOKUP_FAILED)
+		if (b->lookups[i].status == RM_LOOKUP_FAILED && b->lookups[i].tree)
+			/* (a branch no tree names is the report's own message: unknown_branch) */
 			fprintf(stderr, "robotmail: commit %s: %s\n", b->lookups[i].sha,
 				b->lookups[i].error);
 	for (i = 0; i < b->nreports; i++) {
@@ -526,6 +574,32 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 
 /* ---------------------------------------------------------------- the loop */
 
+/* A report skipped by unknown_branch: skip: one warning per reason (it
+ * names the branch) per run, on stderr even when quiet. */
+static void warn_skip(struct rm_pipeline *p, const char *reason)
+{
+	size_t i;
+
+	for (i = 0; i < p->nskipped; i++)
+		if (!strcmp(p->skipped[i], reason))
+			return;
+	p->skipped = rm_xrealloc(p->skipped, (p->nskipped + 1) * sizeof(char *));
+	p->skipped[p->nskipped++] = rm_xstrdup(reason);
+	fprintf(stderr, "robotmail: warning: no report: %s\n", reason);
+}
+
+/* Hand an archive's fate to the sink, and count it. */
+static void archive_fate(struct rm_pipeline *p, const char *path, enum rm_fate fate)
+{
+	if (fate == RM_FATE_FAILED)
+		p->st.arch_failed++;
+	else if (fate == RM_FATE_WAIT)
+		p->st.arch_waiting++;
+	else
+		p->st.arch_done++;
+	p->sink->archive(p->sink, path, fate);
+}
+
 /* One chunk: read and report paths[0..npaths), hand each report and then
  * each archive to the sink. */
 static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
@@ -554,7 +628,8 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 
 		memset(&it, 0, sizeof(it));
 		memset(&mail, 0, sizeof(mail));
-		p->st.reports++;
+		if (!r->skip_reason)
+			p->st.reports++; /* a skipped one is no report */
 		it.nth = ++p->nth;
 		it.archive = &b->archives[ai];
 		it.report = r;
@@ -564,7 +639,11 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			goto out;
 		it.seen_id = seen_id;
 		/* what `run` does with it, in this order */
-		if (seen) {
+		if (r->skip_reason) {
+			it.outcome = RM_OUT_SKIPPED;
+			it.reason = r->skip_reason;
+			warn_skip(p, r->skip_reason);
+		} else if (seen) {
 			it.outcome = RM_OUT_SEEN;
 		} else if (r->bad_reason) {
 			it.outcome = RM_OUT_BAD;
@@ -619,6 +698,7 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 			errors[ai] = 1;
 			break;
 		case RM_OUT_MAIL:
+		case RM_OUT_SKIPPED:
 			break;
 		}
 		if (fate_failed)
@@ -626,8 +706,8 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 	}
 	for (i = 0; i < b->narchives; i++) {
 		p->st.bad_archives += errors[i]; /* exit 1: a report could not be made */
-		s->archive(s, b->archives[i].source,
-			   errors[i] ? RM_FATE_FAILED : deferred[i] ? RM_FATE_WAIT : RM_FATE_DONE);
+		archive_fate(p, b->archives[i].source,
+			     errors[i] ? RM_FATE_FAILED : deferred[i] ? RM_FATE_WAIT : RM_FATE_DONE);
 	}
 	/* archives that could not be read at all */
 	for (i = 0; i < npaths; i++) {
@@ -637,7 +717,7 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		for (k = 0; k < b->narchives; k++)
 			opened |= !strcmp(b->archives[k].source, paths[i]);
 		if (!opened)
-			s->archive(s, paths[i], RM_FATE_FAILED);
+			archive_fate(p, paths[i], RM_FATE_FAILED);
 	}
 	rc = 0;
 out:
@@ -657,6 +737,11 @@ int rm_pipeline_run(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		rc = run_chunk(p, paths + i,
 			       npaths - i < RM_PIPELINE_CHUNK ? npaths - i : RM_PIPELINE_CHUNK, err);
 	run_threads_free(p);
+	for (i = 0; i < p->nskipped; i++)
+		free(p->skipped[i]);
+	free(p->skipped);
+	p->skipped = NULL;
+	p->nskipped = 0;
 	return rc;
 }
 
@@ -667,7 +752,7 @@ void rm_pipeline_refuse(struct rm_pipeline *p, const struct rm_inbox_refused *v,
 	for (i = 0; i < n; i++) {
 		fprintf(stderr, "robotmail: error: '%s': %s\n", v[i].path, v[i].reason);
 		p->st.bad_archives++;
-		p->sink->archive(p->sink, v[i].path, RM_FATE_FAILED);
+		archive_fate(p, v[i].path, RM_FATE_FAILED);
 	}
 }
 
@@ -676,7 +761,8 @@ void rm_pipeline_refuse(struct rm_pipeline *p, const struct rm_inbox_refused *v,
 /* The reproduction materials of a report from its head's first run:
  * job.yaml, job-script, reproduce and the kernel config (config-<release>). */
 static void write_materials(const char *dir, const struct rm_archive *a,
-			    const struct rm_result_root *head, const char *message_id, int verbose)
+			    const struct rm_result_root *head, const struct rm_evidence *ev,
+			    const char *message_id, int verbose)
 {
 	static const char *const names[][2] = { { "job.yaml", "job.yaml" },
 						{ "job.sh", "job-script" },
@@ -709,6 +795,21 @@ static void write_materials(const char *dir, const struct rm_archive *a,
 		n++;
 	}
 	rm_inbox_write_materials(dir, message_id, files, n, verbose);
+	if (ev && ev->file) {
+		/* the kernel log the excerpt came from, as stored (dmesg.xz ...),
+		 * streamed from the archive rather than held in memory */
+		const char *b = strrchr(ev->file, '/');
+		char *d = rm_inbox_materials_dir(dir, message_id);
+		char *dst = rm_path_join(d, b ? b + 1 : ev->file);
+		struct rm_error ce;
+
+		if (rm_evidence_copy_log(a, ev->file, dst, &ce))
+			fprintf(stderr, "robotmail: warning: %s\n", ce.msg);
+		else if (verbose)
+			fprintf(stderr, "robotmail: wrote %s\n", dst);
+		free(dst);
+		free(d);
+	}
 	for (i = 0; i < 3; i++)
 		free(paths[i]);
 	free(paths);
@@ -740,6 +841,8 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 		fprintf(stderr, "robotmail: '%s': report deferred: %s\n", it->archive->source,
 			it->reason);
 		return 0;
+	case RM_OUT_SKIPPED:
+		return 0; /* warned once per branch by the pipeline */
 	case RM_OUT_MAIL:
 		break;
 	}
@@ -772,7 +875,8 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	p->st.queued++;
 	if (m.state == RM_STORE_HELD)
 		p->st.held++;
-	write_materials(q->materials, it->archive, r->tests[0].head, mail->message_id, p->verbose);
+	write_materials(q->materials, it->archive, r->tests[0].head, &r->tests[0].evidence,
+			mail->message_id, p->verbose);
 	if (p->verbose)
 		fprintf(stderr, "robotmail: queued %s%s: %s\n", mail->message_id,
 			m.state == RM_STORE_HELD ? " (held)" : "", mail->thread.subject);
@@ -889,6 +993,10 @@ static int print_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	case RM_OUT_FAILED:
 		fprintf(stderr, "robotmail: error: '%s': %s\n", src, it->reason);
 		ps->rc |= 1;
+		return 0;
+	case RM_OUT_SKIPPED:
+		fprintf(ps->out, "# robotmail dry-run: report %zu from %s: SKIPPED: %s\n", it->nth, src,
+			it->reason);
 		return 0;
 	case RM_OUT_MAIL:
 		break;

@@ -38,6 +38,9 @@
 #include "report.h"
 #include "rules.h"
 
+/* The operator's note opening a report: at most this many bytes. */
+#define RM_PIPELINE_NOTE_MAX (16 * 1024)
+
 /* Archives held in memory at once: the pipeline reads, reports and hands
  * on its archives this many at a time, so its memory does not grow with
  * the number of archives. */
@@ -50,6 +53,7 @@ enum rm_outcome {
 	RM_OUT_BAD,    /* bad input makes it impossible: the archive fails */
 	RM_OUT_HELD,   /* required facts missing for now: the archive waits */
 	RM_OUT_FAILED, /* its mail could not be built: the archive fails */
+	RM_OUT_SKIPPED,/* unknown_branch: skip: nothing to report, the archive is done */
 };
 
 /* A report's mail, as the message stage made it. */
@@ -97,6 +101,7 @@ struct rm_sink {
 /* What a pipeline did, for the summary line and the exit code. */
 struct rm_pipeline_stats {
 	int archives, reports, queued, duplicates, held, deferred, bad_archives, failed_reports;
+	int arch_done, arch_failed, arch_waiting; /* what became of each archive */
 };
 
 struct rm_pipeline {
@@ -106,6 +111,7 @@ struct rm_pipeline {
 	const struct rm_commit_cache *cache; /* may be NULL */
 	const char *templates_dir;
 	const char *to;                      /* --to ADDR: reflect, or NULL */
+	const char *note;                    /* --note FILE's text for every archive, or NULL */
 	time_t now;
 	int verbose;
 	struct rm_sink *sink;
@@ -115,6 +121,10 @@ struct rm_pipeline {
 	 * in for the store, so the preview threads as `run` would) */
 	struct rm_pipeline_thread *threads;
 	size_t nthreads;
+	/* the reasons of skipped reports warned about in this run (one
+	 * warning per branch per run) */
+	char **skipped;
+	size_t nskipped;
 };
 
 /* Run the pipeline over paths[0..npaths).  Errors of single archives and

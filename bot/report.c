@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,101 @@ static bool base_is(const char *stat, const char *testcase)
 	size_t n = strlen(testcase);
 
 	return !strncmp(stat, testcase, n) && stat[n] == '.';
+}
+
+/* A kernel-log id ("dmesg.<id>", "kmsg.<id>"), not one of the log's
+ * bookkeeping stats. */
+static bool is_log_id(const char *name)
+{
+	const char *id = !strncmp(name, "dmesg.", 6) ? name + 6 :
+			 !strncmp(name, "kmsg.", 5) ? name + 5 : NULL;
+
+	return id && strncmp(id, "timestamp:", 10) && strncmp(id, "bootstage:", 10) &&
+	       strcmp(id, "boot_failures") && strcmp(id, "boot_successes");
+}
+
+/* The ids that only follow the first message of an oops (report-format.md
+ * section 4 item 2): never the headline while a first message is known. */
+static bool is_secondary_id(const char *name)
+{
+	const char *id = strchr(name, '.') + 1;
+
+	return !strcmp(id, "Oops") || !strncmp(id, "Oops:", 5) || !strncmp(id, "RIP:", 4) ||
+	       !strncmp(id, "EIP:", 4) || !strncmp(id, "calltrace:", 10) ||
+	       !strncmp(id, "Kernel_panic-not_syncing:Fatal_exception", 40);
+}
+
+double rm_report_log_time(const struct rm_result_root *root, const char *name)
+{
+	const char *dot = strchr(name, '.');
+	const struct rm_series *s;
+	struct rm_sb key = RM_SB_INIT;
+	double best = -1;
+	size_t i;
+
+	if (!dot)
+		return -1;
+	rm_sb_init(&key);
+	rm_sb_addf(&key, "%.*s.timestamp:%s", (int)(dot - name), name, dot + 1);
+	s = rm_matrix_get(&root->all, key.buf);
+	rm_sb_release(&key);
+	for (i = 0; s && !s->is_bad && !s->is_string && i < s->n; i++)
+		if (s->v[i] > 0 && (best < 0 || s->v[i] < best))
+			best = s->v[i];
+	return best;
+}
+
+/* The failure a functional report names (report-format.md section 4 item
+ * 2): among the ids new in the head (no failure in the base's runs), a
+ * kernel-log id wins, the one whose first message came earliest
+ * (dmesg.timestamp:<id>; an id without a time after those with one, a
+ * secondary id after every first message; then the most reproduced, then
+ * by name); without one, the test's own id (the most reproduced).
+ * last_state.* and stderr.* never name a failure. */
+static const struct rm_row *pick_failure(const struct rm_result_root *head,
+					 const struct rm_comparison *cmp)
+{
+	const struct rm_row *best = NULL;
+	double best_t = -1;
+	int best_rank = 0;
+	size_t i;
+
+	for (i = 0; i < cmp->nfailure; i++) {
+		const struct rm_row *r = &cmp->rows[i];
+		double t = -1;
+		int rank;
+
+		/* more frequent in the head, and never in the base's runs */
+		if (r->fails[0] > 0 || !(r->reproduction > 0))
+			continue;
+		if (!strncmp(r->name, "last_state.", 11) || !strncmp(r->name, "stderr.", 7))
+			continue;
+		if (is_log_id(r->name)) {
+			t = rm_report_log_time(head, r->name);
+			rank = is_secondary_id(r->name) ? 2 : t >= 0 ? 4 : 3;
+		} else if (!strncmp(r->name, "dmesg.", 6) || !strncmp(r->name, "kmsg.", 5)) {
+			continue; /* boot_failures, timestamps */
+		} else {
+			rank = 1;
+		}
+		if (best && rank < best_rank)
+			continue;
+		if (best && rank == best_rank) {
+			if (rank == 4 && t != best_t) {
+				if (t > best_t)
+					continue;
+			} else if (r->reproduction != best->reproduction) {
+				if (r->reproduction < best->reproduction)
+					continue;
+			} else if (strcmp(r->name, best->name) >= 0) {
+				continue;
+			}
+		}
+		best = r;
+		best_t = t;
+		best_rank = rank;
+	}
+	return best;
 }
 
 bool rm_report_pick(const struct rm_rules *rules, const struct rm_result_root *base,
@@ -55,13 +151,7 @@ bool rm_report_pick(const struct rm_rules *rules, const struct rm_result_root *b
 							       RM_REPORT_IMPROVEMENT;
 		out->pct = fabs(best->change);
 	} else {
-		/* a failure that got more frequent */
-		for (i = 0; i < cmp->nfailure; i++) {
-			const struct rm_row *r = &cmp->rows[i];
-
-			if (r->reproduction > 0 && (!best || r->reproduction > best->reproduction))
-				best = r;
-		}
+		best = pick_failure(head, cmp);
 		if (!best) {
 			rm_comparison_free(cmp);
 			return false;
@@ -86,6 +176,7 @@ void rm_report_test_free(struct rm_report_test *t)
 	free(t->also_cmp);
 	free(t->also);
 	rm_comparison_free(&t->cmp);
+	rm_evidence_free(&t->evidence);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -113,13 +204,20 @@ long rm_zone_seconds(const char *z)
 	return (z[0] == '-' ? -1 : 1) * (h * 3600 + m * 60);
 }
 
-static unsigned fnv1a(const char *s)
+/* FNV-1a of a string, `bits` 32 or 64 wide: the one hash of report keys
+ * (64 bits: the report key) and Message-IDs (32 bits, as the robot's
+ * 8-hex-digit hashes).  32-bit FNV-1a is the 64-bit loop with the 32-bit
+ * offset basis and prime, reduced mod 2^32. */
+static uint64_t fnv1a(const char *s, unsigned bits)
 {
-	unsigned h = 2166136261u;
+	uint64_t h = bits == 32 ? 2166136261u : 14695981039346656037ull;
+	uint64_t prime = bits == 32 ? 16777619u : 1099511628211ull;
 
 	for (; *s; s++) {
 		h ^= (unsigned char)*s;
-		h *= 16777619u;
+		h *= prime;
+		if (bits == 32)
+			h &= 0xffffffffu;
 	}
 	return h;
 }
@@ -137,8 +235,8 @@ char *rm_report_message_id(const struct rm_config *cfg, const char *dedupe_key, 
 	    strftime(stamp, sizeof(stamp), "%Y%m%d%H%M", &tm) != 12)
 		snprintf(stamp, sizeof(stamp), "197001010000");
 	rm_sb_init(&sb);
-	rm_sb_addf(&sb, "%s.%08x-%s@%s", stamp, fnv1a(dedupe_key), cfg->msgid_local,
-		   cfg->msgid_domain);
+	rm_sb_addf(&sb, "%s.%08x-%s@%s", stamp, (unsigned)fnv1a(dedupe_key, 32), cfg->msgid_local,
+		   cfg->msgid_domain ? cfg->msgid_domain : "robotmail.invalid");
 	return rm_sb_detach(&sb, NULL);
 }
 
@@ -334,57 +432,8 @@ static char *subject_of(const struct rm_commit_facts *f)
  * failure occurred ("[test failed on linux-next/master <sha40>]").  The
  * tree is named `<tree>/<branch>` as configured, else by the job's branch,
  * padded to the longest name printed so that the shas line up.  Appends
- * the lines to the list "brackets" of d (made here); returns their count. */
-static size_t add_brackets(struct rm_tdata *d, const struct rm_config *cfg,
-			   const struct rm_report_test *t0, enum rm_report_kind kind)
-{
-	char **names = rm_xcalloc(t0->nalso + 1, sizeof(char *));
-	size_t i, n = 0, w = 0;
-
-	rm_tdata_list(d, "brackets");
-	for (i = 0; i < t0->nalso; i++) {
-		const struct rm_comparison *c = &t0->also_cmp[i];
-		const char *b = rm_job_field(&t0->also[i]->job, "branch");
-		const struct rm_tree_cfg *tree = b ? rm_config_tree_for_branch(cfg, b) : NULL;
-		size_t j;
-
-		if (!b)
-			continue;
-		for (j = 0; j < c->n && !names[i]; j++) {
-			const struct rm_row *row = &c->rows[j];
-			struct rm_sb sb = RM_SB_INIT;
-
-			if (strcmp(row->name, t0->headline->name))
-				continue;
-			if (kind == RM_REPORT_FUNCTIONAL ? !(row->reproduction > 0) :
-			    (row->change < 0) != (t0->headline->change < 0))
-				continue;
-			rm_sb_init(&sb);
-			if (tree)
-				rm_sb_addf(&sb, "%s/%s", tree->name, tree->branch);
-			else
-				rm_sb_adds(&sb, b);
-			names[i] = rm_sb_detach(&sb, NULL);
-			if (strlen(names[i]) > w)
-				w = strlen(names[i]);
-		}
-	}
-	for (i = 0; i < t0->nalso; i++) {
-		if (!names[i])
-			continue;
-		if (kind == RM_REPORT_FUNCTIONAL)
-			rm_tdata_setf(rm_tdata_add(d, "brackets"), "line", "[test failed on %-*s %s]",
-				      (int)w, names[i], t0->also[i]->commit);
-		else
-			rm_tdata_setf(rm_tdata_add(d, "brackets"), "line", "[still %s on %-*s %s]",
-				      kind_word(kind), (int)w, names[i], t0->also[i]->commit);
-		free(names[i]);
-		n++;
-	}
-	free(names);
-	return n;
-}
-
+ * the lines to the list "brackets" of v (made by the caller); returns
+ * their count. */
 static void hold(struct rm_report *r, const char *why)
 {
 	if (!r->hold_reason)
@@ -446,18 +495,27 @@ static void add_slug(struct rm_sb *sb, const char *s)
 }
 
 /* "url: <base>/<Author-Name>/<subject-slug>/<YYYYMMDD-HHMMSS>": the branch
- * the robot pushed the tested patch to.  Its time is the commit's committer
- * date (the robot applied the patch) in the robot's zone; the slug is of
- * the patch subject without its "[PATCH ...]" tags.  NULL when a fact is
- * missing.  The caller frees it. */
-static char *patch_branch_url(const struct rm_config *cfg, const struct rm_commit_facts *f,
-			      const char *subject)
+ * the robot pushed the tested patch to.  The job names it (`branch:
+ * linux-review/<Author-Name>/<slug>/<time>`, report-format.md 3 item 4): it
+ * is read from there.  A job that names another branch gets it rebuilt:
+ * the commit's committer date (the robot applied the patch) in the robot's
+ * zone; the slug of the patch subject without its "[PATCH ...]" tags.  NULL
+ * when a fact is missing.  The caller frees it. */
+static char *patch_branch_url(const struct rm_config *cfg, const struct rm_job *job,
+			      const struct rm_commit_facts *f, const char *subject)
 {
 	struct rm_sb sb = RM_SB_INIT;
+	const char *branch = rm_job_field(job, "branch");
 	time_t t;
 	struct tm tm;
 	char when[32];
 
+	if (cfg->patch_branches && *cfg->patch_branches && branch &&
+	    !strncmp(branch, "linux-review/", 13) && branch[13]) {
+		rm_sb_init(&sb);
+		rm_sb_addf(&sb, "%s/%s", cfg->patch_branches, branch + 13);
+		return rm_sb_detach(&sb, NULL);
+	}
 	if (!cfg->patch_branches || !*cfg->patch_branches || !f || !f->commit_time ||
 	    !f->author.name || !*f->author.name || !subject)
 		return NULL;
@@ -475,38 +533,257 @@ static char *patch_branch_url(const struct rm_config *cfg, const struct rm_commi
 	return rm_sb_detach(&sb, NULL);
 }
 
-/* ------------------------------------------------------------ build */
+/* ------------------------------------------------------------ identity */
 
-int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char *templates_dir,
-		    time_t now, struct rm_error *err)
+/* Fills the report's keys: the dedupe key (tree, commit pair, test axes,
+ * headline metric), its 16-hex-digit report key, the report's time, the
+ * Message-ID, and the thread key (the finding, whatever the tree or base:
+ * follow-ups thread on it).  Needs r->tree_name and r->branch. */
+static void report_identity(struct rm_report *r, const struct rm_config *cfg, time_t now)
 {
 	const struct rm_report_test *t0 = &r->tests[0];
 	const struct rm_job *job = &t0->head->job;
-	const char *branch = rm_job_field(job, "branch");
-	const struct rm_tree_cfg *tree = rm_config_tree_for_branch(cfg, branch);
-	char *head_subject = subject_of(r->head_facts);
-	char *base_subject = subject_of(r->base_facts);
-	struct rm_tdata *d = rm_tdata_new();
-	struct rm_sb sb = RM_SB_INIT, body = RM_SB_INIT;
-	char *subsys, *hs10;
-	size_t i, nbrackets = 0;
-	int rc;
+	struct rm_sb sb = RM_SB_INIT, axes = RM_SB_INIT;
+	char hex[20];
+	size_t i;
 
-	r->kind = t0->kind;
-	/* the tree: from the configuration, else from the job's branch */
+	rm_sb_init(&axes);
+	for (i = 0; i < job->naxes; i++)
+		if (strcmp(job->axes[i].key, "commit"))
+			rm_sb_addf(&axes, "%s=%s/", job->axes[i].key, job->axes[i].value);
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "%s:%s|%s|%s|%s|%s", r->tree_name, r->branch, t0->base->commit,
+		   t0->head->commit, axes.buf, t0->headline->name);
+	r->dedupe_key = rm_sb_detach(&sb, NULL);
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)fnv1a(r->dedupe_key, 64));
+	r->report_key = rm_xstrdup(hex);
+	r->created = archive_time(t0, now);
+	r->message_id = rm_report_message_id(cfg, r->dedupe_key, r->created);
+	rm_sb_init(&sb);
+	/* the finding, whatever the base: the tree, the tested commit, the
+	 * test, the metric and its direction; follow-ups thread on it (a
+	 * regression never replies to an improvement, nor one tree's report to
+	 * another's) */
+	rm_sb_addf(&sb, "%s:%s|%s|%s|%s|%s", r->tree_name, r->branch, t0->head->commit, axes.buf,
+		   t0->headline->name, kind_word(r->kind));
+	r->thread_key = rm_sb_detach(&sb, NULL);
+	rm_sb_release(&axes);
+}
+
+/* ------------------------------------------------------------ template variables */
+
+/* The variables every report provides to templates/ (the only names a
+ * template may use; check-config renders the templates against this table).
+ * report.c sets each through set_var()/list_var(), by these indices, so the
+ * table cannot drift from what is really provided: build checks that every
+ * one was set. */
+enum {
+	V_PREAMBLE, V_PATCH_LINK, V_PATCH_SUBJECT, V_PATCH_URL, V_PCT, V_KIND, V_METRIC,
+	V_IS_REGRESSION, V_COMMIT_SHA, V_COMMIT_SUBJECT, V_TREE_URL, V_TREE_BRANCH, V_BRACKETS,
+	V_HAS_BRACKETS, V_TESTCASE, V_PARAM_BLOCK, V_VERSION, V_KCONFIG, V_COMPILER, V_MACHINE,
+	V_PARAMS, V_IN_ADDITION, V_REPORTED_BY, V_CLOSES_URL, V_ARCHIVE_URL, V_FAILURE, V_DETAILS,
+	V_BOOT_TABLE, V_EXCERPT, V_CONFIG_LINE, V_ROBOT_NAME, V_DISCLAIMER, V_SIGNATURE, V_COUNT
+};
+
+static const char *const param_items[] = { "key", "value", NULL };
+static const char *const bracket_items[] = { "line", NULL };
+static const char *const detail_items[] = { "table", "additional", "tbox_group", "machine", NULL };
+enum { P_KEY, P_VALUE };
+enum { B_LINE };
+enum { D_TABLE, D_ADDITIONAL, D_TBOX_GROUP, D_MACHINE };
+
+const struct rm_report_var rm_report_vars[] = {
+	[V_PREAMBLE] = { "preamble", NULL },
+	[V_PATCH_LINK] = { "patch_link", NULL },
+	[V_PATCH_SUBJECT] = { "patch_subject", NULL },
+	[V_PATCH_URL] = { "patch_url", NULL },
+	[V_PCT] = { "pct", NULL },
+	[V_KIND] = { "kind", NULL },
+	[V_METRIC] = { "metric", NULL },
+	[V_IS_REGRESSION] = { "is_regression", NULL },
+	[V_COMMIT_SHA] = { "commit_sha", NULL },
+	[V_COMMIT_SUBJECT] = { "commit_subject", NULL },
+	[V_TREE_URL] = { "tree_url", NULL },
+	[V_TREE_BRANCH] = { "tree_branch", NULL },
+	[V_BRACKETS] = { "brackets", bracket_items },
+	[V_HAS_BRACKETS] = { "has_brackets", NULL },
+	[V_TESTCASE] = { "testcase", NULL },
+	[V_PARAM_BLOCK] = { "param_block", NULL },
+	[V_VERSION] = { "version", NULL },
+	[V_KCONFIG] = { "kconfig", NULL },
+	[V_COMPILER] = { "compiler", NULL },
+	[V_MACHINE] = { "machine", NULL },
+	[V_PARAMS] = { "params", param_items },
+	[V_IN_ADDITION] = { "in_addition", NULL },
+	[V_REPORTED_BY] = { "reported_by", NULL },
+	[V_CLOSES_URL] = { "closes_url", NULL },
+	[V_ARCHIVE_URL] = { "archive_url", NULL },
+	[V_FAILURE] = { "failure", NULL },
+	[V_DETAILS] = { "details", detail_items },
+	[V_BOOT_TABLE] = { "boot_table", NULL },
+	[V_EXCERPT] = { "excerpt", NULL },
+	[V_CONFIG_LINE] = { "config_line", NULL },
+	[V_ROBOT_NAME] = { "robot_name", NULL },
+	[V_DISCLAIMER] = { "disclaimer", NULL },
+	[V_SIGNATURE] = { "signature", NULL },
+};
+const size_t rm_report_nvars = V_COUNT;
+
+/* The template data being filled, and which variables are set so far. */
+struct vars {
+	struct rm_tdata *d;
+	unsigned char set[V_COUNT];
+};
+
+static void set_var(struct vars *v, int which, const char *value)
+{
+	rm_tdata_set(v->d, rm_report_vars[which].name, value);
+	v->set[which] = 1;
+}
+
+/* set_var() with a printf format */
+#define set_varf(v, which, ...) \
+	((void)rm_tdata_setf((v)->d, rm_report_vars[which].name, __VA_ARGS__), (v)->set[which] = 1)
+
+/* Make a list variable (empty); items are added with add_item(). */
+static void list_var(struct vars *v, int which)
+{
+	rm_tdata_list(v->d, rm_report_vars[which].name);
+	v->set[which] = 1;
+}
+
+static struct rm_tdata *add_item(struct vars *v, int which)
+{
+	return rm_tdata_add(v->d, rm_report_vars[which].name);
+}
+
+static void set_item(struct rm_tdata *item, int list, int field, const char *value)
+{
+	rm_tdata_set(item, rm_report_vars[list].items[field], value);
+}
+
+static size_t add_brackets(struct vars *v, const struct rm_config *cfg,
+			   const struct rm_report_test *t0, enum rm_report_kind kind)
+{
+	char **names = rm_xcalloc(t0->nalso + 1, sizeof(char *));
+	size_t i, n = 0, w = 0;
+
+	for (i = 0; i < t0->nalso; i++) {
+		const struct rm_comparison *c = &t0->also_cmp[i];
+		const char *b = rm_job_field(&t0->also[i]->job, "branch");
+		const struct rm_tree_cfg *tree = b ? rm_config_tree_for_branch(cfg, b) : NULL;
+		size_t j;
+
+		if (!b)
+			continue;
+		for (j = 0; j < c->n && !names[i]; j++) {
+			const struct rm_row *row = &c->rows[j];
+			struct rm_sb sb = RM_SB_INIT;
+
+			if (strcmp(row->name, t0->headline->name))
+				continue;
+			if (kind == RM_REPORT_FUNCTIONAL ? !(row->reproduction > 0) :
+			    (row->change < 0) != (t0->headline->change < 0))
+				continue;
+			rm_sb_init(&sb);
+			if (tree)
+				rm_sb_addf(&sb, "%s/%s", tree->name, tree->branch);
+			else
+				rm_sb_adds(&sb, b);
+			names[i] = rm_sb_detach(&sb, NULL);
+			if (strlen(names[i]) > w)
+				w = strlen(names[i]);
+		}
+	}
+	for (i = 0; i < t0->nalso; i++) {
+		if (!names[i])
+			continue;
+		if (kind == RM_REPORT_FUNCTIONAL)
+			rm_tdata_setf(add_item(v, V_BRACKETS), bracket_items[B_LINE], "[test failed on %-*s %s]",
+				      (int)w, names[i], t0->also[i]->commit);
+		else
+			rm_tdata_setf(add_item(v, V_BRACKETS), bracket_items[B_LINE], "[still %s on %-*s %s]",
+				      kind_word(kind), (int)w, names[i], t0->also[i]->commit);
+		free(names[i]);
+		n++;
+	}
+	free(names);
+	return n;
+}
+
+struct rm_tdata *rm_report_sample_vars(bool filled)
+{
+	struct rm_tdata *d = rm_tdata_new();
+	size_t i, k;
+
+	for (i = 0; i < rm_report_nvars; i++) {
+		const struct rm_report_var *v = &rm_report_vars[i];
+
+		if (!v->items) {
+			rm_tdata_set(d, v->name, filled ? "x" : "");
+			continue;
+		}
+		rm_tdata_list(d, v->name);
+		if (filled) {
+			struct rm_tdata *it = rm_tdata_add(d, v->name);
+
+			for (k = 0; v->items[k]; k++)
+				rm_tdata_set(it, v->items[k], "x");
+		}
+	}
+	return d;
+}
+
+/* ------------------------------------------------------------ build */
+
+/* The tree of the report: from the configuration, else from the job's
+ * branch (held: the tree is not configured). */
+static void report_tree(struct rm_report *r, const struct rm_config *cfg, const struct rm_tree_cfg *tree,
+			const char *branch)
+{
 	if (tree) {
 		r->tree_name = rm_xstrdup(tree->name);
 		r->branch = rm_xstrdup(tree->branch);
 		r->tree_url = rm_xstrdup(tree->url);
-	} else if (branch && strchr(branch, '/')) {
-		r->tree_name = rm_xstrndup(branch, (size_t)(strchr(branch, '/') - branch));
-		r->branch = rm_xstrdup(strchr(branch, '/') + 1);
-		hold(r, "no tree in the configuration for the job's branch");
 	} else {
-		r->tree_name = rm_xstrdup(branch ? branch : "unknown");
-		r->branch = rm_xstrdup("unknown");
-		hold(r, "the job names no branch that maps to a configured tree");
+		static const char *const policy[] = { "skip", "hold", "fail" };
+		struct rm_sb why = RM_SB_INIT;
+
+		if (branch && strchr(branch, '/')) {
+			r->tree_name = rm_xstrndup(branch, (size_t)(strchr(branch, '/') - branch));
+			r->branch = rm_xstrdup(strchr(branch, '/') + 1);
+		} else {
+			r->tree_name = rm_xstrdup(branch ? branch : "unknown");
+			r->branch = rm_xstrdup("unknown");
+		}
+		/* what happens follows unknown_branch:, and the words name the branch */
+		rm_sb_init(&why);
+		if (branch)
+			rm_sb_addf(&why, "no tree in the configuration names the job's branch '%s'", branch);
+		else
+			rm_sb_adds(&why, "the job names no branch, so no tree in the configuration matches");
+		rm_sb_addf(&why, " (unknown_branch: %s)", policy[cfg->unknown_branch]);
+		rm_error_scrub(why.buf);
+		if (cfg->unknown_branch == RM_UNKNOWN_BRANCH_HOLD)
+			hold(r, why.buf);
+		else if (cfg->unknown_branch == RM_UNKNOWN_BRANCH_FAIL)
+			refuse(r, rm_xstrdup(why.buf));
+		else if (!r->skip_reason)
+			r->skip_reason = rm_xstrdup(why.buf);
+		rm_sb_release(&why);
 	}
+}
+
+/* Refuses (bad input) or holds (missing facts) the report when what it
+ * needs is missing. */
+static void report_check(struct rm_report *r, const struct rm_config *cfg,
+			 const struct rm_tree_cfg *tree, const char *head_subject,
+			 const char *base_subject)
+{
+	const struct rm_report_test *t0 = &r->tests[0];
+	struct rm_sb sb = RM_SB_INIT;
+	size_t i;
+
 	if (r->head_unknown)
 		refuse(r, unknown_commit("commit", t0->head->commit, r->tree_name));
 	if (r->base_unknown)
@@ -519,12 +796,12 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 		for (k = 0; k < 2; k++) {
 			const char *v = rm_job_field(&r->tests[i].head->job, need[k]);
 
-			if (!v || !*v) {
-				rm_sb_init(&sb);
-				rm_sb_addf(&sb, "'%s/%d/job.yaml': no '%s' field", r->tests[i].head->path,
-					   r->tests[i].head->nruns ? r->tests[i].head->runs[0] : 0, need[k]);
-				refuse(r, rm_sb_detach(&sb, NULL));
-			}
+			if (v && *v)
+				continue;
+			rm_sb_init(&sb);
+			rm_sb_addf(&sb, "'%s/%d/job.yaml': no '%s' field", r->tests[i].head->path,
+				   r->tests[i].head->nruns ? r->tests[i].head->runs[0] : 0, need[k]);
+			refuse(r, rm_sb_detach(&sb, NULL));
 		}
 	}
 	/* permanent: no later run can look up a commit named by a tag, or
@@ -554,6 +831,12 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 		hold(r, "the base commit's subject is unknown");
 	if (!t0->cmp.n)
 		hold(r, "the comparison table is empty");
+}
+
+/* The headline's words: r->metric and r->pct. */
+static void report_headline(struct rm_report *r)
+{
+	const struct rm_report_test *t0 = &r->tests[0];
 
 	if (r->kind == RM_REPORT_FUNCTIONAL) {
 		char pct[32];
@@ -565,50 +848,19 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 		r->metric = rm_xstrdup(t0->headline->name);
 		r->pct = fmt_pct(t0->pct);
 	}
+}
 
-	/* dedupe key: tree, commit pair, test axes, headline metric */
-	rm_sb_init(&sb);
-	rm_sb_addf(&sb, "%s:%s|%s|%s|", r->tree_name, r->branch, t0->base->commit, t0->head->commit);
-	for (i = 0; i < t0->head->job.naxes; i++)
-		if (strcmp(t0->head->job.axes[i].key, "commit"))
-			rm_sb_addf(&sb, "%s=%s/", t0->head->job.axes[i].key,
-				   t0->head->job.axes[i].value);
-	rm_sb_addf(&sb, "|%s", t0->headline->name);
-	r->dedupe_key = rm_sb_detach(&sb, NULL);
-	{
-		unsigned long long h = 14695981039346656037ull;
-		const char *q;
-		char hex[20];
+/* The subject: "[tree:branch] [subsys] sha10: metric N.N% regression" (or
+ * the failure id); a report on a mailing-list patch replies to the patch
+ * mail: "Re: " + the patch mail's subject (else the commit's), and the
+ * patch variables are set (empty for a branch report). */
+static void report_subject(struct rm_report *r, const struct rm_config *cfg,
+			   const struct rm_tree_cfg *tree, const char *head_subject, struct vars *v)
+{
+	const struct rm_report_test *t0 = &r->tests[0];
+	struct rm_sb sb = RM_SB_INIT;
+	char *subsys = subsystem(head_subject), *hs10 = sha10(t0->head->commit);
 
-		for (q = r->dedupe_key; *q; q++) {
-			h ^= (unsigned char)*q;
-			h *= 1099511628211ull;
-		}
-		snprintf(hex, sizeof(hex), "%016llx", h);
-		r->report_key = rm_xstrdup(hex);
-	}
-	r->created = archive_time(t0, now);
-	r->message_id = rm_report_message_id(cfg, r->dedupe_key, r->created);
-	{
-		/* the finding, whatever the base: the tree, the tested commit,
-		 * the test, the metric and its direction; follow-ups thread on
-		 * it (a regression never replies to an improvement, nor one
-		 * tree's report to another's) */
-		struct rm_sb tk = RM_SB_INIT;
-
-		rm_sb_init(&tk);
-		rm_sb_addf(&tk, "%s:%s|%s|", r->tree_name, r->branch, t0->head->commit);
-		for (i = 0; i < t0->head->job.naxes; i++)
-			if (strcmp(t0->head->job.axes[i].key, "commit"))
-				rm_sb_addf(&tk, "%s=%s/", t0->head->job.axes[i].key,
-					   t0->head->job.axes[i].value);
-		rm_sb_addf(&tk, "|%s|%s", t0->headline->name, kind_word(r->kind));
-		r->thread_key = rm_sb_detach(&tk, NULL);
-	}
-
-	/* subject: [tree:branch] [subsys] sha10: metric N.N% regression */
-	subsys = subsystem(head_subject);
-	hs10 = sha10(t0->head->commit);
 	rm_sb_init(&sb);
 	rm_sb_addf(&sb, "[%s:%s] ", r->tree_name, r->branch);
 	if (subsys)
@@ -620,98 +872,252 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 	r->subject = rm_sb_detach(&sb, NULL);
 	free(subsys);
 	free(hs10);
-	/* a patch from a mailing list: the report replies to the patch mail */
 	if (tree && tree->patches && r->head_facts && r->head_facts->patch_msgid) {
+		/* the patch mail's own subject ("[PATCH v2 1/3] ...") when it was
+		 * found, else the commit's; the message stage makes it "Re: " */
+		const char *ps = r->patch && r->patch->subject ? r->patch->subject : head_subject;
+		char *url = patch_branch_url(cfg, &t0->head->job, r->head_facts, ps);
+
 		r->patch_msgid = rm_xstrdup(r->head_facts->patch_msgid);
 		free(r->subject);
-		/* the patch mail's own subject ("[PATCH v2 1/3] ...") when it was
-		 * found, else the commit's */
-		{
-			const char *ps = r->patch && r->patch->subject ? r->patch->subject : head_subject;
-
-			r->subject = rm_xstrdup(ps ? ps : "");
-			rm_tdata_setf(d, "patch_link", "%s/%s/", cfg->patch_link_base, r->patch_msgid);
-			rm_tdata_set(d, "patch_subject", ps);
-			/* the commit: line names the patch by its raw mail subject */
-			rm_tdata_set(d, "commit_subject", ps ? ps : "");
-			{
-				char *url = patch_branch_url(cfg, r->head_facts, ps);
-
-				rm_tdata_set(d, "patch_url", url);
-				free(url);
-			}
-		}
+		r->subject = rm_xstrdup(ps ? ps : "");
+		set_varf(v, V_PATCH_LINK, "%s/%s/", cfg->patch_link_base, r->patch_msgid);
+		set_var(v, V_PATCH_SUBJECT, ps);
+		/* the commit: line names the patch by its raw mail subject */
+		set_var(v, V_COMMIT_SUBJECT, ps ? ps : "");
+		set_var(v, V_PATCH_URL, url);
+		free(url);
 	} else {
-		rm_tdata_set(d, "patch_link", "");
-		rm_tdata_set(d, "patch_subject", "");
-		rm_tdata_set(d, "patch_url", "");
+		set_var(v, V_PATCH_LINK, "");
+		set_var(v, V_PATCH_SUBJECT, "");
+		set_var(v, V_PATCH_URL, "");
 	}
+}
 
-	/* template variables */
-	rm_tdata_set(d, "preamble", "");
-	rm_tdata_set(d, "pct", r->pct);
-	rm_tdata_set(d, "kind", kind_word(r->kind));
-	rm_tdata_set(d, "metric", r->metric);
-	rm_tdata_set(d, "is_regression", r->kind != RM_REPORT_IMPROVEMENT ? "yes" : "");
-	rm_tdata_set(d, "commit_sha", t0->head->commit);
-	if (!rm_tdata_get(d, "commit_subject"))
-		rm_tdata_set(d, "commit_subject", head_subject ? head_subject : "");
-	rm_tdata_set(d, "tree_url", r->tree_url ? r->tree_url : "");
-	rm_tdata_set(d, "tree_branch", r->branch);
-	nbrackets = add_brackets(d, cfg, t0, r->kind);
+/* Runs of a root in which the stat `name` happened (value > 0). */
+static long runs_with(const struct rm_result_root *root, const char *name)
+{
+	const struct rm_series *s = rm_matrix_get(&root->all, name);
+	long n = 0;
+	size_t i;
+
+	for (i = 0; s && !s->is_bad && !s->is_string && i < s->n; i++)
+		n += s->v[i] > 0;
+	return n;
+}
+
+struct boot_id {
+	const char *name;
+	double t;
+};
+
+static int cmp_boot_id(const void *a, const void *b)
+{
+	const struct boot_id *x = a, *y = b;
+
+	if ((x->t < 0) != (y->t < 0))
+		return x->t < 0 ? 1 : -1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The boot/dmesg table of a functional report whose headline is a
+ * kernel-log id (report-format.md 6.2): boot_successes and boot_failures
+ * when the runs count boots, the headline id, then the other kernel-log
+ * ids of the tested commit in the order they were first printed; each
+ * without its "dmesg." prefix, counted in runs.  NULL for another
+ * headline.  The caller frees it. */
+static char *boot_table(const struct rm_report_test *t)
+{
+	const struct rm_result_root *rt[2] = { t->base, t->head };
+	const char *pfx = !strncmp(t->headline->name, "kmsg.", 5) ? "kmsg." : "dmesg.";
+	struct rm_table_boot_row *rows;
+	struct boot_id *ids;
+	struct rm_sb sb = RM_SB_INIT, bf = RM_SB_INIT;
+	size_t i, n = 0, nids = 0, k;
+
+	if (!is_log_id(t->headline->name))
+		return NULL;
+	rows = rm_xcalloc(t->cmp.nfailure + 3, sizeof(*rows));
+	ids = rm_xcalloc(t->cmp.nfailure + 1, sizeof(*ids));
+	rm_sb_init(&bf);
+	rm_sb_addf(&bf, "%sboot_failures", pfx);
+	if (rm_matrix_get(&t->base->all, bf.buf) || rm_matrix_get(&t->head->all, bf.buf)) {
+		rows[n].name = "boot_successes";
+		rows[n + 1].name = "boot_failures";
+		for (k = 0; k < 2; k++) {
+			rows[n + 1].count[k] = runs_with(rt[k], bf.buf);
+			rows[n].count[k] = (long)rt[k]->all.cols - rows[n + 1].count[k];
+		}
+		n += 2;
+	}
+	for (i = 0; i < t->cmp.nfailure; i++) {
+		const struct rm_row *r = &t->cmp.rows[i];
+
+		if (r == t->headline || !is_log_id(r->name) || strncmp(r->name, pfx, strlen(pfx)) ||
+		    !(r->fails[1] > 0))
+			continue;
+		ids[nids].name = r->name;
+		ids[nids++].t = rm_report_log_time(t->head, r->name);
+	}
+	rm_sort(ids, nids, sizeof(*ids), cmp_boot_id);
+	rows[n].name = failure_id(t->headline->name);
+	for (k = 0; k < 2; k++)
+		rows[n].count[k] = runs_with(rt[k], t->headline->name);
+	n++;
+	for (i = 0; i < nids; i++, n++) {
+		rows[n].name = failure_id(ids[i].name);
+		for (k = 0; k < 2; k++)
+			rows[n].count[k] = runs_with(rt[k], ids[i].name);
+	}
+	rm_sb_init(&sb);
+	rm_table_render_boot(&sb, t->base->commit, t->head->commit, rows, n);
+	if (sb.len && sb.buf[sb.len - 1] == '\n')
+		sb.buf[--sb.len] = '\0';
+	free(rows);
+	free(ids);
+	rm_sb_release(&bf);
+	return rm_sb_detach(&sb, NULL);
+}
+
+/* The evidence of the headline test as the report prints it: the log
+ * excerpt (without its last newline), or one line saying why there is
+ * none.  NULL when no log was looked for.  The caller frees it. */
+static char *excerpt_text(const struct rm_report_test *t)
+{
+	const struct rm_evidence *e = &t->evidence;
+	struct rm_sb sb = RM_SB_INIT;
+
+	if (!e->excerpt && !e->problem)
+		return NULL;
+	rm_sb_init(&sb);
+	if (e->excerpt) {
+		rm_sb_adds(&sb, e->excerpt);
+		if (sb.len && sb.buf[sb.len - 1] == '\n')
+			sb.buf[--sb.len] = '\0';
+		if (e->capped)
+			rm_sb_addf(&sb, "\n(excerpt cut at the configured limit; the whole log is %s)",
+				   e->file ? e->file : "in the materials");
+	} else {
+		rm_sb_addf(&sb, "(no %s excerpt: %s)", is_log_id(t->headline->name) ? "kernel log" : "test output",
+			   e->problem);
+	}
+	return rm_sb_detach(&sb, NULL);
+}
+
+/* 2025-01-01 00:00:00 UTC */
+#define CONFIG_LINE_SINCE ((time_t)1735689600)
+
+/* The template variables of the body (all but the patch ones, which
+ * report_subject() sets). */
+static void report_vars(struct rm_report *r, const struct rm_config *cfg, const char *head_subject,
+			const char *base_subject, struct vars *v)
+{
+	const struct rm_report_test *t0 = &r->tests[0];
+	const struct rm_job *job = &t0->head->job;
+	const char *tc = rm_job_field(job, "testcase");
+	size_t i;
+	char *m;
+
+	/* the operator's note: its own line ends, no trailing blank lines
+	 * (the templates place the blank lines after it) */
+	if (r->preamble) {
+		struct rm_sb pb = RM_SB_INIT;
+		const char *q;
+
+		rm_sb_init(&pb);
+		for (q = r->preamble; *q; q++)
+			if (*q != '\r')
+				rm_sb_addc(&pb, *q);
+		while (pb.len && (pb.buf[pb.len - 1] == '\n' || pb.buf[pb.len - 1] == ' ' ||
+				  pb.buf[pb.len - 1] == '\t'))
+			pb.buf[--pb.len] = '\0';
+		set_var(v, V_PREAMBLE, pb.buf);
+		rm_sb_release(&pb);
+	} else {
+		set_var(v, V_PREAMBLE, "");
+	}
+	set_var(v, V_PCT, r->pct);
+	set_var(v, V_KIND, kind_word(r->kind));
+	set_var(v, V_METRIC, r->metric);
+	set_var(v, V_IS_REGRESSION, r->kind != RM_REPORT_IMPROVEMENT ? "yes" : "");
+	set_var(v, V_COMMIT_SHA, t0->head->commit);
+	if (!v->set[V_COMMIT_SUBJECT])
+		set_var(v, V_COMMIT_SUBJECT, head_subject ? head_subject : "");
+	set_var(v, V_TREE_URL, r->tree_url ? r->tree_url : "");
+	set_var(v, V_TREE_BRANCH, r->branch);
+	list_var(v, V_BRACKETS);
 	/* functional reports print the blank before the bracket lines only
 	 * when there are some (report-format.md section 4 item 4) */
-	rm_tdata_set(d, "has_brackets", nbrackets ? "yes" : "");
-	rm_tdata_set(d, "testcase", rm_job_field(job, "testcase"));
+	set_var(v, V_HAS_BRACKETS, add_brackets(v, cfg, t0, r->kind) ? "yes" : "");
+	set_var(v, V_TESTCASE, tc);
 	/* functional reports on a boot test have no version and parameters
 	 * block (report-format.md section 4 item 5) */
-	{
-		const char *tc = rm_job_field(job, "testcase");
-
-		rm_tdata_set(d, "param_block", tc && !strcmp(tc, "boot") ? "" : "yes");
-	}
+	set_var(v, V_PARAM_BLOCK, tc && !strcmp(tc, "boot") ? "" : "yes");
 	/* "version: <testsuite-version>" of functional reports, empty when
 	 * unknown (report-format.md section 4 item 5): the job's `version`
 	 * field, the only version a job.yaml carries (archive-format.md 1.6,
 	 * appended after the run by lkp-tests' bin/run-lkp) */
-	rm_tdata_set(d, "version", rm_job_field(job, "version"));
-	rm_tdata_set(d, "kconfig", rm_job_field(job, "kconfig"));
-	rm_tdata_set(d, "compiler", rm_job_axis(job, "compiler"));
-	{
-		char *m = rm_machine_line(job);
-
-		rm_tdata_set(d, "machine", m);
-		free(m);
-	}
-	rm_tdata_list(d, "params");
+	set_var(v, V_VERSION, rm_job_field(job, "version"));
+	set_var(v, V_KCONFIG, rm_job_field(job, "kconfig"));
+	/* functional boot reports print "config:" only since 2025
+	 * (report-format.md section 4 item 6): by the report's time */
+	set_var(v, V_CONFIG_LINE, r->kind == RM_REPORT_FUNCTIONAL && tc && !strcmp(tc, "boot") &&
+					  r->created < CONFIG_LINE_SINCE ? "" : "yes");
+	set_var(v, V_COMPILER, rm_job_axis(job, "compiler"));
+	m = rm_machine_line(job);
+	set_var(v, V_MACHINE, m);
+	free(m);
+	list_var(v, V_PARAMS);
 	for (i = 0; i < job->nparams; i++) {
 		struct rm_tdata *p;
 
 		if (!job->params[i].value)
 			continue;
-		p = rm_tdata_add(d, "params");
-		rm_tdata_set(p, "key", job->params[i].key);
-		rm_tdata_set(p, "value", job->params[i].value);
+		p = add_item(v, V_PARAMS);
+		set_item(p, V_PARAMS, P_KEY, job->params[i].key);
+		set_item(p, V_PARAMS, P_VALUE, job->params[i].value);
 	}
 	/* only performance reports have the table (a report's tests are all
 	 * functional or all performance: rm_report_same_report) */
 	if (r->ntests > 1 && r->kind != RM_REPORT_FUNCTIONAL) {
 		char *tbl = addition_table(r);
 
-		rm_tdata_set(d, "in_addition", tbl);
+		set_var(v, V_IN_ADDITION, tbl);
 		free(tbl);
 	} else {
-		rm_tdata_set(d, "in_addition", "");
+		set_var(v, V_IN_ADDITION, "");
 	}
-	rm_tdata_setf(d, "reported_by", "%s <%s>", cfg->robot_name, cfg->robot_address);
-	rm_tdata_setf(d, "closes_url", "%s/%s", cfg->lore_base, r->message_id);
-	rm_tdata_setf(d, "archive_url", "%s/%.8s/%s", cfg->archive_base, r->message_id,
-		      r->message_id);
-	rm_tdata_set(d, "failure", r->kind == RM_REPORT_FUNCTIONAL ? r->metric : "");
-	rm_tdata_list(d, "details");
+	/* identity, links, disclaimer and signature: all from the configuration */
+	set_var(v, V_ROBOT_NAME, cfg->robot_name);
+	set_varf(v, V_REPORTED_BY, "%s <%s>", cfg->robot_name ? cfg->robot_name : "",
+		 cfg->robot_address ? cfg->robot_address : "");
+	if (cfg->lore_base)
+		set_varf(v, V_CLOSES_URL, "%s/%s", cfg->lore_base, r->message_id);
+	else
+		set_var(v, V_CLOSES_URL, "");
+	if (cfg->archive_base)
+		set_varf(v, V_ARCHIVE_URL, "%s/%.8s/%s", cfg->archive_base, r->message_id,
+			 r->message_id);
+	else
+		set_var(v, V_ARCHIVE_URL, "");
+	set_var(v, V_DISCLAIMER, cfg->disclaimer);
+	set_var(v, V_SIGNATURE, cfg->signature);
+	set_var(v, V_FAILURE, r->kind == RM_REPORT_FUNCTIONAL ? r->metric : "");
+	{
+		char *bt = r->kind == RM_REPORT_FUNCTIONAL ? boot_table(t0) : NULL;
+		char *ex = r->kind == RM_REPORT_FUNCTIONAL ? excerpt_text(t0) : NULL;
+
+		set_var(v, V_BOOT_TABLE, bt);
+		set_var(v, V_EXCERPT, ex);
+		free(bt);
+		free(ex);
+	}
+	list_var(v, V_DETAILS);
 	for (i = 0; i < r->ntests; i++) {
 		const struct rm_report_test *t = &r->tests[i];
-		struct rm_tdata *det = rm_tdata_add(d, "details");
+		struct rm_tdata *det = add_item(v, V_DETAILS);
 		struct rm_table_commit bc = { t->base->commit, base_subject };
 		struct rm_table_commit hc = { t->head->commit, head_subject };
 		struct rm_sb tb = RM_SB_INIT;
@@ -720,22 +1126,48 @@ int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char
 		rm_table_render_style(&tb, &t->head->job, &bc, &hc, &t->cmp,
 				      r->kind == RM_REPORT_FUNCTIONAL ? RM_TABLE_FUNCTIONAL :
 									RM_TABLE_NCOMPARE);
-		rm_tdata_set(det, "table", tb.buf);
+		set_item(det, V_DETAILS, D_TABLE, tb.buf);
 		rm_sb_release(&tb);
-		rm_tdata_set(det, "additional", i ? "yes" : "");
-		rm_tdata_set(det, "tbox_group", rm_job_field(&t->head->job, "tbox_group"));
-		{
-			char *m = rm_machine_line(&t->head->job);
-
-			rm_tdata_set(det, "machine", m);
-			free(m);
-		}
+		set_item(det, V_DETAILS, D_ADDITIONAL, i ? "yes" : "");
+		set_item(det, V_DETAILS, D_TBOX_GROUP, rm_job_field(&t->head->job, "tbox_group"));
+		m = rm_machine_line(&t->head->job);
+		set_item(det, V_DETAILS, D_MACHINE, m);
+		free(m);
 	}
+}
+
+int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char *templates_dir,
+		    time_t now, struct rm_error *err)
+{
+	const char *branch = rm_job_field(&r->tests[0].head->job, "branch");
+	const struct rm_tree_cfg *tree = rm_config_tree_for_branch(cfg, branch);
+	char *head_subject = subject_of(r->head_facts);
+	char *base_subject = subject_of(r->base_facts);
+	struct vars v;
+	struct rm_sb body = RM_SB_INIT;
+	size_t i;
+	int rc = 0;
+
+	memset(&v, 0, sizeof(v));
+	v.d = rm_tdata_new();
+	r->kind = r->tests[0].kind;
+	report_tree(r, cfg, tree, branch);
+	report_check(r, cfg, tree, head_subject, base_subject);
+	report_headline(r);
+	report_identity(r, cfg, now);
+	report_subject(r, cfg, tree, head_subject, &v);
+	report_vars(r, cfg, head_subject, base_subject, &v);
+	for (i = 0; i < V_COUNT && !rc; i++)
+		if (!v.set[i])
+			rc = rm_error_set(err, RM_ERR_INTERNAL,
+					  "report: template variable '%s' was not set",
+					  rm_report_vars[i].name);
 	rm_sb_init(&body);
-	rc = rm_template_render(templates_dir,
-				r->kind == RM_REPORT_FUNCTIONAL ? "functional.txt" : "perf.txt", d,
-				&body, err);
-	rm_tdata_free(d);
+	if (!rc)
+		rc = rm_template_render(templates_dir,
+					r->kind == RM_REPORT_FUNCTIONAL ? "functional.txt" : "perf.txt",
+					v.d, &body, err);
+	rm_tdata_free(v.d);
 	free(head_subject);
 	free(base_subject);
 	if (rc) {
@@ -767,5 +1199,7 @@ void rm_report_free(struct rm_report *r)
 	free(r->message_id);
 	free(r->body);
 	free(r->hold_reason);
+	free(r->preamble);
+	free(r->skip_reason);
 	memset(r, 0, sizeof(*r));
 }

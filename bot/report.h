@@ -2,13 +2,18 @@
  * report.h - deciding what to report, and the report's words.
  *
  * Owns: choosing, for each compared test, the headline (the test's own KPI
- * with a direction and the largest change; a failure when no KPI moved),
+ * with a direction and the largest change; when no KPI moved, a failure new
+ * in the head: the earliest first kernel message by dmesg.timestamp, else
+ * the test's own id; report-format.md 4 item 2),
  * regression or improvement from the metric's direction, folding several
  * tests changed by the same commit into one report ("In addition to
  * that..." and one details section each), the subject line, the dedupe key,
  * the Message-ID (chosen before rendering, deterministic for the dedupe key
  * and the archive's time, so the body can link to itself), and the
- * template variables; then rendering the body with template.c.  A report
+ * template variables (the table rm_report_vars, which check-config renders
+ * the templates against), the boot/dmesg table of a functional report and
+ * the placement of its evidence (read by evidence.c, handed in on the
+ * test); then rendering the body with template.c.  A report
  * whose required data is missing (no commit subject, no rows) is held with
  * a reason instead of rendered.  A report carries words and keys only:
  * the mail's recipients, threading (In-Reply-To, References, "Re:") and
@@ -27,9 +32,11 @@
 #include "commit.h"
 #include "config.h"
 #include "error.h"
+#include "evidence.h"
 #include "patchmail.h"
 #include "rules.h"
 #include "stats.h"
+#include "template.h"
 
 enum rm_report_kind {
 	RM_REPORT_REGRESSION,
@@ -48,6 +55,9 @@ struct rm_report_test {
 	const struct rm_result_root **also;
 	struct rm_comparison *also_cmp; /* owned */
 	size_t nalso;
+	/* the kernel-log excerpt of a functional headline (owned; filled by
+	 * the caller from the archive, evidence.c), empty when not read */
+	struct rm_evidence evidence;
 };
 
 /* Pick the headline of a comparison.  Takes ownership of *cmp.  Returns
@@ -57,6 +67,10 @@ bool rm_report_pick(const struct rm_rules *rules, const struct rm_result_root *b
 		    const struct rm_result_root *head, struct rm_comparison *cmp,
 		    struct rm_report_test *out);
 void rm_report_test_free(struct rm_report_test *t);
+/* The earliest time (seconds since boot, from `<log>.timestamp:<id>` in the
+ * root's matrix) at which the kernel-log id `name` ("dmesg.<id>") was first
+ * printed in any run, or -1 when no run records one. */
+double rm_report_log_time(const struct rm_result_root *root, const char *name);
 /* Whether two picked tests go into one report: the same tested and base
  * commit on the same branch, and both performance findings or both
  * functional ones (a functional report has no "In addition to that" table,
@@ -85,7 +99,10 @@ struct rm_report {
 	char *patch_msgid;  /* set: the report answers this patch mail (its
 			     * Message-ID, without <>); `subject` is then the
 			     * patch's own subject, which the mail replies to */
+	char *preamble;     /* the operator's note opening the body, or NULL (owned) */
 	char *hold_reason;  /* set: the report must not be sent yet (missing facts) */
+	char *skip_reason;  /* set: no report at all (a branch no tree names, under
+			     * unknown_branch: skip); names the branch */
 	char *bad_reason;   /* set: the archive can never make this report (bad
 			     * input: an unknown commit, a job without testcase
 			     * or kconfig); names the file or commit at fault */
@@ -99,6 +116,21 @@ struct rm_report {
 int rm_report_build(struct rm_report *r, const struct rm_config *cfg, const char *templates_dir,
 		    time_t now, struct rm_error *err);
 void rm_report_free(struct rm_report *r);
+
+/* The template variables a report provides (the only names templates/ may
+ * use): a string, or a list whose items carry the names `items`
+ * (NULL-terminated).  rm_report_build() sets every one of them. */
+struct rm_report_var {
+	const char *name;
+	const char *const *items; /* NULL: a string */
+};
+extern const struct rm_report_var rm_report_vars[];
+extern const size_t rm_report_nvars;
+/* Template data holding every variable of rm_report_vars: with `filled`,
+ * each string "x" and each list one item of "x" values; else each string
+ * empty and each list empty (so that a check renders both sides of every
+ * section).  The caller frees it with rm_tdata_free(). */
+struct rm_tdata *rm_report_sample_vars(bool filled);
 
 /* Exposed for tests: the Message-ID for a dedupe key and a time. */
 char *rm_report_message_id(const struct rm_config *cfg, const char *dedupe_key, time_t t);

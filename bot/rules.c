@@ -3,6 +3,7 @@
 #include "rules.h"
 
 #include <pcre2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,8 +50,25 @@ static void anchored(struct rm_sb *sb, enum rm_match m, const char *p)
 	rm_sb_addc(sb, ')');
 }
 
+static pcre2_code *compile_jit(const char *text, const char *file, int line, const char *field,
+			       const char *pattern, bool jit, struct rm_error *err);
+
 static pcre2_code *compile(const char *text, const char *file, int line, const char *field,
 			   const char *pattern, struct rm_error *err)
+{
+	return compile_jit(text, file, line, field, pattern, true, err);
+}
+
+/* A search-mode pattern that can only match at the start: "^..." with no
+ * '|' (which could start an unanchored branch) and no "(?" (an option such
+ * as (?m) could change what '^' means). */
+static bool starts_anchored(const char *p)
+{
+	return p[0] == '^' && !strchr(p, '|') && !strstr(p, "(?");
+}
+
+static pcre2_code *compile_jit(const char *text, const char *file, int line, const char *field,
+			       const char *pattern, bool jit, struct rm_error *err)
 {
 	int code;
 	PCRE2_SIZE off;
@@ -67,7 +85,7 @@ static pcre2_code *compile(const char *text, const char *file, int line, const c
 	}
 	/* JIT is best effort; ROBOTMAIL_NO_JIT=1 turns it off (valgrind cannot
 	 * follow JIT code and reports its reads as uninitialised) */
-	if (!getenv("ROBOTMAIL_NO_JIT"))
+	if (jit && !getenv("ROBOTMAIL_NO_JIT"))
 		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
 }
@@ -146,8 +164,9 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 	yaml_node_t *root = rm_yaml_root(y);
 	yaml_node_t *node = rm_yaml_get(y, root, field);
 	yaml_node_t *m, *pats;
-	struct rm_sb sb = RM_SB_INIT;
+	struct rm_sb sb = RM_SB_INIT, rest = RM_SB_INIT;
 	size_t i;
+	bool failed;
 
 	(void)r;
 	if (!node || node->type != YAML_MAPPING_NODE)
@@ -163,39 +182,47 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 	l->patterns = string_list(y, pats, &l->n, field, err);
 	if (!l->patterns)
 		return -1;
+	/* two alternations: the patterns that can only match at the start
+	 * (tried once, at the start) and the others (searched) */
 	rm_sb_init(&sb);
+	rm_sb_init(&rest);
 	for (i = 0; i < l->n; i++) {
 		struct rm_sb one = RM_SB_INIT;
+		struct rm_sb *to = l->match != RM_MATCH_SEARCH || starts_anchored(l->patterns[i])
+					   ? &sb : &rest;
 		pcre2_code *re;
 
 		rm_sb_init(&one);
 		anchored(&one, l->match, l->patterns[i]);
-		re = compile(one.buf, y->file, rm_yaml_line(pats), field, l->patterns[i], err);
+		/* each pattern alone, for the error naming it (no JIT: freed) */
+		re = compile_jit(one.buf, y->file, rm_yaml_line(pats), field, l->patterns[i], false,
+				 err);
 		rm_sb_release(&one);
 		if (!re) {
 			rm_sb_release(&sb);
+			rm_sb_release(&rest);
 			return -1;
 		}
 		pcre2_code_free(re);
-		if (i)
-			rm_sb_addc(&sb, '|');
-		anchored(&sb, l->match, l->patterns[i]);
+		if (to->len)
+			rm_sb_addc(to, '|');
+		anchored(to, l->match, l->patterns[i]);
 	}
-	if (l->n) {
+	if (sb.len)
 		l->combined = compile(sb.buf, y->file, rm_yaml_line(pats), field, "(all)", err);
-		if (!l->combined) {
-			rm_sb_release(&sb);
-			return -1;
-		}
-	}
+	if (rest.len && (!sb.len || l->combined))
+		l->rest = compile(rest.buf, y->file, rm_yaml_line(pats), field, "(all)", err);
+	failed = (sb.len && !l->combined) || (rest.len && !l->rest);
 	rm_sb_release(&sb);
-	return 0;
+	rm_sb_release(&rest);
+	return failed ? -1 : 0;
 }
 
 static void free_list(struct rm_pattern_list *l)
 {
 	free_strings(l->patterns, l->n);
 	pcre2_code_free(l->combined);
+	pcre2_code_free(l->rest);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -254,7 +281,8 @@ static int load_rules(struct rm_yaml *y, const char *field, const char *valkey,
 		}
 		rm_sb_init(&sb);
 		anchored(&sb, *mode, pat);
-		rule->re = compile(sb.buf, y->file, rm_yaml_line(item), field, pat, err);
+		/* JIT only if the rules cannot be one alternation (see below) */
+		rule->re = compile_jit(sb.buf, y->file, rm_yaml_line(item), field, pat, false, err);
 		rm_sb_release(&sb);
 		if (!rule->re) {
 			*nout = n;
@@ -265,6 +293,87 @@ static int load_rules(struct rm_yaml *y, const char *field, const char *valkey,
 	}
 	*nout = n;
 	return 0;
+}
+
+/* Can the pattern be one branch of a combined alternation without changing
+ * what it matches?  Not when it refers to groups by number or name (their
+ * numbers shift) or uses a backtracking verb. */
+static bool combinable(const char *p)
+{
+	for (; *p; p++) {
+		if (p[0] == '\\' && p[1]) {
+			if (strchr("123456789gkR", p[1]))
+				return false;
+			p++;
+			continue;
+		}
+		if (p[0] == '(' && (p[1] == '*' || (p[1] == '?' && p[2] &&
+						     strchr("0123456789R&+-P", p[2]))))
+			return false;
+	}
+	return true;
+}
+
+/* The ordered rules as one alternation, branch i marked i, when the match
+ * mode anchors every branch at the start (so the first branch that matches
+ * is the first rule that matches).  NULL when that cannot be done. */
+static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match mode)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	int code;
+	PCRE2_SIZE off;
+	pcre2_code *re;
+	size_t i;
+
+	if (!n || mode == RM_MATCH_SEARCH)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!combinable(rules[i].pattern))
+			return NULL;
+	rm_sb_init(&sb);
+	for (i = 0; i < n; i++) {
+		if (i)
+			rm_sb_addc(&sb, '|');
+		anchored(&sb, mode, rules[i].pattern);
+		rm_sb_addf(&sb, "(*MARK:%zu)", i);
+	}
+	re = pcre2_compile((PCRE2_SPTR)sb.buf, sb.len, PCRE2_UTF, &code, &off, NULL);
+	rm_sb_release(&sb);
+	if (re && !getenv("ROBOTMAIL_NO_JIT"))
+		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+	return re;
+}
+
+/* Rules asked one by one are worth JIT code. */
+static void jit_rules(struct rm_rule *rules, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && !getenv("ROBOTMAIL_NO_JIT"); i++)
+		pcre2_jit_compile(rules[i].re, PCRE2_JIT_COMPLETE);
+}
+
+/* The first rule that matches name, or -1. */
+static long first_rule(const struct rm_rules *r, const struct rm_rule *rules, size_t n,
+		       const void *combined, const char *name)
+{
+	size_t i;
+
+	if (combined) {
+		PCRE2_SPTR mark;
+
+		if (pcre2_match((const pcre2_code *)combined, (PCRE2_SPTR)name, strlen(name), 0, 0,
+				(pcre2_match_data *)r->match_data, NULL) < 0)
+			return -1;
+		mark = pcre2_get_mark((pcre2_match_data *)r->match_data);
+		if (mark)
+			return strtol((const char *)mark, NULL, 10);
+		/* no mark cannot happen; fall back to asking rule by rule */
+	}
+	for (i = 0; i < n; i++)
+		if (re_match(r, rules[i].re, name))
+			return (long)i;
+	return -1;
 }
 
 static void free_rules(struct rm_rule *rules, size_t n)
@@ -373,6 +482,96 @@ static int load_programs(struct rm_rules *r, struct rm_yaml *y, struct rm_error 
 	return 0;
 }
 
+/* ------------------------------------------------------------------ decision cache */
+
+enum {
+	D_REPORTABLE = 1u << 0,
+	D_FUNCTION = 1u << 1,
+	D_PERF = 1u << 2,
+	D_KEEP = 1u << 3,
+	D_THRESHOLD = 1u << 4, /* `known` only: threshold holds the answer */
+	D_DIRECTION = 1u << 5, /* `known` only: direction holds the answer */
+};
+
+struct decision {
+	char *name;         /* NULL: an empty slot */
+	uint32_t h;         /* the hash's low half (the slot comes from it) */
+	unsigned char known; /* which answers are computed */
+	unsigned char value; /* the yes/no answers among them */
+	int threshold;      /* first matching threshold rule, -1 none */
+	int direction;      /* first matching direction rule, -1 none */
+};
+
+struct cache {
+	struct decision *v;
+	size_t n, cap;
+};
+
+static void cache_free(struct rm_rules *r)
+{
+	struct cache *c = r->cache;
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->cap; i++)
+		free(c->v[i].name);
+	free(c->v);
+	free(c);
+	r->cache = NULL;
+}
+
+static void cache_grow(struct cache *c)
+{
+	size_t cap = c->cap ? c->cap * 2 : 4096, i;
+	struct decision *v = rm_xcalloc(cap, sizeof(*v));
+
+	for (i = 0; i < c->cap; i++) {
+		size_t j;
+
+		if (!c->v[i].name)
+			continue;
+		for (j = c->v[i].h & (cap - 1); v[j].name; j = (j + 1) & (cap - 1))
+			;
+		v[j] = c->v[i];
+	}
+	free(c->v);
+	c->v = v;
+	c->cap = cap;
+}
+
+/* The cache entry of stat, added when missing; `scratch` (filled) when the
+ * cache is full.  The rules are const to their users, the cache is not:
+ * it only remembers answers the const rules give. */
+static struct decision *decide(const struct rm_rules *r, const char *stat,
+			       struct decision *scratch)
+{
+	struct cache *c = r->cache;
+	uint32_t h = (uint32_t)rm_hash(stat, strlen(stat));
+	size_t j;
+
+	if (!c) {
+		c = rm_xcalloc(1, sizeof(*c));
+		((struct rm_rules *)r)->cache = c;
+	}
+	if (c->cap)
+		for (j = h & (c->cap - 1); c->v[j].name; j = (j + 1) & (c->cap - 1))
+			if (c->v[j].h == h && !strcmp(c->v[j].name, stat))
+				return &c->v[j];
+	memset(scratch, 0, sizeof(*scratch));
+	scratch->h = h;
+	if (c->n >= RM_RULES_CACHE_MAX)
+		return scratch;
+	if ((c->n + 1) * 2 > c->cap)
+		cache_grow(c);
+	for (j = h & (c->cap - 1); c->v[j].name; j = (j + 1) & (c->cap - 1))
+		;
+	c->v[j] = *scratch;
+	c->v[j].name = rm_xstrdup(stat);
+	c->n++;
+	return &c->v[j];
+}
+
 /* ------------------------------------------------------------------ API */
 
 static int load_metrics(struct rm_rules *r, struct rm_yaml *y, struct rm_error *err)
@@ -401,6 +600,12 @@ static int load_metrics(struct rm_rules *r, struct rm_yaml *y, struct rm_error *
 		return -1;
 	if (load_rules(y, "direction", "weight", &r->direction, &r->ndirection, &dir_mode, err))
 		return -1;
+	r->thresholds_any = combine_rules(r->thresholds, r->nthresholds, r->thresholds_match);
+	r->direction_any = combine_rules(r->direction, r->ndirection, dir_mode);
+	if (!r->thresholds_any)
+		jit_rules(r->thresholds, r->nthresholds);
+	if (!r->direction_any)
+		jit_rules(r->direction, r->ndirection);
 	r->linux_test_cases = string_list(y, rm_yaml_get(y, root, "linux_test_cases"),
 					  &r->nlinux_test_cases, "linux_test_cases", err);
 	if (!r->linux_test_cases)
@@ -473,6 +678,9 @@ void rm_rules_free(struct rm_rules *r)
 	free_list(&r->perf_metrics_prefixes);
 	free_rules(r->thresholds, r->nthresholds);
 	free_rules(r->direction, r->ndirection);
+	pcre2_code_free(r->thresholds_any);
+	pcre2_code_free(r->direction_any);
+	cache_free(r);
 	free_strings(r->linux_test_cases, r->nlinux_test_cases);
 	free_strings(r->other_test_cases, r->nother_test_cases);
 	for (i = 0; i < r->nprograms; i++) {
@@ -488,10 +696,10 @@ void rm_rules_free(struct rm_rules *r)
 bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list *l,
 			 const char *name)
 {
-	return re_match(r, l->combined, name);
+	return re_match(r, l->combined, name) || re_match(r, l->rest, name);
 }
 
-bool rm_rules_is_function_stat(const struct rm_rules *r, const char *stat)
+static bool compute_function(const struct rm_rules *r, const char *stat)
 {
 	if (strstr(stat, ".time.") || strstr(stat, ".timestamp:") || strstr(stat, ".bootstage:"))
 		return false;
@@ -508,7 +716,7 @@ static bool in_list(char **v, size_t n, const char *s, size_t len)
 	return false;
 }
 
-bool rm_rules_is_perf_metric(const struct rm_rules *r, const char *stat)
+static bool compute_perf(const struct rm_rules *r, const char *stat)
 {
 	static const char *const not_tests[] = { "kmsg", "dmesg", "stderr", "last_state" };
 	const char *dot;
@@ -536,7 +744,7 @@ bool rm_rules_is_perf_metric(const struct rm_rules *r, const char *stat)
 	       !in_list(r->other_test_cases, r->nother_test_cases, base, strlen(base));
 }
 
-bool rm_rules_is_reportable(const struct rm_rules *r, const char *stat)
+static bool compute_reportable(const struct rm_rules *r, const char *stat)
 {
 	if (rm_rules_list_match(r, &r->stat_allowlist, stat))
 		return true;
@@ -545,16 +753,81 @@ bool rm_rules_is_reportable(const struct rm_rules *r, const char *stat)
 	return rm_rules_list_match(r, &r->report_allowlist, stat);
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !memcmp(s + a - b, suffix, b);
+}
+
+/* One yes/no answer about stat, from the cache or computed into it (the
+ * compute_* functions never touch the cache, so d stays valid). */
+static bool answer(const struct rm_rules *r, const char *stat, unsigned bit,
+		   bool (*compute)(const struct rm_rules *, const char *))
+{
+	struct decision scratch, *d = decide(r, stat, &scratch);
+
+	if (!(d->known & bit)) {
+		d->known |= bit;
+		if (compute(r, stat))
+			d->value |= bit;
+	}
+	return (d->value & bit) != 0;
+}
+
+bool rm_rules_is_function_stat(const struct rm_rules *r, const char *stat)
+{
+	return answer(r, stat, D_FUNCTION, compute_function);
+}
+
+bool rm_rules_is_perf_metric(const struct rm_rules *r, const char *stat)
+{
+	return answer(r, stat, D_PERF, compute_perf);
+}
+
+bool rm_rules_is_reportable(const struct rm_rules *r, const char *stat)
+{
+	return answer(r, stat, D_REPORTABLE, compute_reportable);
+}
+
+bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat)
+{
+	struct decision scratch, *d = decide(r, stat, &scratch);
+
+	if (!(d->known & D_KEEP)) {
+		if (!(d->known & D_REPORTABLE)) {
+			d->known |= D_REPORTABLE;
+			if (compute_reportable(r, stat))
+				d->value |= D_REPORTABLE;
+		}
+		d->known |= D_KEEP;
+		if ((d->value & D_REPORTABLE) || ends_with(stat, ".pass") ||
+		    ends_with(stat, ".error") || ends_with(stat, ".warn") ||
+		    ends_with(stat, ".fail") || !strcmp(stat, "last_state.is_incomplete_run") ||
+		    /* what a functional report reads beside the rules: the
+		     * kernel-log ids' first times (the failure id) and the boot
+		     * counts (the boot/dmesg table) */
+		    !strncmp(stat, "dmesg.timestamp:", 16) || !strncmp(stat, "kmsg.timestamp:", 15) ||
+		    !strcmp(stat, "dmesg.boot_failures") || !strcmp(stat, "kmsg.boot_failures") ||
+		    !strcmp(stat, "boot_failures") || !strcmp(stat, "boot_successes"))
+			d->value |= D_KEEP;
+	}
+	return (d->value & D_KEEP) != 0;
+}
+
 bool rm_rules_reasonable_change(const struct rm_rules *r, const char *name, double delta,
 				double max)
 {
-	size_t i;
+	struct decision scratch, *d = decide(r, name, &scratch);
 
-	for (i = 0; i < r->nthresholds; i++) {
-		const struct rm_rule *t = &r->thresholds[i];
+	if (!(d->known & D_THRESHOLD)) {
+		d->threshold = (int)first_rule(r, r->thresholds, r->nthresholds, r->thresholds_any,
+					       name);
+		d->known |= D_THRESHOLD;
+	}
+	if (d->threshold >= 0) {
+		const struct rm_rule *t = &r->thresholds[d->threshold];
 
-		if (!re_match(r, t->re, name))
-			continue;
 		if (max < t->value)
 			return false;
 		/* Ruby: delta < v / 2 with Integer division, only for Integer v */
@@ -587,12 +860,13 @@ bool rm_rules_reasonable_change(const struct rm_rules *r, const char *name, doub
 
 double rm_rules_direction(const struct rm_rules *r, const char *stat)
 {
-	size_t i;
+	struct decision scratch, *d = decide(r, stat, &scratch);
 
-	for (i = 0; i < r->ndirection; i++)
-		if (re_match(r, r->direction[i].re, stat))
-			return r->direction[i].value;
-	return 0;
+	if (!(d->known & D_DIRECTION)) {
+		d->direction = (int)first_rule(r, r->direction, r->ndirection, r->direction_any, stat);
+		d->known |= D_DIRECTION;
+	}
+	return d->direction >= 0 ? r->direction[d->direction].value : 0;
 }
 
 bool rm_rules_regex_match(const struct rm_rules *r, const char *pattern, const char *s, bool *ok)

@@ -8,7 +8,11 @@
  * options each declares), and answering questions about a stat name or a
  * job key from them.  Patterns are compiled once with PCRE2 (JIT when the
  * platform has it); lists are matched as one alternation, so one match per
- * stat per list.
+ * stat per list; the ordered direction and threshold rules are one
+ * alternation each whose matching branch names the rule ((*MARK)).  Every
+ * answer about a stat name is computed once and cached (a hash table keyed
+ * by the name, at most RM_RULES_CACHE_MAX names, then answers are computed
+ * each time): a comparison asks about each row several times.
  *
  * Must not: read archives or compute statistics (stats.c asks, this answers).
  *
@@ -24,6 +28,8 @@
 
 #include "error.h"
 
+#define RM_RULES_CACHE_MAX 4000000
+
 enum rm_match {
 	RM_MATCH_START,  /* "^" + pattern (Ruby %r{^#{p}}) */
 	RM_MATCH_FULL,   /* "^" + pattern + "$" */
@@ -35,7 +41,9 @@ struct rm_pattern_list {
 	enum rm_match match;
 	size_t n;
 	char **patterns;  /* as written in the rule file */
-	void *combined;   /* pcre2_code * of all patterns as one alternation */
+	void *combined;   /* pcre2_code * of the patterns as one alternation
+			   * (search mode: only those anchored at the start) */
+	void *rest;       /* search mode: the other patterns, or NULL */
 };
 
 /* One ordered rule: first matching pattern decides. */
@@ -93,6 +101,13 @@ struct rm_rules {
 	size_t nwrapper_options;
 
 	void *match_data; /* pcre2_match_data * shared by all matches */
+	/* the decision cache: what the rules say about each stat name seen,
+	 * computed once per name (rm_rules_* below read it) */
+	void *cache;
+	/* the direction and threshold rules as one alternation each, every
+	 * branch marked with its rule number: one match finds the first rule
+	 * that matches (NULL: tried one by one) */
+	void *direction_any, *thresholds_any;
 };
 
 /* Load both files.  On error, err names the file, line and field, and the
@@ -115,6 +130,12 @@ bool rm_rules_reasonable_change(const struct rm_rules *r, const char *stat, doub
 				double max);
 /* Direction weight of a stat (first matching rule), or 0 when it has none. */
 double rm_rules_direction(const struct rm_rules *r, const char *stat);
+
+/* Is the stat worth reading from a matrix at all: reportable, or a name
+ * stats.c looks up for another stat (*.pass, *.error, *.warn, *.fail,
+ * last_state.is_incomplete_run).  Rows refused here are dropped while
+ * reading (matrix.h). */
+bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat);
 
 /* Compile `pattern` (PCRE2, UTF-8) and match it against s.  *ok is false when
  * the pattern does not compile (then the result is false). */

@@ -439,3 +439,19 @@ int rm_schedule_queue(struct rm_store *st, enum rm_schedule_queue_cmd cmd, const
 		}
 	return rm_error_set(err, RM_ERR_INTERNAL, "queue: unknown action %d", (int)cmd);
 }
+
+int rm_schedule_waiting(struct rm_store *st, int *waiting, int *held, struct rm_error *err)
+{
+	struct rm_store_msg *v = NULL;
+	size_t n = 0, k;
+
+	*waiting = *held = 0;
+	if (rm_store_list(st, &v, &n, err))
+		return -1;
+	for (k = 0; k < n; k++) {
+		*waiting += v[k].state == RM_STORE_QUEUED || v[k].state == RM_STORE_SENDING;
+		*held += v[k].state == RM_STORE_HELD;
+	}
+	rm_store_msgs_free(v, n);
+	return 0;
+}

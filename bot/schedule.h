@@ -93,4 +93,9 @@ bool rm_schedule_queue_cmd_needs_id(enum rm_schedule_queue_cmd cmd);
 int rm_schedule_queue(struct rm_store *st, enum rm_schedule_queue_cmd cmd, const char *which,
 		      time_t now, struct rm_sb *out, struct rm_error *err);
 
+/* How many messages wait in the store after a run: queued or sending
+ * (a backoff, a cap) in *waiting, held in *held.  Returns 0, or -1 with
+ * *err set. */
+int rm_schedule_waiting(struct rm_store *st, int *waiting, int *held, struct rm_error *err);
+
 #endif

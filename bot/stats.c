@@ -165,6 +165,11 @@ static bool matrix_has_base(const struct rm_matrix *m, const char *k, size_t ble
 	for (i = lo; i < m->n && !strncmp(m->s[i].name, k, blen); i++)
 		if (base_len(m->s[i].name) == blen)
 			return true;
+	/* or a row of that base was dropped while reading (matrix.h) */
+	if (blen == 12 && !strncmp(k, "perf-profile", 12))
+		return m->dropped_bases & RM_MATRIX_DROPPED_PERF_PROFILE;
+	if (blen == 9 && !strncmp(k, "lock_stat", 9))
+		return m->dropped_bases & RM_MATRIX_DROPPED_LOCK_STAT;
 	return false;
 }
 
@@ -211,13 +216,9 @@ struct pass_ctx {
 	size_t skipped_bad;
 };
 
+/* Duplicates (a key changed in both passes) are removed once sorted. */
 static void mark_changed(struct pass_ctx *p, const char *k)
 {
-	size_t i;
-
-	for (i = 0; i < p->nchanged; i++)
-		if (!strcmp(p->changed[i], k))
-			return;
 	p->changed = rm_xgrow(p->changed, &p->alloc, p->nchanged + 1, sizeof(char *));
 	p->changed[p->nchanged++] = rm_xstrdup(k);
 }
@@ -321,15 +322,27 @@ out:
 	free(zint);
 }
 
+/* The series of `other` named like `s`, walking `other` forwards: both are
+ * sorted by name and asked in that order (a merge, not a search per key). */
+static const struct rm_series *merge_get(const struct rm_matrix *other, size_t *j,
+					 const struct rm_series *s)
+{
+	int c = 1;
+
+	while (*j < other->n && (c = strcmp(other->s[*j].name, s->name)) < 0)
+		(*j)++;
+	return *j < other->n && c == 0 ? &other->s[*j] : NULL;
+}
+
 /* One pass over every key of a, then the keys only in b. */
 static void run_pass(struct pass_ctx *p)
 {
-	size_t i;
+	size_t i, j = 0;
 
 	for (i = 0; i < p->a->n; i++)
-		process(p, p->a->s[i].name, &p->a->s[i], rm_matrix_get(p->b, p->a->s[i].name));
-	for (i = 0; i < p->b->n; i++)
-		if (!rm_matrix_get(p->a, p->b->s[i].name))
+		process(p, p->a->s[i].name, &p->a->s[i], merge_get(p->b, &j, &p->a->s[i]));
+	for (i = 0, j = 0; i < p->b->n; i++)
+		if (!merge_get(p->a, &j, &p->b->s[i]))
 			process(p, p->b->s[i].name, NULL, &p->b->s[i]);
 }
 
@@ -491,9 +504,11 @@ int rm_compare(const struct rm_rules *rules, const struct rm_result_root *base,
 	rm_sort(p.changed, p.nchanged, sizeof(char *), cmp_cstr);
 	out->rows = rm_xcalloc(p.nchanged + 1, sizeof(*out->rows));
 	for (i = 0; i < p.nchanged; i++) {
-		fill_row(rules, &out->rows[out->n++], p.changed[i], base, head);
-		free(p.changed[i]);
+		if (!i || strcmp(p.changed[i - 1], p.changed[i]))
+			fill_row(rules, &out->rows[out->n++], p.changed[i], base, head);
 	}
+	for (i = 0; i < p.nchanged; i++)
+		free(p.changed[i]);
 	free(p.changed);
 	out->skipped_bad = p.skipped_bad;
 	sort_rows(rules, out);

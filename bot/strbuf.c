@@ -258,3 +258,25 @@ void rm_utf8_repair(char *s)
 			*p++ = '?';
 	}
 }
+
+uint64_t rm_hash(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n, w;
+
+	/* eight bytes a step, each mixed in with a multiply (splitmix64's) */
+	while (n >= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 31;
+		s += 8;
+		n -= 8;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0x94d049bb133111ebull;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return h;
+}

@@ -13,6 +13,7 @@
 #define RM_STRBUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct rm_sb {
 	char *buf;
@@ -61,6 +62,9 @@ size_t rm_utf8_decode(const unsigned char *p, unsigned *cp);
 void rm_utf8_repair(char *s);
 
 /* qsort/bsearch that accept an empty (possibly NULL) array. */
+/* A fast 64-bit hash of p[0..n) for in-memory tables (not for anything an
+ * attacker's collisions could break: callers compare the keys too). */
+uint64_t rm_hash(const void *p, size_t n);
 void rm_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 void *rm_bsearch(const void *key, const void *base, size_t n, size_t size,
 		 int (*cmp)(const void *, const void *));

@@ -191,3 +191,30 @@ void rm_table_render_style(struct rm_sb *out, const struct rm_job *job,
 	}
 	rm_sb_addc(out, '\n');
 }
+
+/* ------------------------------------------------------------ boot table */
+
+static void boot_rule(struct rm_sb *out, size_t w)
+{
+	rm_sb_addc(out, '+');
+	rm_sb_addn(out, '-', w);
+	rm_sb_adds(out, "+------------+------------+\n");
+}
+
+void rm_table_render_boot(struct rm_sb *out, const char *base_sha, const char *head_sha,
+			  const struct rm_table_boot_row *rows, size_t n)
+{
+	size_t w = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(rows[i].name) > w)
+			w = strlen(rows[i].name);
+	w += 2;
+	boot_rule(out, w);
+	rm_sb_addf(out, "|%*s| %-10.10s | %-10.10s |\n", (int)w, "", base_sha, head_sha);
+	boot_rule(out, w);
+	for (i = 0; i < n; i++)
+		rm_sb_addf(out, "| %-*s | %-10ld | %-10ld |\n", (int)(w - 2), rows[i].name,
+			   rows[i].count[0], rows[i].count[1]);
+	boot_rule(out, w);
+}

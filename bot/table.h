@@ -44,6 +44,21 @@ void rm_table_render_style(struct rm_sb *out, const struct rm_job *job,
 			   const struct rm_table_commit *base, const struct rm_table_commit *head,
 			   const struct rm_comparison *cmp, enum rm_table_style style);
 
+/* One row of the boot/dmesg result table: a name and its count of runs on
+ * the parent and on the tested commit. */
+struct rm_table_boot_row {
+	const char *name;
+	long count[2];
+};
+
+/* The boot/dmesg result table of functional reports (report-format.md
+ * 6.2): a first column as wide as the longest name + 2, then two cells of
+ * width 12 headed by the parent's and the tested commit's sha10, every
+ * value left-aligned after one blank; the rows in the order given.  Ends
+ * with a newline. */
+void rm_table_render_boot(struct rm_sb *out, const char *base_sha, const char *head_sha,
+			  const struct rm_table_boot_row *rows, size_t n);
+
 /* Single cells, exposed for unit tests: each appends exactly what
  * lkp-tests prints. */
 void rm_table_value(struct rm_sb *out, double avg);

@@ -27,6 +27,7 @@ for i in range(n):
     open('%s/a%04d.tar' % (out, i), 'wb').write(buf.getvalue())
 PYEOF
 cat >"$T/cfg.yaml" <<CFG
+include: $PWD/config/profiles/0day.yaml
 paths:
   state_db: $T/state.db
 trees:

@@ -15,6 +15,7 @@ mkdir -p "$T/inbox"
 cp contrib/examples/mincore.tar.xz "$T/inbox/"
 PORT=$(tests/peers/smtp-sink.sh start "$T/sink")
 cat >"$T/cfg.yaml" <<CFG
+include: $PWD/config/profiles/0day.yaml
 paths:
   state_db: $T/state.db
   inbox: $T/inbox

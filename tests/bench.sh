@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# bench.sh - how fast and how big `robotmail compare` is on a large result tree.
+# bench.sh - how fast and how big `robotmail compare` is on large result trees.
 #
-# `make bench` runs it.  The tree comes from tests/gen-fixtures.py --bench
-# (2 commits x BENCH_RUNS runs x BENCH_STATS stats per run, perf-profile heavy).
-# Each input (the directory, then a .tar.gz of it) is compared 3 times; the best
-# wall time and the best peak RSS are printed against the targets.
+# `make bench` runs it.  The trees come from tests/gen-fixtures.py --bench
+# (2 commits x RUNS runs x STATS stats per run, perf-profile heavy), one per
+# size in BENCH_SIZES (RUNSxSTATS: 10x2000 10x20000 50x20000 10x200000).  On
+# each, `robotmail compare` runs BENCH_REPEAT times (best wall, cpu = user +
+# sys, and peak RSS printed), beside the floor of its own work: the tiny
+# tests/bench-rawscan.c, which only turns the numbers of the same two
+# matrix.json files into doubles; the ratio is printed.  With LKP_SRC (a clone
+# of intel/lkp-tests) and ruby, lkp-tests' sbin/ncompare runs on the same tree
+# (NCOMPARE_REPEAT times, 1: it is slow; it finds result roots under
+# /lkp/result, so the bench points a symlink there and registers the tree as
+# lkp-tests' bin/proc-local does) and the ratios and a byte comparison of the
+# tables are printed; without them the line says it is skipped.  The 10x20000 tree is also compared as a .tar.gz
+# and against the Python model.  Last, cpu per stat at 2k, 20k, 200k stats.
 #
 # A benchmark, not a test: the figures never make it fail.  It exits non-zero
 # only when robotmail crashes or fails on the (valid) bench tree, or the tree
@@ -21,18 +30,22 @@
 # Also timed: `robotmail commit`, one lookup per process, BENCH_CLI_CALLS times.
 # Skipped (not failed) when cgit or lighttpd is not installed.
 #
-# Environment: BUILD (build), ROBOTMAIL (binary), BENCH_RUNS (10),
-# BENCH_STATS (20000), BENCH_REPEAT (3), BENCH_DIR (a temp dir, removed at
+# Environment: BUILD (build), ROBOTMAIL (binary), BENCH_SIZES, BENCH_RUNS and
+# BENCH_STATS (one size), LKP_SRC, NCOMPARE_REPEAT (1), NCOMPARE_TIMEOUT
+# (1800 s), BENCH_REPEAT (3), BENCH_DIR (a temp dir, removed at
 # exit; set it to keep the tree and reuse it on the next run), BENCH_COMMITS
-# (1000), BENCH_GITWEB_BUDGET (120), BENCH_CLI_CALLS (20), CC (cc), CFLAGS (-O2).
+# (1000), BENCH_GITWEB (0: skip the git web part), BENCH_GITWEB_BUDGET (120), BENCH_CLI_CALLS (20), CC (cc), CFLAGS (-O2).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-: "${BUILD:=build}" "${BENCH_RUNS:=10}" "${BENCH_STATS:=20000}" "${BENCH_REPEAT:=3}"
+: "${BUILD:=build}" "${BENCH_REPEAT:=3}"
+# BENCH_RUNS/BENCH_STATS (the old single tree) still pick one size
+if [ -n "${BENCH_RUNS:-}${BENCH_STATS:-}" ]; then
+	: "${BENCH_SIZES:=${BENCH_RUNS:-10}x${BENCH_STATS:-20000}}"
+fi
+: "${BENCH_SIZES:=10x2000 10x20000 50x20000 10x200000}"
 ROBOTMAIL=${ROBOTMAIL:-$PWD/$BUILD/robotmail}
 export ROBOTMAIL_DATADIR=${ROBOTMAIL_DATADIR:-$PWD/config}
 PY=${PY:-$(command -v /usr/bin/python3 || command -v python3)}
-TARGET_WALL=0.5   # seconds
-TARGET_RSS=64     # MiB
 
 if [ ! -x "$ROBOTMAIL" ]; then
 	echo "bench: $ROBOTMAIL not built (make build)" >&2
@@ -48,120 +61,191 @@ fi
 CGIT_DIR=
 # shellcheck disable=SC2317 # called by the trap
 cleanup() {
+	[ -n "${LKP_LINKED:-}" ] && [ -L /lkp/result ] && rm -f /lkp/result
 	[ -n "$CGIT_DIR" ] && tests/peers/cgit.sh stop "$CGIT_DIR" >/dev/null 2>&1
 	[ -n "${REMOVE_W:-}" ] && rm -rf "$W"
 	return 0
 }
 trap cleanup EXIT
-TREE=$W/bench
-stamp=$W/.bench-${BENCH_RUNS}x${BENCH_STATS}
-
-# ------------------------------------------------------------ input
-if [ ! -e "$stamp" ]; then
-	if [ ! -f tests/gen-fixtures.py ]; then
-		echo "bench: tests/gen-fixtures.py is missing" >&2
-		exit 1
-	fi
-	rm -f "$W"/.bench-* "$W/bench.tar.gz"
+# ------------------------------------------------------------ compare
+# One tree per size RUNSxSTATS (2 commits), made once per BENCH_DIR.
+gen_tree() { # SIZE -> sets TREE
+	local size=$1 runs=${1%x*} stats=${1#*x} t0
+	TREE=$W/t$size/bench
+	[ -e "$W/.bench-$size" ] && return 0
+	rm -rf "$W/t$size"
 	t0=$(date +%s.%N)
-	if ! "$PY" tests/gen-fixtures.py --bench "$W" --runs "$BENCH_RUNS" --stats "$BENCH_STATS" >/dev/null; then
-		echo "bench: tests/gen-fixtures.py --bench failed" >&2
-		exit 1
+	if ! "$PY" tests/gen-fixtures.py --bench "$W/t$size" --runs "$runs" --stats "$stats" >/dev/null; then
+		echo "bench: tests/gen-fixtures.py --bench --runs $runs --stats $stats failed" >&2
+		return 1
 	fi
-	(cd "$TREE" && tar -czf "$W/bench.tar.gz" .) || exit 1
-	touch "$stamp"
-	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "generated the bench tree in %.1f s\n", b - a}'
-fi
-files=$(find "$TREE" -type f | wc -l)
-bytes=$(find "$TREE" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}')
-tgz=$(stat -c %s "$W/bench.tar.gz")
-echo "robotmail bench: $BENCH_RUNS runs x $BENCH_STATS stats per commit, 2 commits"
-printf 'input: directory %d files, %d bytes (%.1f MiB); .tar.gz %d bytes (%.1f MiB)\n' \
-	"$files" "$bytes" "$(awk -v b="$bytes" 'BEGIN {print b / 1048576}')" \
-	"$tgz" "$(awk -v b="$tgz" 'BEGIN {print b / 1048576}')"
-
-# ------------------------------------------------------------ measure
-# measure ARGS...: run robotmail once; sets RC, WALL (s), RSS (KiB)
-if [ -x /usr/bin/time ]; then
-	timer="/usr/bin/time -f"
-	measure() {
-		/usr/bin/time -f '%e %M' -o "$W/time" "$ROBOTMAIL" "$@" >"$W/out" 2>"$W/err"
-		RC=$?
-		read -r WALL RSS < <(tail -1 "$W/time")
-	}
-else
-	timer="python os.wait4"
-	measure() {
-		local r
-		r=$("$PY" - "$W/out" "$W/err" "$ROBOTMAIL" "$@" <<'EOF'
-import os, sys, time
-out, err, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
-with open(out, "wb") as o, open(err, "wb") as e:
-    t = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        os.dup2(o.fileno(), 1)
-        os.dup2(e.fileno(), 2)
-        os.execv(argv[0], argv)
-    _, status, ru = os.wait4(pid, 0)
-    wall = time.monotonic() - t
-rc = os.waitstatus_to_exitcode(status)
-print(rc if rc >= 0 else 128 - rc, "%.2f" % wall, ru.ru_maxrss)
-EOF
-)
-		read -r RC WALL RSS <<<"$r"
-	}
-fi
-
-status=0
-report() { # LABEL ARGS...
-	local label=$1 i best_wall="" best_rss="" lines
-	shift
-	for ((i = 0; i < BENCH_REPEAT; i++)); do
-		measure "$@"
-		if [ "$RC" -ne 0 ]; then
-			if [ "$RC" -ge 128 ] || grep -q 'Sanitizer\|runtime error' "$W/err"; then
-				echo "$label: robotmail CRASHED (exit code $RC)"
-			else
-				echo "$label: robotmail failed (exit code $RC)"
-			fi
-			sed 's/^/    /' "$W/err" | head -20
-			status=1
-			return
-		fi
-		if [ -z "$best_wall" ] || awk -v a="$WALL" -v b="$best_wall" 'BEGIN {exit !(a < b)}'; then
-			best_wall=$WALL
-		fi
-		if [ -z "$best_rss" ] || [ "$RSS" -lt "$best_rss" ]; then
-			best_rss=$RSS
-		fi
-	done
-	lines=$(wc -l <"$W/out")
-	cp "$W/out" "$W/out.$label"
-	awk -v l="$label" -v w="$best_wall" -v r="$best_rss" -v tw="$TARGET_WALL" -v tr="$TARGET_RSS" \
-		-v n="$BENCH_REPEAT" -v lines="$lines" 'BEGIN {
-		m = r / 1024
-		printf "%-10s wall %6.2f s (target <= %.1f s: %s)   peak RSS %6.1f MiB (target <= %d MiB: %s)   best of %d, %d table lines\n",
-			l, w, tw, (w <= tw ? "ok" : "OVER"), m, tr, (m <= tr ? "ok" : "OVER"), n, lines
-	}'
+	touch "$W/.bench-$size"
+	awk -v a="$t0" -v b="$(date +%s.%N)" -v s="$size" 'BEGIN {printf "generated the %s tree in %.1f s\n", s, b - a}'
 }
 
-echo "robotmail: $ROBOTMAIL (timer: $timer)"
-report "directory" compare "$TREE"
-report ".tar.gz" compare "$W/bench.tar.gz"
-
-# not a figure, but worth knowing: does the table match the Python model?
-if [ "$status" -eq 0 ] && [ -f tests/check-fixtures.py ] &&
-	"$PY" tests/check-fixtures.py --print "$TREE" >"$W/model" 2>/dev/null; then
-	for label in directory .tar.gz; do
-		if cmp -s "$W/model" "$W/out.$label"; then
-			echo "$label: table matches tests/check-fixtures.py --print ($(wc -l <"$W/model") lines)"
-		else
-			echo "$label: table DIFFERS from tests/check-fixtures.py --print:"
-			diff "$W/model" "$W/out.$label" | head -10 | sed 's/^/    /'
-		fi
-	done
+if [ ! -x /usr/bin/time ]; then
+	echo "bench: /usr/bin/time is not installed (make deps): no figures" >&2
+	exit 1
 fi
+# best CMD...: run it BENCH_REPEAT times; sets RC, WALL and CPU (s, best of
+# the runs: the machine may be shared), RSS (KiB, best), output in $W/out
+best() {
+	local i wall usr sys rss cpu
+	WALL="" CPU="" RSS=""
+	for ((i = 0; i < BENCH_REPEAT; i++)); do
+		/usr/bin/time -f '%e %U %S %M' -o "$W/time" "$@" >"$W/out" 2>"$W/err"
+		RC=$?
+		[ "$RC" -eq 0 ] || return
+		read -r wall usr sys rss < <(tail -1 "$W/time")
+		cpu=$(awk -v u="$usr" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')
+		if [ -z "$WALL" ] || awk -v a="$wall" -v b="$WALL" 'BEGIN {exit !(a < b)}'; then WALL=$wall; fi
+		if [ -z "$CPU" ] || awk -v a="$cpu" -v b="$CPU" 'BEGIN {exit !(a < b)}'; then CPU=$cpu; fi
+		if [ -z "$RSS" ] || [ "$rss" -lt "$RSS" ]; then RSS=$rss; fi
+	done
+}
+failed() { # LABEL
+	if [ "$RC" -ge 128 ] || grep -q 'Sanitizer\|runtime error' "$W/err"; then
+		echo "$1: CRASHED (exit code $RC)"
+	else
+		echo "$1: failed (exit code $RC)"
+	fi
+	sed 's/^/    /' "$W/err" | head -20
+	status=1
+}
+figures() { # LABEL: the last best() as one line
+	awk -v l="$1" -v w="$WALL" -v c="$CPU" -v r="$RSS" \
+		'BEGIN {printf "  %-22s wall %7.2f s   cpu %7.2f s   peak RSS %7.1f MiB\n", l, w, c, r / 1024}'
+}
+ratio() { # A B: A / B with 2 decimals, or "-" when B is 0
+	awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else printf "-"}'
+}
+
+status=0
+RAWSCAN=$W/rawscan
+# shellcheck disable=SC2086 # CFLAGS are words
+if ! ${CC:-cc} ${CFLAGS:--O2} -o "$RAWSCAN" tests/bench-rawscan.c 2>"$W/cc.log"; then
+	echo "bench: tests/bench-rawscan.c does not build:"
+	sed 's/^/    /' "$W/cc.log" | head
+	RAWSCAN=
+fi
+NCOMPARE=
+if [ -z "${LKP_SRC:-}" ]; then
+	ncompare_skip="LKP_SRC is not set (a clone of intel/lkp-tests)"
+elif [ ! -f "$LKP_SRC/sbin/ncompare" ]; then
+	ncompare_skip="no sbin/ncompare in LKP_SRC=$LKP_SRC"
+elif ! command -v ruby >/dev/null; then
+	ncompare_skip="ruby is not installed"
+elif [ -e /lkp/result ] && [ ! -L /lkp/result ]; then
+	ncompare_skip="/lkp/result is a real directory here (the bench points a symlink there)"
+else
+	NCOMPARE=$LKP_SRC/sbin/ncompare
+fi
+# lkp-tests finds result roots by their axes under /lkp/result, registered in
+# /lkp/data/mresult_root (its own convert_mrt, as bin/proc-local does): the
+# bench points /lkp/result at the tree (a symlink, removed at exit) and
+# registers both commits; then `ncompare BASE HEAD` compares them.
+lkp_register() { # TREE
+	mkdir -p /lkp && ln -sfn "$1/result" /lkp/result && LKP_LINKED=1 || return 1
+	mapfile -t roots < <(find -L /lkp/result -name matrix.json -not -path '*/[0-9]*/matrix.json' -printf '%h\n' | sort)
+	LKP_SRC=$LKP_SRC ruby -e 'require "#{ENV["LKP_SRC"]}/lib/result_root"
+		require "#{ENV["LKP_SRC"]}/lib/nresult_root"
+		MResultRootTableSet.create_tables_layout
+		ARGV.each { |p| convert_mrt(p) }' "${roots[@]}" >"$W/lkp.log" 2>&1
+}
+echo "robotmail compare bench: $ROBOTMAIL; best of $BENCH_REPEAT runs; cpu = user + sys"
+[ -n "$NCOMPARE" ] || echo "ncompare: skipped, $ncompare_skip"
+
+declare -A PER_STAT
+for size in $BENCH_SIZES; do
+	gen_tree "$size" || exit 1
+	runs=${size%x*} stats=${size#*x}
+	files=$(find "$TREE" -type f | wc -l)
+	bytes=$(find "$TREE" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}')
+	mapfile -t matrices < <(find "$TREE" -name matrix.json -not -path '*/[0-9]*/matrix.json' | sort)
+	echo
+	printf '%d runs x %d stats per commit, 2 commits: %d files, %.1f MiB (matrix.json: %s)\n' \
+		"$runs" "$stats" "$files" "$(awk -v b="$bytes" 'BEGIN {print b / 1048576}')" \
+		"$(du -ch "${matrices[@]}" | tail -1 | cut -f1)"
+	best "$ROBOTMAIL" compare "$TREE"
+	if [ "$RC" -ne 0 ]; then
+		failed "robotmail compare"
+		continue
+	fi
+	rm_wall=$WALL rm_cpu=$CPU rm_rss=$RSS
+	cp "$W/out" "$W/out.$size"
+	figures "robotmail compare"
+	echo "    $(wc -l <"$W/out.$size") table lines; $(awk -v c="$CPU" -v n="$stats" 'BEGIN {printf "%.2f", 1e6 * c / n}') us cpu per stat"
+	PER_STAT[$size]=$(awk -v c="$CPU" -v n="$stats" 'BEGIN {printf "%.2f", 1e6 * c / n}')
+	if [ -n "$RAWSCAN" ]; then
+		best "$RAWSCAN" "${matrices[@]}"
+		if [ "$RC" -ne 0 ]; then
+			failed "raw scan"
+		else
+			figures "raw scan (strtod)"
+			echo "    robotmail / raw scan: wall $(ratio "$rm_wall" "$WALL")x, cpu $(ratio "$rm_cpu" "$CPU")x, RSS $(ratio "$rm_rss" "$RSS")x (goal: time within 2x)"
+		fi
+	fi
+	if [ -n "$NCOMPARE" ]; then
+		base=$(sed -n 's/^base_commit: //p' "$(dirname "${matrices[0]}")/0/job.yaml")
+		head=$(sed -n 's/^head_commit: //p' "$(dirname "${matrices[0]}")/0/job.yaml")
+		rep=$BENCH_REPEAT
+		BENCH_REPEAT=${NCOMPARE_REPEAT:-1}
+		RC=1
+		if lkp_register "$TREE"; then
+			best timeout "${NCOMPARE_TIMEOUT:-1800}" env LKP_SRC="$LKP_SRC" ruby "$NCOMPARE" "$base" "$head"
+		else
+			sed 's/^/    /' "$W/lkp.log" | tail -5 >"$W/err"
+		fi
+		BENCH_REPEAT=$rep
+		if [ "$RC" -ne 0 ]; then
+			failed "ncompare"
+		else
+			figures "lkp-tests ncompare"
+			echo "    ncompare / robotmail: wall $(ratio "$WALL" "$rm_wall")x faster, cpu $(ratio "$CPU" "$rm_cpu")x; robotmail RSS $(ratio "$rm_rss" "$RSS")x of ncompare's (goals: >= 40x at 10x20000, >= 25x at 50x20000, RSS <= 0.4x)"
+			if cmp -s "$W/out" "$W/out.$size"; then
+				echo "    tables: byte-identical"
+			else
+				echo "    tables DIFFER:"
+				diff "$W/out" "$W/out.$size" | head -10 | sed 's/^/      /'
+			fi
+		fi
+	fi
+	if [ "$size" = 10x20000 ]; then
+		# the .tar.gz of the same tree, and the table against the Python model
+		(cd "$TREE" && tar -czf "$W/bench.tar.gz" .) || exit 1
+		best "$ROBOTMAIL" compare "$W/bench.tar.gz"
+		if [ "$RC" -ne 0 ]; then
+			failed "robotmail compare .tar.gz"
+		else
+			figures "robotmail, .tar.gz"
+			cmp -s "$W/out" "$W/out.$size" || echo "    .tar.gz: table DIFFERS from the directory's"
+		fi
+		if [ -f tests/check-fixtures.py ] &&
+			"$PY" tests/check-fixtures.py --print "$TREE" >"$W/model" 2>/dev/null; then
+			if cmp -s "$W/model" "$W/out.$size"; then
+				echo "    table matches tests/check-fixtures.py --print ($(wc -l <"$W/model") lines)"
+			else
+				echo "    table DIFFERS from tests/check-fixtures.py --print:"
+				diff "$W/model" "$W/out.$size" | head -10 | sed 's/^/      /'
+			fi
+		fi
+	fi
+done
+echo
+line="scaling (cpu per stat, 10 runs):" marg="  each stat added (cpu of the larger tree minus the smaller, per stat):" prev=""
+for size in $BENCH_SIZES; do
+	if [ "${size%x*}" != 10 ] || [ -z "${PER_STAT[$size]:-}" ]; then
+		continue
+	fi
+	line+=" ${size#*x} stats ${PER_STAT[$size]} us;"
+	if [ -n "$prev" ]; then
+		marg+=" $(awk -v a="${PER_STAT[$prev]}" -v na="${prev#*x}" -v b="${PER_STAT[$size]}" -v nb="${size#*x}" \
+			'BEGIN {printf "%d..%d: %.2f us;", na, nb, (b * nb - a * na) / (nb - na)}')"
+	fi
+	prev=$size
+done
+echo "$line (goal: flat)"
+echo "$marg"
 
 # ------------------------------------------------------------ gitweb lookups
 : "${BENCH_COMMITS:=1000}" "${BENCH_GITWEB_BUDGET:=120}" "${BENCH_CLI_CALLS:=20}"
@@ -304,5 +388,9 @@ gitweb_bench() {
 				"cli, " p ":", n, b - a, n / (b - a)}'
 	done
 }
-gitweb_bench
+if [ "${BENCH_GITWEB:-1}" = 0 ]; then
+	echo "gitweb: skipped (BENCH_GITWEB=0)"
+else
+	gitweb_bench
+fi
 exit $status

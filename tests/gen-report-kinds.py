@@ -6,6 +6,7 @@
   multi.tar     one commit, two tests (the second on another machine, 20% less
                 improvement): one report with the "In addition to that" table
   fail.tar      a functional failure: no KPI moves, a kernel BUG in every head run
+  failtest.tar  the same failure as a failure of the test itself (no kernel-log id)
   failver.tar   the same with the job's version field
   failnext.tar  the failure re-tested on three other trees' heads (two fail)
   mixed.tar     one commit: the functional failure and the mincore improvement
@@ -55,6 +56,16 @@ for name, data in load('mincore'):
         data = json.dumps(mats[name], indent=2).encode()
     fail.append((name, data))
 write(T + '/fail.tar', fail)
+# a failure of the test itself (no kernel-log id): the fail:runs table
+ftest = []
+for name, data in fail:
+    if name.endswith('/matrix.json'):
+        m = json.loads(data)
+        for k in [k for k in m if k.startswith('dmesg.')]:
+            m['stress-ng.mincore.fail'] = m.pop(k)
+        data = json.dumps(m, indent=2).encode()
+    ftest.append((name, data))
+write(T + '/failtest.tar', ftest)
 # the same failure with the job's version field (bin/run-lkp appends it)
 write(T + '/failver.tar', [(n, d + b"version: lkp-x86_64-0123abcd-1_20251001\n" if n.endswith('/job.yaml') else d)
                            for n, d in fail])

@@ -7,6 +7,10 @@
 : "${BUILD:=build}"
 ROBOTMAIL=${ROBOTMAIL:-$PWD/$BUILD/robotmail}
 export ROBOTMAIL_DATADIR=${ROBOTMAIL_DATADIR:-$PWD/config}
+# the 0-day robot's names, links, disclaimer and signature: robotmail has no
+# built-in identity, and the suites check the 0-day layout byte for byte, so
+# their configurations start with `include: $PROFILE_0DAY`
+PROFILE_0DAY=$PWD/config/profiles/0day.yaml
 
 ok() { printf 'ok - %s\n' "$1"; }
 not_ok() {

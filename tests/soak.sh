@@ -42,6 +42,7 @@ peer_stop() { kill "$PEER_PID" 2>/dev/null; wait "$PEER_PID" 2>/dev/null; PEER_P
 peer_start
 cfg() { # TRANSPORT SETTLE
 	cat >"$T/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 paths:
   state_db: $T/state.db
   inbox: $T/inbox

@@ -34,6 +34,7 @@ smtp_peer_start "$T/peer"
 PORT=$PEER_PORT
 [ -n "$PORT" ] || { not_ok "smtp-peer starts" "$(cat "$T/peer.out")"; exit 0; }
 cat >"$T/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 paths:
   state_db: $T/state.db
   inbox: $T/inbox

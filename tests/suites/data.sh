@@ -71,7 +71,8 @@ if has_need kinds; then
 fi
 export FX FORGE REPO KINDS
 
-# subst FILE: FILE with @TMP@, @FX@, @FORGE@, @REPO@ and @KINDS@ replaced
+# subst FILE: FILE with @TMP@, @FX@, @FORGE@, @REPO@, @KINDS@ and
+# @PROFILE_0DAY@ (the 0-day profile the golden cases include) replaced
 # (the outputs get the reverse before they are compared)
 subst() {
 	local s
@@ -81,6 +82,7 @@ subst() {
 	s=${s//@FORGE@/$FORGE}
 	s=${s//@REPO@/$REPO}
 	s=${s//@KINDS@/$KINDS}
+	s=${s//@PROFILE_0DAY@/$PROFILE_0DAY}
 	printf '%s\n' "$s"
 }
 

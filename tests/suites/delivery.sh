@@ -23,6 +23,7 @@ cfg() { # TRANSPORT [delivery lines...]
 	local tr=$1
 	shift
 	cat >"$T/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 robot:
   cc: [oe-lkp@lists.linux.dev, lkp@intel.com]
 paths:
@@ -106,6 +107,11 @@ fresh mincore
 run
 queue list >"$T/q"
 grep -q $'\tfailed\t1\t' "$T/q" && ok "5xx after DATA: the message fails for good after one attempt" || not_ok "5xx after DATA" "$(cat "$T/q" "$T/err")"
+# the server's own words, never the client library's paraphrase
+grep -q '554 5.7.1 rejected by test' "$T/q" && grep -q '554 5.7.1 rejected by test' "$T/err" &&
+	! grep -qi 'weird server reply' "$T/q" "$T/err" &&
+	ok "5xx after DATA: the server's reply text is kept (queue list) and shown on stderr in a quiet run" ||
+	not_ok "server reply text after DATA" "$(cat "$T/q" "$T/err")"
 
 # ---- 421 and disconnect on MAIL: retried
 sink -Q MAIL
@@ -145,6 +151,9 @@ if [ $rc -eq 75 ] && [ "$delivered" = 1 ] && grep -q 'to=dora@example.org,list@e
 else
 	not_ok "per-recipient results" "rc=$rc delivered=$delivered" "$(cat "$T/q" "$T/peer/log" "$T/err" 2>&1 | head -20)"
 fi
+grep -q "warning: .*<reject@example.org> refused: 550 5.1.1 <reject@example.org>: Recipient address rejected: user unknown" "$T/err" &&
+	ok "per recipient: the refused Cc is a warning on stderr with the server's code and text, even in a quiet run" ||
+	not_ok "refused recipient warning" "$(cat "$T/err")"
 queue show 1 >"$T/show"
 [ "$(grep -c '^pending:' "$T/show")" = 1 ] && grep -qx 'pending: tempfail@example.org' "$T/show" &&
 	ok "per recipient: only the deferred recipient is pending" || not_ok "pending recipient" "$(head -8 "$T/show")"
@@ -192,3 +201,57 @@ rm -f "$T/peer/log"
 run
 queue list >"$T/q"
 [ ! -s "$T/peer/log" ] && [ $rc -ne 0 ] && ! grep -q wrong "$T/q" && ok "a wrong password delivers nothing and is not logged" || not_ok "wrong password" "rc=$rc" "$(cat "$T/q")"
+
+# ---- 8-bit bodies (RFC 6152): BODY=8BITMIME when the server offers
+# 8BITMIME, a quoted-printable downgrade when it does not; either way the
+# decoded body is the stored one, byte for byte
+eightbit() { # NAME PEER-ARGS...
+	local name=$1
+	shift
+	peer "$@"
+	cfg "smtp://127.0.0.1:$PEER"
+	fresh mlockmany
+	run
+	queue show 1 | sed '1,/^$/d' >"$T/stored8"
+	"$SYSPY" - "$T/peer/msg-1.eml" "$T/stored8" "$name" <<'PYEOF'
+import email, email.policy, sys
+got = email.message_from_bytes(open(sys.argv[1], 'rb').read(), policy=email.policy.compat32)
+want = email.message_from_bytes(open(sys.argv[2], 'rb').read(), policy=email.policy.compat32)
+gb = got.get_payload(decode=True).replace(b'\r\n', b'\n')
+wb = want.get_payload(decode=True)
+cte = got.get('Content-Transfer-Encoding')
+exp = 'quoted-printable' if sys.argv[3] == 'downgrade' else '8bit'
+ok = gb == wb and b'\xb1' in wb and cte == exp
+if sys.argv[3] == 'downgrade':
+    raw = open(sys.argv[1], 'rb').read()
+    ok = ok and all(c < 0x80 for c in raw) and all(len(l) <= 78 for l in raw.split(b'\r\n'))
+print(('ok - ' if ok else 'not ok - ') + '8-bit body (%s): Content-Transfer-Encoding %s, the decoded body byte-identical to the stored one' % (sys.argv[3], exp))
+if not ok:
+    print('    cte=%r same=%r len got=%d want=%d' % (cte, gb == wb, len(gb), len(wb)))
+PYEOF
+}
+eightbit 8bitmime
+grep -q 'mail=BODY=8BITMIME$' "$T/peer/log" && [ $rc -eq 0 ] &&
+	ok "8BITMIME offered: MAIL FROM carries BODY=8BITMIME" || not_ok "BODY=8BITMIME" "rc=$rc" "$(cat "$T/peer/log" "$T/err")"
+eightbit downgrade --no-8bitmime
+grep -q 'mail=-$' "$T/peer/log" && [ $rc -eq 0 ] &&
+	ok "8BITMIME not offered: no BODY parameter, the body goes out quoted-printable" || not_ok "downgrade" "rc=$rc" "$(cat "$T/peer/log" "$T/err")"
+kill "$PEER_PID" 2>/dev/null && wait "$PEER_PID" 2>/dev/null
+PEER_PID=
+# Postfix's smtp-sink with and without 8BITMIME (its -8 switch): the MAIL FROM line as received
+for mode in with without; do
+	if [ $mode = with ]; then sink; else sink -8; fi
+	cfg "smtp://127.0.0.1:$SINK"
+	fresh mlockmany
+	run
+	dump=$(grep -l 'stress-ng.mlockmany' -r "$T/sink/dump" | head -1)
+	args=$(grep '^X-Mail-Args:' "$dump" 2>/dev/null)
+	if [ $mode = with ]; then
+		[ $rc -eq 0 ] && echo "$args" | grep -q 'BODY=8BITMIME' && grep -q '^Content-Transfer-Encoding: 8bit' "$dump" &&
+			ok "smtp-sink with 8BITMIME: MAIL FROM ... BODY=8BITMIME, the body sent 8bit" || not_ok "smtp-sink 8BITMIME" "rc=$rc" "$args" "$(cat "$T/err")"
+	else
+		[ $rc -eq 0 ] && ! echo "$args" | grep -q 'BODY=' && grep -q '^Content-Transfer-Encoding: quoted-printable' "$dump" &&
+			! LC_ALL=C grep -q $'[\x80-\xff]' "$dump" &&
+			ok "smtp-sink -8 (no 8BITMIME): no BODY parameter, quoted-printable, no 8-bit byte on the wire" || not_ok "smtp-sink -8" "rc=$rc" "$args" "$(cat "$T/err")"
+	fi
+done

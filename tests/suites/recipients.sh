@@ -13,6 +13,7 @@ tests/peers/make-test-repo.sh "$T/repo" >/dev/null
 A=contrib/examples/mlockmany.tar.xz
 cfg() { # extra top-level YAML lines...
 	cat >"$T/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 paths:
   state_db: $T/state.db
 $(linus_tree local-git "$T/repo")
@@ -103,6 +104,7 @@ PYEOF
 FPID=$!
 for _ in $(seq 50); do grep -q listening "$T/f.out" && break; sleep 0.1; done
 cat >"$T/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 paths:
   state_db: $T/state.db
 trees:

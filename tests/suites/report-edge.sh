@@ -10,6 +10,7 @@ mk_tmp
 T=$TEST_TMP
 tests/peers/make-test-repo.sh "$T/repo" >/dev/null
 cat >"$T/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 paths:
   state_db: $T/state.db
 $(linus_tree local-git "$T/repo")
@@ -140,6 +141,7 @@ data = data.replace(b'$HEAD', b'f' * 40)
 mkdir -p "$T/inbox"
 cp "$T/unknown.tar" "$T/inbox/"
 cat >"$T/run.yaml" <<CFG
+include: $PROFILE_0DAY
 paths:
   state_db: $T/state.db
   inbox: $T/inbox

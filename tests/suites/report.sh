@@ -29,7 +29,7 @@ FPID=$!
 for _ in $(seq 50); do grep -q listening "$T/forge.out" && break; sleep 0.1; done
 F=http://127.0.0.1:$(awk '/listening/ {print $2}' "$T/forge.out")
 cfg() { # FILE API STATE_DB
-	printf 'paths:\n  state_db: %s\ntrees:\n  - name: linus\n    branch: master\n    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git\n    provider: github\n    api: %s\n' "$3" "$2" >"$1"
+	printf 'include: %s\npaths:\n  state_db: %s\ntrees:\n  - name: linus\n    branch: master\n    url: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git\n    provider: github\n    api: %s\n' "$PROFILE_0DAY" "$3" "$2" >"$1"
 }
 cfg "$T/cfg.yaml" "$F/repos/seed/linux" "$T/state.db"
 
@@ -41,6 +41,22 @@ sleep 1
 changed=$(snap; find "$T/fx" -newer "$T/stamp" | head -5)
 [ ! -e "$T/state.db" ] && [ -z "$changed" ] && ok "dry-run creates no state database and writes nothing" ||
 	not_ok "dry-run writes nothing" "$changed"
+# ---- a branch no tree names: unknown_branch skip (default) and fail (hold: data case 2012)
+printf 'include: %s\nunknown_branch: hold\ntrees:\n  - name: tip\n    branch: master\n    url: https://example.org/tip.git\n' "$PROFILE_0DAY" >"$T/cfg-notree.yaml"
+# the default (skip): no report, one warning naming the branch, exit 0
+sed '/^unknown_branch:/d' "$T/cfg-notree.yaml" >"$T/cfg-skip.yaml"
+"$ROBOTMAIL" --dry-run -c "$T/cfg-skip.yaml" "$T/fx/mincore" "$T/fx/mincore" >"$T/skip.out" 2>"$T/skip.err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "SKIPPED: no tree in the configuration names the job's branch 'linus/master' (unknown_branch: skip)" "$T/skip.out" &&
+	[ "$(grep -c "warning: no report: .*'linus/master'" "$T/skip.err")" = 1 ] && ! grep -q '^DATA' "$T/skip.out" &&
+	ok "unknown_branch: skip (default): no report, one warning per branch naming it, exit 0" ||
+	not_ok "unknown_branch skip" "rc=$rc" "$(cat "$T/skip.out" "$T/skip.err")"
+sed 's/^unknown_branch: hold/unknown_branch: fail/' "$T/cfg-notree.yaml" >"$T/cfg-fail.yaml"
+"$ROBOTMAIL" --dry-run -c "$T/cfg-fail.yaml" "$T/fx/mincore" >"$T/fail.out" 2>"$T/fail.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "REFUSED: no tree in the configuration names the job's branch 'linus/master' (unknown_branch: fail)" "$T/fail.out" &&
+	ok "unknown_branch: fail: the report is refused naming the branch, exit 1" || not_ok "unknown_branch fail" "rc=$rc" "$(cat "$T/fail.out" "$T/fail.err")"
+
 # ---- a hostile commit subject and author never break the layout
 mv "$T/ff/repos/seed/linux/commits/$HOSTILE_SHA-hostile" "$T/ff/repos/seed/linux/commits/$HOSTILE_SHA"
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/fx/mincore" >"$T/evil.out" 2>"$T/evil.err"

@@ -26,6 +26,7 @@ the patch
 EOF2
 ORIGINAL_RECIPIENT=$ADDR public-inbox-mda <"$T/patch.eml"
 cat >"$T/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 robot:
   cc: [$ADDR]
   cc_self: false
@@ -141,5 +142,26 @@ if [ "$(head -1 "$T/lines")" = "url: https://github.com/intel-lab-lkp/linux/comm
 else
 	not_ok "url: line" "expected time $when" "$(cat "$T/lines")"
 fi
+# a job of the robot's patch branch (branch: linux-review/...): url: is read
+# from it, never rebuilt (report-format.md 3 item 4)
+"$PY" - "$T/review.tar" <<'PYEOF'
+import io, lzma, sys, tarfile
+src = tarfile.open(fileobj=io.BytesIO(lzma.decompress(open('contrib/examples/mlockmany.tar.xz', 'rb').read())))
+with tarfile.open(sys.argv[1], 'w') as t:
+    for m in src.getmembers():
+        if not m.isfile():
+            continue
+        data = src.extractfile(m).read()
+        if m.name.endswith('job.yaml'):
+            data = data.replace(b'branch: linus/master', b'branch: linux-review/Ann-Author/mm-avoid-unnecessary-lru-drain/20251014-173512')
+        info = tarfile.TarInfo(m.name)
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+PYEOF
+sed 's/^  - name: linus$/  - name: linux-review/' "$T/cfg.yaml" >"$T/review.yaml"
+"$ROBOTMAIL" --dry-run -c "$T/review.yaml" "$T/review.tar" >"$T/review.out" 2>"$T/review.err"
+grep -qx "url: https://github.com/intel-lab-lkp/linux/commits/Ann-Author/mm-avoid-unnecessary-lru-drain/20251014-173512" "$T/review.out" &&
+	ok "url: is the job's linux-review/ branch under links.patch_branches" ||
+	not_ok "url: from the job's branch" "$(grep -E '^(url|commit|base):' "$T/review.out")" "$(cat "$T/review.err")"
 kill $HPID 2>/dev/null
 wait $HPID 2>/dev/null

@@ -54,6 +54,11 @@ int main(void)
 	failed += _cmocka_run_group_tests("commit", unit_commit_tests, unit_commit_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("gitweb", unit_gitweb_tests, unit_gitweb_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("address", unit_address_tests, unit_address_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("matrix", unit_matrix_tests, unit_matrix_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("report-words", unit_report_words_tests, unit_report_words_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("evidence", unit_evidence_tests, unit_evidence_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("smtp", unit_smtp_tests, unit_smtp_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("config", unit_config_tests, unit_config_ntests, NULL, NULL);
 	if (rules_loaded)
 		rm_rules_free(&rules);
 	return failed ? 1 : 0;

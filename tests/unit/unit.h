@@ -37,6 +37,16 @@ extern const struct CMUnitTest unit_gitweb_tests[];
 extern const size_t unit_gitweb_ntests;
 extern const struct CMUnitTest unit_address_tests[];
 extern const size_t unit_address_ntests;
+extern const struct CMUnitTest unit_matrix_tests[];
+extern const size_t unit_matrix_ntests;
+extern const struct CMUnitTest unit_report_words_tests[];
+extern const size_t unit_report_words_ntests;
+extern const struct CMUnitTest unit_evidence_tests[];
+extern const size_t unit_evidence_ntests;
+extern const struct CMUnitTest unit_smtp_tests[];
+extern const size_t unit_smtp_ntests;
+extern const struct CMUnitTest unit_config_tests[];
+extern const size_t unit_config_ntests;
 
 /* The store tests again over PostgreSQL, when $ROBOTMAIL_TEST_PG names an
  * empty database (tests/suites/postgres.sh starts a server for it): the

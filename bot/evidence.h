@@ -1,0 +1,96 @@
+/*
+ * evidence.h - the kernel-log (or test-output) excerpt of a failure.
+ *
+ * Owns: finding and reading a run's kernel log (archive-format.md: the
+ * readers look for dmesg.xz, dmesg, .dmesg, kmsg.xz, kmsg, in that order; a
+ * kmsg.* id looks at kmsg first), decompressed through libarchive's raw
+ * reader (xz, gzip, zstd or plain), as a stream with bounded memory
+ * whatever the log's size, straight from a result directory or from the
+ * member of a tarball; and cutting the excerpt of one failure out of it the
+ * way lkp-tests' lib/dmesg.rb `get_crash_calltraces` cuts call traces: from
+ * a line with "---[ cut here ", " BUG: ", " WARNING: ", " INFO: ",
+ * " UBSAN: " or " kernel BUG at " through "---[ end trace " (at most 100
+ * lines), then, when decode_stacktrace ran, its `All code` listing through
+ * the `Code starting with the faulting instruction` block.  The trace cut
+ * is the one holding the failure's first message, found by the time
+ * lkp-tests recorded for it (`dmesg.timestamp:<id>`, `[%12.6f]`).  Lines
+ * are kept as the log has them (timestamps, caller ids, decoded traces).
+ *
+ * For a test's own failure (`<testcase>.<subtest>.fail`), the test's raw
+ * output instead: the TAP lines of the failing subtest through its
+ * "not ok" line.
+ *
+ * Must not: choose what to report (report.c), format the report, keep a
+ * whole log in memory.
+ */
+#ifndef RM_EVIDENCE_H
+#define RM_EVIDENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "archive.h"
+#include "error.h"
+
+/* Caps of one excerpt; a line longer than max_line is cut there. */
+struct rm_evidence_limits {
+	size_t max_lines; /* default 300 */
+	size_t max_bytes; /* default 64 KiB */
+	size_t max_line;  /* default 4096 */
+};
+
+struct rm_evidence {
+	char *file;      /* the log read, relative to the archive, or NULL */
+	char *excerpt;   /* the excerpt, LF-terminated lines, or NULL */
+	char *problem;   /* why there is no (complete) excerpt, or NULL */
+	bool capped;     /* the excerpt hit a cap of the limits */
+	unsigned long long bytes; /* uncompressed bytes of log read */
+};
+
+void rm_evidence_limits_default(struct rm_evidence_limits *l);
+void rm_evidence_free(struct rm_evidence *e);
+
+/* The excerpt of the kernel-log failure `name` ("dmesg.<id>" or
+ * "kmsg.<id>") in the runs of `root`: the first run whose log holds the
+ * id's first message.  Always fills `out` (owned by the caller, free with
+ * rm_evidence_free()): an excerpt, or a problem saying why there is none
+ * (no log, no recorded time, a log that cannot be read).  Returns -1 (err
+ * set) only when the archive itself cannot be opened again. */
+int rm_evidence_for_failure(const struct rm_archive *a, const struct rm_result_root *root,
+			    const char *name, const struct rm_evidence_limits *lim,
+			    struct rm_evidence *out, struct rm_error *err);
+
+/* The excerpt of a test's own failure `name` ("<testcase>.<subtest
+ * path>.fail", e.g. "kernel-selftests.cgroup.test_stress.sh.fail") in the
+ * runs of `root`: the program's raw output (`<run>/<testcase>`, or .gz) of
+ * the first run that failed it, the lines since the previous TAP result
+ * line through the first "not ok" line naming the subtest path's words in
+ * order (the last max_lines of them).  Fills `out` as
+ * rm_evidence_for_failure() does. */
+int rm_evidence_for_test(const struct rm_archive *a, const struct rm_result_root *root,
+			 const char *name, const struct rm_evidence_limits *lim,
+			 struct rm_evidence *out, struct rm_error *err);
+
+/* Copy the log `rel` (an rm_evidence's file) of archive `a` as it is
+ * stored (compressed or not) to `dst`, in chunks.  Returns -1 with err set
+ * when it cannot be read or written. */
+int rm_evidence_copy_log(const struct rm_archive *a, const char *rel, const char *dst,
+			 struct rm_error *err);
+
+/* The scanner alone, for tests and benchmarks: the excerpt around the line
+ * stamped `stamp` ("12.841558") in a log file on disk (any compression
+ * libarchive's raw reader knows).  Fills out as above; returns -1 with err
+ * set when the file cannot be opened. */
+int rm_evidence_scan_file(const char *path, const char *stamp,
+			  const struct rm_evidence_limits *lim, struct rm_evidence *out,
+			  struct rm_error *err);
+/* The same over bytes in memory. */
+void rm_evidence_scan_memory(const char *name, const void *data, size_t len, const char *stamp,
+			     const struct rm_evidence_limits *lim, struct rm_evidence *out);
+
+/* The "[ 12.841558]" stamp of a log line as "12.841558" (len digits written
+ * to buf, NUL-terminated), or 0 when the line has none.  Lines may start
+ * with "<N>" or a kmsg "kern  :err   : " prefix (lib/dmesg.rb). */
+size_t rm_evidence_line_stamp(const char *line, size_t len, char *buf, size_t bufsize);
+
+#endif

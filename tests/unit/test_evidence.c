@@ -1,0 +1,319 @@
+/* test_evidence.c - evidence.c: stamps, excerpt boundaries, decoded traces,
+ * Code: listings, xz logs, truncated xz, binary garbage. */
+#include "unit.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "evidence.h"
+#include "strbuf.h"
+
+static struct rm_evidence_limits lim;
+
+static int setup(void **state)
+{
+	(void)state;
+	rm_evidence_limits_default(&lim);
+	return 0;
+}
+
+static void test_stamps(void **state)
+{
+	static const struct {
+		const char *line, *want;
+	} cases[] = {
+		{ "[   12.841558][    T1] BUG: kernel NULL pointer dereference", "12.841558" },
+		{ "[    0.000000] Linux version 6.18.0", "0.000000" },
+		{ "<4>[  256.557393] [ INFO: possible circular locking ]", "256.557393" },
+		{ "kern  :err   : [  423.821741] [   T5591] LTP: starting", "423.821741" },
+		{ "[123456.123456][ T2585] twelve digits and more", "123456.123456" },
+		{ "[1234567.123456] seven integer digits", "" },
+		{ "[   12.84155] five decimals", "" },
+		{ "[   12.841558]no blank", "" },
+		{ "no stamp [   12.841558] later", "" },
+		{ "", "" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[32] = "";
+		size_t n = rm_evidence_line_stamp(cases[i].line, strlen(cases[i].line), buf, sizeof(buf));
+
+		assert_int_equal(n, strlen(cases[i].want));
+		if (n)
+			assert_string_equal(buf, cases[i].want);
+	}
+}
+
+/* A console log: noise, a first WARNING with decode_stacktrace's listing,
+ * then a BUG; lines before, between and after must stay out. */
+#define NOISE "[    1.000000][    T1] Run /init as init process\n" \
+	      "[    1.100000][    T1] systemd[1]: Detected virtualization kvm.\n"
+#define WARN_BLOCK \
+	"[   12.841558][    T1] ------------[ cut here ]------------\n" \
+	"[ 12.842688][ T1] WARNING: CPU: 0 PID: 1 at mm/page_counter.c:60 page_counter_cancel (mm/page_counter.c:60) \n" \
+	"[   12.843999][    T1] Modules linked in:\n" \
+	"[   12.844100][    T1] Call Trace:\n" \
+	"[   12.844200][    T1]  <TASK>\n" \
+	"[ 12.844300][ T1] page_counter_uncharge (mm/page_counter.c:181) \n" \
+	"[   12.844400][    T1]  </TASK>\n" \
+	"[   12.844500][    T1] ---[ end trace 0000000000000000 ]---\n"
+#define DECODE \
+	"[ 12.844600][ T1] Code: 48 89 df e8 <0f> 0b\n" \
+	"All code\n" \
+	"========\n" \
+	"   0:\t48 89 df             \tmov    %rbx,%rdi\n" \
+	"   3:\te8                   \t.byte 0xe8\n" \
+	"Code starting with the faulting instruction\n" \
+	"===========================================\n" \
+	"   0:\t0f 0b                \tud2\n" \
+	"  1a:\t90                   \tnop\n" \
+	"     ...\n"
+#define AFTER "[   13.000000][    T1] random: crng init done\n"
+#define BUG_BLOCK \
+	"[   20.100000][    C0] BUG: kernel NULL pointer dereference, address: 0000000000000008\n" \
+	"[   20.100001][    C0] #PF: supervisor read access in kernel mode\n" \
+	"[   20.100002][    C0] Oops: 0000 [#1] PREEMPT SMP PTI\n" \
+	"[   20.100003][    C0] RIP: 0010:foo+0x12/0x40\n" \
+	"[   20.100004][    C0] ---[ end trace 0000000000000000 ]---\n" \
+	"[   20.100005][    C0] Kernel panic - not syncing: Fatal exception\n"
+
+static const char LOG[] = NOISE WARN_BLOCK DECODE AFTER BUG_BLOCK;
+
+static void test_excerpt_with_decoded_listing(void **state)
+{
+	struct rm_evidence e;
+
+	(void)state;
+	rm_evidence_scan_memory("dmesg", LOG, strlen(LOG), "12.841558", &lim, &e);
+	assert_null(e.problem);
+	assert_non_null(e.excerpt);
+	assert_string_equal(e.excerpt, WARN_BLOCK DECODE);
+	assert_false(e.capped);
+	rm_evidence_free(&e);
+}
+
+static void test_excerpt_second_trace(void **state)
+{
+	struct rm_evidence e;
+
+	(void)state;
+	/* the id's line is the trace's first: the WARNING block stays out, and
+	 * so does the panic line after the end of the trace */
+	rm_evidence_scan_memory("dmesg", LOG, strlen(LOG), "20.100000", &lim, &e);
+	assert_null(e.problem);
+	assert_string_equal(e.excerpt,
+			    "[   20.100000][    C0] BUG: kernel NULL pointer dereference, address: 0000000000000008\n"
+			    "[   20.100001][    C0] #PF: supervisor read access in kernel mode\n"
+			    "[   20.100002][    C0] Oops: 0000 [#1] PREEMPT SMP PTI\n"
+			    "[   20.100003][    C0] RIP: 0010:foo+0x12/0x40\n"
+			    "[   20.100004][    C0] ---[ end trace 0000000000000000 ]---\n");
+	rm_evidence_free(&e);
+}
+
+/* A target inside a trace (the WARNING line, not the cut-here line) names
+ * the whole trace; a trace without decode listing ends at its end line. */
+static void test_excerpt_target_inside_trace(void **state)
+{
+	static const char log[] = NOISE WARN_BLOCK AFTER;
+	struct rm_evidence e;
+
+	(void)state;
+	rm_evidence_scan_memory("dmesg", log, strlen(log), "12.843999", &lim, &e);
+	assert_string_equal(e.excerpt, WARN_BLOCK);
+	rm_evidence_free(&e);
+}
+
+/* A stamp no line carries, and binary garbage: a problem, no excerpt. */
+static void test_no_such_stamp_and_garbage(void **state)
+{
+	char garbage[70000];
+	struct rm_evidence e;
+	size_t i;
+	unsigned x = 12345;
+
+	(void)state;
+	rm_evidence_scan_memory("dmesg", LOG, strlen(LOG), "99.000000", &lim, &e);
+	assert_null(e.excerpt);
+	assert_non_null(strstr(e.problem, "no kernel message stamped [99.000000]"));
+	rm_evidence_free(&e);
+	for (i = 0; i < sizeof(garbage); i++) {
+		x = x * 1103515245u + 12345u;
+		garbage[i] = (char)(x >> 16);
+	}
+	rm_evidence_scan_memory("dmesg", garbage, sizeof(garbage), "12.841558", &lim, &e);
+	assert_null(e.excerpt);
+	assert_non_null(e.problem);
+	rm_evidence_free(&e);
+}
+
+/* The caps: a trace of 100 lines ends there; max_lines bounds the rest. */
+static void test_caps(void **state)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	struct rm_evidence_limits small = lim;
+	struct rm_evidence e;
+	size_t i, n = 0;
+	const char *p;
+
+	(void)state;
+	rm_sb_init(&sb);
+	rm_sb_adds(&sb, "[    5.000000][    T1] BUG: sleeping function called\n");
+	for (i = 1; i < 300; i++)
+		rm_sb_addf(&sb, "[    5.%06zu][    T1] frame %zu\n", i, i);
+	rm_evidence_scan_memory("dmesg", sb.buf, sb.len, "5.000000", &lim, &e);
+	for (p = e.excerpt; p && *p; p++)
+		n += *p == '\n';
+	/* lib/dmesg.rb: the line that passes CALLTRACE_LIMIT_LEN (100) is kept */
+	assert_int_equal(n, 101);
+	rm_evidence_free(&e);
+	small.max_lines = 10;
+	rm_evidence_scan_memory("dmesg", sb.buf, sb.len, "5.000000", &small, &e);
+	for (n = 0, p = e.excerpt; p && *p; p++)
+		n += *p == '\n';
+	assert_int_equal(n, 10);
+	assert_true(e.capped);
+	rm_evidence_free(&e);
+	rm_sb_release(&sb);
+	/* the cap counts the decode listing kept after the trace too */
+	small.max_lines = 9;
+	rm_evidence_scan_memory("dmesg", LOG, strlen(LOG), "12.841558", &small, &e);
+	assert_string_equal(e.excerpt, WARN_BLOCK "[ 12.844600][ T1] Code: 48 89 df e8 <0f> 0b\n");
+	assert_true(e.capped);
+	rm_evidence_free(&e);
+}
+
+/* xz through libarchive: whole, and cut short. */
+static void *xz(const char *data, size_t len, size_t *outlen)
+{
+	struct archive *w = archive_write_new();
+	struct archive_entry *en = archive_entry_new();
+	size_t cap = len + 65536, used = 0;
+	void *buf = malloc(cap);
+
+	assert_int_equal(archive_write_set_format_raw(w), ARCHIVE_OK);
+	assert_int_equal(archive_write_add_filter_xz(w), ARCHIVE_OK);
+	assert_int_equal(archive_write_open_memory(w, buf, cap, &used), ARCHIVE_OK);
+	archive_entry_set_filetype(en, AE_IFREG);
+	archive_entry_set_pathname(en, "dmesg");
+	assert_int_equal(archive_write_header(w, en), ARCHIVE_OK);
+	assert_int_equal(archive_write_data(w, data, len), (la_ssize_t)len);
+	archive_write_close(w);
+	archive_write_free(w);
+	archive_entry_free(en);
+	*outlen = used;
+	return buf;
+}
+
+static void test_xz_and_truncated_xz(void **state)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	struct rm_evidence e;
+	size_t i, n;
+	unsigned x = 7;
+	void *z;
+
+	(void)state;
+	rm_sb_init(&sb);
+	/* incompressible noise first, so that a cut stream stops before the trace */
+	for (i = 0; i < 20000; i++) {
+		x = x * 1103515245u + 12345u;
+		rm_sb_addf(&sb, "[    0.%06zu][    T0] noise %08x\n", i % 1000000, x);
+	}
+	rm_sb_adds(&sb, LOG);
+	z = xz(sb.buf, sb.len, &n);
+	rm_evidence_scan_memory("dmesg.xz", z, n, "12.841558", &lim, &e);
+	assert_null(e.problem);
+	assert_string_equal(e.excerpt, WARN_BLOCK DECODE);
+	assert_true(e.bytes > 0);
+	rm_evidence_free(&e);
+	rm_evidence_scan_memory("dmesg.xz", z, n / 2, "12.841558", &lim, &e);
+	assert_null(e.excerpt);
+	assert_non_null(strstr(e.problem, "dmesg.xz cannot be read to its end"));
+	rm_evidence_free(&e);
+	free(z);
+	rm_sb_release(&sb);
+}
+
+/* A 1 GiB log, streamed through a pipe from a child, the trace at its very
+ * end: found, every byte read, and this process's peak RSS stays within a
+ * fixed bound (the log is never held). */
+static void test_one_gib_log_bounded_memory(void **state)
+{
+	static char block[1 << 16];
+	const unsigned long long total = 1ull << 30;
+	size_t n = 0;
+	unsigned long long line = 0;
+	int fds[2];
+	pid_t pid;
+	char path[32];
+	struct rm_evidence e;
+	struct rm_error err;
+	struct rusage ru;
+
+	(void)state;
+	while (n + 100 < sizeof(block)) {
+		n += (size_t)snprintf(block + n, sizeof(block) - n,
+				      "[%5llu.%06llu][ T%4llu] systemd[1]: Started unit %llu.\n",
+				      line / 100000, line % 1000000, line % 4096, line);
+		line++;
+	}
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		unsigned long long done = 0;
+		static const char tail[] = WARN_BLOCK AFTER;
+
+		close(fds[0]);
+		for (; done < total; done += n)
+			if (write(fds[1], block, n) != (ssize_t)n)
+				_exit(1);
+		if (write(fds[1], tail, sizeof(tail) - 1) != (ssize_t)(sizeof(tail) - 1))
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
+	assert_int_equal(rm_evidence_scan_file(path, "12.841558", &lim, &e, &err), 0);
+	close(fds[0]);
+	waitpid(pid, NULL, 0);
+	assert_null(e.problem);
+	assert_string_equal(e.excerpt, WARN_BLOCK);
+	assert_true(e.bytes >= total);
+	getrusage(RUSAGE_SELF, &ru);
+	assert_true(ru.ru_maxrss < 64 * 1024); /* KiB */
+	rm_evidence_free(&e);
+}
+
+/* NUL bytes a serial console printed are dropped from the excerpt. */
+static void test_nul_bytes_dropped(void **state)
+{
+	static const char log[] = "[    1.000000][    T1] BUG: x\0y\n[    1.000001][    T1] ---[ end trace ]---\n";
+	struct rm_evidence e;
+
+	(void)state;
+	rm_evidence_scan_memory("dmesg", log, sizeof(log) - 1, "1.000000", &lim, &e);
+	assert_string_equal(e.excerpt, "[    1.000000][    T1] BUG: xy\n[    1.000001][    T1] ---[ end trace ]---\n");
+	rm_evidence_free(&e);
+}
+
+const struct CMUnitTest unit_evidence_tests[] = {
+	cmocka_unit_test_setup(test_nul_bytes_dropped, setup),
+	cmocka_unit_test_setup(test_one_gib_log_bounded_memory, setup),
+	cmocka_unit_test_setup(test_stamps, setup),
+	cmocka_unit_test_setup(test_excerpt_with_decoded_listing, setup),
+	cmocka_unit_test_setup(test_excerpt_second_trace, setup),
+	cmocka_unit_test_setup(test_excerpt_target_inside_trace, setup),
+	cmocka_unit_test_setup(test_no_such_stamp_and_garbage, setup),
+	cmocka_unit_test_setup(test_caps, setup),
+	cmocka_unit_test_setup(test_xz_and_truncated_xz, setup),
+};
+const size_t unit_evidence_ntests = sizeof(unit_evidence_tests) / sizeof(unit_evidence_tests[0]);

@@ -1,0 +1,490 @@
+/* test_matrix.c - the single-pass matrix.json reader (bot/matrix.c) and the
+ * rules' per-name decisions it leans on (bot/rules.c). */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "unit.h"
+
+#include <math.h>
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileutil.h"
+#include "jsonload.h"
+#include "matrix.h"
+#include "strbuf.h"
+
+static int read_text(struct rm_matrix *m, const char *text, rm_matrix_keep_fn keep,
+		     struct rm_error *err)
+{
+	rm_error_clear(err);
+	return rm_matrix_read(m, "r/matrix.json", text, strlen(text), keep, NULL, err);
+}
+
+static void test_matrix_values_sorted_and_padded(void **state)
+{
+	const char *text = "{\n  \"b.x\": [1, 2.5, -0, 3e2],\n"
+			   "  \"stats_source\": [\"1\", \"2\", \"3\", \"4\", \"5\"],\n"
+			   "  \"a.y\": [4]\n}";
+	struct rm_matrix m;
+	struct rm_error err;
+	const struct rm_series *s;
+
+	(void)state;
+	assert_int_equal(read_text(&m, text, NULL, &err), 0);
+	assert_int_equal(m.n, 2);
+	assert_int_equal(m.cols, 5); /* the stats_source count */
+	assert_string_equal(m.s[0].name, "a.y");
+	assert_string_equal(m.s[1].name, "b.x");
+	s = rm_matrix_get(&m, "b.x");
+	assert_non_null(s);
+	assert_int_equal(s->n, 5);
+	assert_true(s->v[0] == 1 && s->is_int[0]);
+	assert_true(s->v[1] == 2.5 && !s->is_int[1]);
+	/* "-0" is json_integer 0: a positive zero, as jansson held it */
+	assert_true(s->v[2] == 0 && !signbit(s->v[2]) && s->is_int[2]);
+	assert_true(s->v[3] == 300 && !s->is_int[3]);
+	assert_true(s->v[4] == 0 && s->is_int[4]); /* padded with Integer 0 */
+	s = rm_matrix_get(&m, "a.y");
+	assert_true(s->n == 5 && s->v[0] == 4 && s->v[1] == 0 && s->is_int[1]);
+	assert_false(s->is_bad || s->is_string);
+	rm_matrix_free(&m);
+
+	/* no stats_source: the longer of the first and the last array */
+	assert_int_equal(read_text(&m, "{\"a\": [1, 2], \"b\": [1], \"c\": [1, 2, 3]}", NULL,
+				   &err), 0);
+	assert_int_equal(m.cols, 3);
+	rm_matrix_free(&m);
+	assert_int_equal(read_text(&m, "{\"a\": [1, 2], \"b\": [1, 2, 3, 4], \"c\": [1]}", NULL,
+				   &err), 0);
+	assert_int_equal(m.cols, 2);
+	rm_matrix_free(&m);
+}
+
+static void test_matrix_nan_infinity_strings(void **state)
+{
+	const char *text = "{\"n\": [1, NaN], \"i\": [Infinity, 2], \"m\": [-Infinity],"
+			   " \"s\": [\"NaN in a string\", 1], \"o\": [{\"k\": [null]}, true],"
+			   " \"ok\": [1e-400, 0.5]}";
+	struct rm_matrix m;
+	struct rm_error err;
+
+	(void)state;
+	assert_int_equal(read_text(&m, text, NULL, &err), 0);
+	assert_true(rm_matrix_get(&m, "n")->is_bad);
+	assert_true(rm_matrix_get(&m, "i")->is_bad);
+	assert_true(rm_matrix_get(&m, "m")->is_bad);
+	assert_true(rm_matrix_get(&m, "o")->is_bad);
+	assert_true(rm_matrix_get(&m, "s")->is_string);
+	assert_false(rm_matrix_get(&m, "s")->is_bad);
+	/* an underflow is 0 (strtod), not an error, as in jansson */
+	assert_false(rm_matrix_get(&m, "ok")->is_bad);
+	assert_true(rm_matrix_get(&m, "ok")->v[0] == 0);
+	rm_matrix_free(&m);
+}
+
+/* The reader's refusal reads exactly as jansson's (rm_json_load's) did. */
+static void test_matrix_syntax_errors_are_janssons(void **state)
+{
+	static const char *const bad[] = {
+		"{\"a\": [1, 2",                 /* truncated */
+		"{\"a\": [1, 2]}\n{",            /* trailing data */
+		"{\"a\": [1,]}",                 /* trailing comma */
+		"{\"a\": [01]}",                 /* leading zero */
+		"{\"a\": [1.]}",                 /* no fraction digits */
+		"{\"a\": [1e]}",                 /* no exponent digits */
+		"{\"a\": [-]}",                  /* a bare minus */
+		"{\"a\": [-NaN]}",               /* not a token */
+		"{\"a\": [NaNa]}",               /* not a token */
+		"{\"a\": [9223372036854775808]}", /* too big integer */
+		"{\"a\": [-9223372036854775809]}",
+		"{\"a\": [1e400]}",              /* real number overflow */
+		"{\"a\": [1], \"a\": [2]}",      /* duplicate key */
+		"{\"ab\": [1], \"a\\u0062\": [2]}", /* duplicate once decoded */
+		"{\"a\": [{\"k\": 1, \"k\": 2}]}", /* duplicate in a nested object */
+		"{\"a\\u0000\": [1]}",           /* NUL in a key */
+		"{\"a\": [\"\\ud800\"]}",        /* lone surrogate */
+		"{\"a\": [\"\\udc00\\ud800\"]}",
+		"{\"a\": [\"\\x\"]}",            /* bad escape */
+		"{\"a\": [\"\x01\"]}",           /* control character */
+		"{\"a\": [\"\xc0\x80\"]}",       /* overlong UTF-8 */
+		"{\"a\": [\"\xed\xa0\x80\"]}",   /* UTF-8 surrogate */
+		"{\"a\": [\"\xf4\x90\x80\x80\"]}", /* beyond U+10FFFF */
+		"{\"a\": [tru]}",
+		"{a: [1]}",
+		"{\"a\" [1]}",
+		"\"just a string\"",
+		"",
+		"NaN",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rm_matrix m;
+		struct rm_error err, jerr;
+
+		rm_error_clear(&jerr);
+		assert_false(rm_matrix_json_valid(bad[i], strlen(bad[i])));
+		assert_null(rm_json_load("r/matrix.json", bad[i], strlen(bad[i]), NULL, &jerr));
+		assert_int_equal(read_text(&m, bad[i], NULL, &err), -1);
+		assert_int_equal(err.kind, RM_ERR_INPUT);
+		assert_string_equal(err.msg, jerr.msg);
+		assert_non_null(strstr(err.msg, "'r/matrix.json' line "));
+		assert_int_equal(m.n, 0);
+	}
+}
+
+/* Valid JSON the reader must take as jansson does. */
+static void test_matrix_valid_like_jansson(void **state)
+{
+	static const char *const good[] = {
+		"{}",
+		"[]",
+		" \t\r\n{\"a\": [] }\n",
+		"{\"a\": [\"\\ud83d\\ude00 \\u00e9 \xc3\xa9 \\\"\\\\\\/\\b\\f\\n\\r\\t\"]}",
+		"{\"a\": [\"\\u0000\"]}", /* NUL in a value: JSON_ALLOW_NUL */
+		"{\"a\": [-9223372036854775808, 9223372036854775807, -0.0e-0, 1E+2]}",
+		"{\"a\": [{\"k\": 1, \"j\": {\"k\": 2}}, [[[]]]], \"b\": {\"k\": [1], \"l\": 2}}",
+		"[1, NaN, Infinity, -Infinity, true, false, null, \"x\", {}]",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct rm_error jerr;
+		json_t *j = rm_json_load("x.json", good[i], strlen(good[i]), NULL, &jerr);
+
+		assert_non_null(j);
+		json_decref(j);
+		assert_true(rm_matrix_json_valid(good[i], strlen(good[i])));
+	}
+}
+
+static void test_matrix_depth_limit(void **state)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	struct rm_error jerr;
+	json_t *j;
+	int depth;
+
+	(void)state;
+	/* depth counts every value, the top object is 1: both readers allow
+	 * RM_MATRIX_MAX_DEPTH (rm_json_load's limit) */
+	for (depth = RM_MATRIX_MAX_DEPTH - 1; depth <= RM_MATRIX_MAX_DEPTH + 1; depth++) {
+		bool ok;
+
+		rm_sb_init(&sb);
+		rm_sb_adds(&sb, "{\"a\": ");
+		rm_sb_addn(&sb, '[', (size_t)depth - 2);
+		rm_sb_adds(&sb, "1");
+		rm_sb_addn(&sb, ']', (size_t)depth - 2);
+		rm_sb_adds(&sb, "}");
+		j = rm_json_load("x.json", sb.buf, sb.len, NULL, &jerr);
+		ok = rm_matrix_json_valid(sb.buf, sb.len);
+		assert_int_equal(ok, j != NULL);
+		assert_int_equal(ok, depth <= RM_MATRIX_MAX_DEPTH);
+		json_decref(j);
+		rm_sb_release(&sb);
+	}
+}
+
+static void test_matrix_shape_errors(void **state)
+{
+	struct rm_matrix m;
+	struct rm_error err;
+
+	(void)state;
+	assert_int_equal(read_text(&m, "[1, 2]", NULL, &err), -1);
+	assert_string_equal(err.msg, "'r/matrix.json': expected a JSON object of stat arrays");
+	/* stats_source is checked before any stat, wherever it is */
+	assert_int_equal(read_text(&m, "{\"a\": 1, \"stats_source\": 3}", NULL, &err), -1);
+	assert_string_equal(err.msg, "'r/matrix.json': 'stats_source': expected an array");
+	assert_int_equal(read_text(&m, "{\"a\": [1], \"b\": 2, \"c\": {}}", NULL, &err), -1);
+	assert_string_equal(err.msg,
+			    "'r/matrix.json': stat 'b': expected an array with one value per run");
+	assert_int_equal(read_text(&m, "{\"a b\": [1]}", NULL, &err), -1);
+	assert_non_null(strstr(err.msg, "stat 'a b': expected a stat name without white space"));
+	/* a syntax error anywhere wins over a shape error before it */
+	assert_int_equal(read_text(&m, "{\"b\": 2, \"c\": [1,]}", NULL, &err), -1);
+	assert_non_null(strstr(err.msg, "invalid JSON"));
+}
+
+static bool keep_k(void *ctx, const char *name)
+{
+	(void)ctx;
+	return !strncmp(name, "k.", 2);
+}
+
+static void test_matrix_drops_rows_while_reading(void **state)
+{
+	const char *text = "{\"k.a\": [1, 2], \"d.b\": [3, 4], \"perf-profile.x\": [1.5],"
+			   " \"d.bad\": [1, NaN], \"d.str\": [\"x\"], \"k.c\": [5]}";
+	struct rm_matrix m;
+	struct rm_error err;
+
+	(void)state;
+	assert_int_equal(read_text(&m, text, keep_k, &err), 0);
+	/* k.a, k.c kept; d.bad and d.str kept for their flags only */
+	assert_int_equal(m.n, 4);
+	assert_int_equal(m.ndropped, 2);
+	assert_null(rm_matrix_get(&m, "d.b"));
+	assert_null(rm_matrix_get(&m, "perf-profile.x"));
+	assert_true(rm_matrix_get(&m, "d.bad")->is_bad);
+	assert_true(rm_matrix_get(&m, "d.str")->is_string);
+	assert_true(m.dropped_bases & RM_MATRIX_DROPPED_PERF_PROFILE);
+	assert_false(m.dropped_bases & RM_MATRIX_DROPPED_LOCK_STAT);
+	/* cols counts dropped rows too: the first and the last array */
+	assert_int_equal(m.cols, 2);
+	assert_true(rm_matrix_get(&m, "k.c")->n == 2 && rm_matrix_get(&m, "k.c")->v[1] == 0);
+	assert_false(m.regex_stem);
+	rm_matrix_free(&m);
+
+	/* a .pass stat whose stem is regex syntax: the caller must re-read */
+	assert_int_equal(read_text(&m, "{\"x|y.pass\": [1]}", keep_k, &err), 0);
+	assert_true(m.regex_stem);
+	rm_matrix_free(&m);
+}
+
+/* The stream reader, fed a few bytes at a time through a tiny window, gives
+ * the whole-file reader's matrix, or hands over (1) and never decides alone. */
+struct chunks {
+	const char *p;
+	size_t left, step;
+};
+
+static long chunk_read(void *ctx, char *buf, size_t cap)
+{
+	struct chunks *c = ctx;
+	size_t n = c->left < c->step ? c->left : c->step;
+
+	if (n > cap)
+		n = cap;
+	memcpy(buf, c->p, n);
+	c->p += n;
+	c->left -= n;
+	return (long)n;
+}
+
+static void assert_same_matrix(const struct rm_matrix *a, const struct rm_matrix *b)
+{
+	size_t i, k;
+
+	assert_int_equal(a->n, b->n);
+	assert_int_equal(a->cols, b->cols);
+	assert_int_equal(a->ndropped, b->ndropped);
+	assert_int_equal(a->dropped_bases, b->dropped_bases);
+	assert_int_equal(a->regex_stem, b->regex_stem);
+	for (i = 0; i < a->n; i++) {
+		assert_string_equal(a->s[i].name, b->s[i].name);
+		assert_int_equal(a->s[i].n, b->s[i].n);
+		assert_int_equal(a->s[i].is_bad, b->s[i].is_bad);
+		assert_int_equal(a->s[i].is_string, b->s[i].is_string);
+		for (k = 0; k < a->s[i].n; k++) {
+			assert_memory_equal(&a->s[i].v[k], &b->s[i].v[k], sizeof(double));
+			assert_int_equal(a->s[i].is_int[k], b->s[i].is_int[k]);
+		}
+	}
+}
+
+static void test_matrix_stream_matches_whole_file(void **state)
+{
+	static const char *const texts[] = {
+		"{\"k.a\": [1, 2.5, 3], \"stats_source\": [\"x\", \"y\", \"z\", \"w\"], \"d.b\": [3],"
+		" \"perf-profile.x\": [1.5], \"k.long-name-longer-than-the-window\": [123456.789e-3],"
+		" \"k.o\": [{\"k\": {\"j\": [1, 2]}, \"l\": \"\\u00e9\"}], \"k.s\": [\"NaN\", -Infinity],"
+		" \"k.z\": []}\n",
+		"{}",
+		" { \"k.a\" : [ 1 , 2 ] } ",
+		"{\"k.a\": [1], \"k.a\": [2]}",  /* duplicate: handed over */
+		"{\"d.a\": [1], \"d.a\": [2]}",  /* duplicate of a dropped key */
+		"{\"k.a\": [1], \"b\": 2}",      /* shape error: handed over */
+		"{\"k.a\": [1, 2]",              /* truncated */
+		"{\"k.a\": [1, 2]} x",
+		"[1]",
+	};
+	size_t i, window, step;
+	size_t saved = rm_matrix_stream_window;
+
+	(void)state;
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct rm_matrix whole;
+		struct rm_error err;
+		int wrc = read_text(&whole, texts[i], keep_k, &err);
+
+		for (window = 1; window <= 64; window *= 2)
+			for (step = 1; step <= 7; step += 3) {
+				struct chunks c = { texts[i], strlen(texts[i]), step };
+				struct rm_matrix m;
+				int rc;
+
+				rm_matrix_stream_window = window;
+				rc = rm_matrix_read_stream(&m, "r/matrix.json", chunk_read, &c, keep_k,
+							   NULL);
+				if (wrc) {
+					assert_int_equal(rc, 1);
+				} else {
+					assert_int_equal(rc, i == 0 || i == 1 || i == 2 ? 0 : 1);
+					if (!rc)
+						assert_same_matrix(&whole, &m);
+				}
+				assert_true(rc || m.n == whole.n);
+				rm_matrix_free(&m);
+			}
+		if (!wrc)
+			rm_matrix_free(&whole);
+	}
+	rm_matrix_stream_window = saved;
+}
+
+/* Reals the reader converts itself give strtod's double, bit for bit. */
+static void test_matrix_reals_are_strtods(void **state)
+{
+	struct rm_sb text = RM_SB_INIT, one = RM_SB_INIT;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	struct rm_matrix m;
+	struct rm_error err;
+	const struct rm_series *se;
+	char **nums = calloc(20000, sizeof(char *));
+	size_t i;
+
+	(void)state;
+	rm_sb_init(&text);
+	rm_sb_adds(&text, "{\"r\": [");
+	for (i = 0; i < 20000; i++) {
+		unsigned long long mant;
+		int frac, ex;
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		mant = (x >> 11) % (i % 3 ? 100000000ull : 90071992547409930ull);
+		frac = (int)((x >> 3) % 24);
+		ex = (int)((x >> 40) % 60) - 30;
+		rm_sb_init(&one);
+		rm_sb_addf(&one, "%s%llu", (x >> 63) ? "-" : "", mant);
+		if (frac && one.len > (size_t)frac + 1) {
+			/* a decimal point inside the digits */
+			char *t = rm_xmalloc(one.len + 2);
+			size_t cut = one.len - (size_t)frac;
+
+			memcpy(t, one.buf, cut);
+			t[cut] = '.';
+			memcpy(t + cut + 1, one.buf + cut, (size_t)frac + 1);
+			rm_sb_reset(&one);
+			rm_sb_adds(&one, t);
+			free(t);
+		} else {
+			rm_sb_adds(&one, ".5");
+		}
+		if (i % 4 == 0)
+			rm_sb_addf(&one, "e%d", ex);
+		nums[i] = rm_sb_detach(&one, NULL);
+		rm_sb_addf(&text, "%s%s", i ? ", " : "", nums[i]);
+	}
+	rm_sb_adds(&text, "]}");
+	assert_int_equal(read_text(&m, text.buf, NULL, &err), 0);
+	se = rm_matrix_get(&m, "r");
+	assert_int_equal(se->n, 20000);
+	for (i = 0; i < 20000; i++) {
+		double want = strtod(nums[i], NULL);
+
+		if (memcmp(&want, &se->v[i], sizeof(double)))
+			fail_msg("'%s': strtod %.17g, reader %.17g", nums[i], want, se->v[i]);
+		assert_false(se->is_int[i]);
+		free(nums[i]);
+	}
+	free(nums);
+	rm_matrix_free(&m);
+	rm_sb_release(&text);
+}
+
+/* ------------------------------------------------------------ rules */
+
+static void test_rules_keep_decisions(void **state)
+{
+	const struct rm_rules *r = unit_rules();
+
+	(void)state;
+	assert_true(rm_rules_keep_stat(r, "will-it-scale.per_thread_ops"));
+	assert_true(rm_rules_keep_stat(r, "perf-profile.self.cycles-pp.memset"));
+	assert_false(rm_rules_keep_stat(r, "interrupts.CPU1.LOC:Local_timer_interrupts"));
+	assert_false(rm_rules_keep_stat(r, "softirqs.CPU3.RCU"));
+	assert_false(rm_rules_keep_stat(r, "diskstats.sda.reads"));
+	/* names stats.c looks up for other stats */
+	assert_true(rm_rules_keep_stat(r, "last_state.is_incomplete_run"));
+	assert_true(rm_rules_keep_stat(r, "interrupts.x.pass"));
+	assert_true(rm_rules_keep_stat(r, "interrupts.x.fail"));
+	/* cached answers are the same answers */
+	assert_false(rm_rules_keep_stat(r, "interrupts.CPU1.LOC:Local_timer_interrupts"));
+	assert_true(rm_rules_is_reportable(r, "will-it-scale.per_thread_ops"));
+	assert_true(rm_rules_is_reportable(r, "will-it-scale.per_thread_ops"));
+}
+
+/* A stat name that the pattern likely matches (for the comparison below). */
+static char *sample_of(const char *p)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	rm_sb_init(&sb);
+	for (; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			rm_sb_addc(&sb, p[1]);
+			p++;
+		} else if (*p == '.' && (p[1] == '+' || p[1] == '*')) {
+			rm_sb_adds(&sb, "ab");
+			p++;
+		} else if (!strchr("^$()?[]|+*", *p)) {
+			rm_sb_addc(&sb, *p);
+		}
+	}
+	return rm_sb_detach(&sb, NULL);
+}
+
+/* The marked alternation finds the same first rule as trying them in order. */
+static void test_rules_combined_first_match(void **state)
+{
+	const struct rm_rules *r = unit_rules();
+	struct rm_rules one;
+	struct rm_error err;
+	size_t i, tried = 0, hits = 0;
+
+	(void)state;
+	assert_int_equal(rm_rules_load(&one, r->metrics_file, r->programs_file, &err), 0);
+	assert_non_null(r->direction_any);
+	assert_non_null(r->thresholds_any);
+	pcre2_code_free(one.direction_any);
+	pcre2_code_free(one.thresholds_any);
+	one.direction_any = one.thresholds_any = NULL;
+	for (i = 0; i < r->ndirection + r->nthresholds; i++) {
+		const char *pat = i < r->ndirection ? r->direction[i].pattern
+						    : r->thresholds[i - r->ndirection].pattern;
+		char *name = sample_of(pat);
+		static const double deltas[] = { 0, 3, 40, 600, 20000, 1e9 };
+		size_t k;
+
+		hits += rm_rules_direction(r, name) != 0;
+		assert_true(rm_rules_direction(r, name) == rm_rules_direction(&one, name));
+		for (k = 0; k < sizeof(deltas) / sizeof(deltas[0]); k++)
+			assert_int_equal(rm_rules_reasonable_change(r, name, deltas[k], deltas[k]),
+					 rm_rules_reasonable_change(&one, name, deltas[k], deltas[k]));
+		tried++;
+		free(name);
+	}
+	assert_true(tried > 200);
+	assert_true(hits > tried / 2); /* the samples do reach the rules */
+	rm_rules_free(&one);
+}
+
+const struct CMUnitTest unit_matrix_tests[] = {
+	cmocka_unit_test(test_matrix_values_sorted_and_padded),
+	cmocka_unit_test(test_matrix_nan_infinity_strings),
+	cmocka_unit_test(test_matrix_syntax_errors_are_janssons),
+	cmocka_unit_test(test_matrix_valid_like_jansson),
+	cmocka_unit_test(test_matrix_depth_limit),
+	cmocka_unit_test(test_matrix_shape_errors),
+	cmocka_unit_test(test_matrix_drops_rows_while_reading),
+	cmocka_unit_test(test_matrix_stream_matches_whole_file),
+	cmocka_unit_test(test_matrix_reals_are_strtods),
+	cmocka_unit_test(test_rules_keep_decisions),
+	cmocka_unit_test(test_rules_combined_first_match),
+};
+const size_t unit_matrix_ntests = sizeof(unit_matrix_tests) / sizeof(unit_matrix_tests[0]);
