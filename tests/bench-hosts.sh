@@ -71,6 +71,7 @@ peer() {
 cfg() { # HOST LEASE
 	mkdir -p "$T/$1"
 	cat >"$T/$1/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 store: $URL
 host_id: $1
 lease: $2
@@ -90,7 +91,7 @@ CFG
 }
 fresh() { rm -rf "$T/inbox" "$T/done" "$T/failed"; mkdir -p "$T/inbox"; cp -l "$T"/archives/*.tar "$T/inbox/"; reset_db; }
 accepted() { [ -f "$T/peer/log" ] && wc -l <"$T/peer/log" || echo 0; }
-distinct() { [ -f "$T/peer/log" ] && sed 's/.* msgid=//' "$T/peer/log" | sort -u | wc -l || echo 0; }
+distinct() { [ -f "$T/peer/log" ] && sed 's/.* msgid=\([^ ]*\).*/\1/' "$T/peer/log" | sort -u | wc -l || echo 0; }
 left() { ls "$T/inbox" | grep -vc '\.done$'; }
 unsent() { sql "SELECT count(*) FROM messages WHERE state <> 'sent'"; }
 

@@ -67,6 +67,7 @@ peer_restart() { # [smtp-peer options]: a fresh, empty peer on the same port
 cfg() {
 	mkdir -p "$T/$1"
 	cat >"$T/$1/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 store: $URL
 host_id: $1
 lease: ${2:-60s}
@@ -106,7 +107,7 @@ PYEOF
 fresh() { rm -rf "$T/inbox" "$T/done" "$T/failed"; mkdir -p "$T/inbox"; reset_db; }
 run_host() { "$ROBOTMAIL" run -v -c "$T/$1/cfg.yaml" >"$T/$1/out" 2>"$T/$1/err"; echo $? >"$T/$1/rc"; }
 delivered() { [ -f "$T/peer/log" ] && wc -l <"$T/peer/log" || echo 0; }
-distinct() { [ -f "$T/peer/log" ] && sed 's/.* msgid=//' "$T/peer/log" | sort -u | wc -l || echo 0; }
+distinct() { [ -f "$T/peer/log" ] && sed 's/.* msgid=\([^ ]*\).*/\1/' "$T/peer/log" | sort -u | wc -l || echo 0; }
 sent_rows() { sql "SELECT count(*) FROM messages WHERE state = 'sent'"; }
 
 # ---- one run on store: postgresql://
