@@ -97,9 +97,7 @@ static char *header_text(const char *s)
 {
 	struct rm_sb sb = RM_SB_INIT;
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	char *c;
 
-	/* bytes that are not UTF-8 become '?', then the one scrubber */
 	rm_sb_init(&sb);
 	while (*p) {
 		unsigned cp;
@@ -110,12 +108,14 @@ static char *header_text(const char *s)
 			p++;
 			continue;
 		}
-		rm_sb_add(&sb, p, n);
+		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 ||
+		    cp == 0x2029)
+			rm_sb_addc(&sb, ' ');
+		else
+			rm_sb_add(&sb, p, n);
 		p += n;
 	}
-	c = rm_sb_detach(&sb, NULL);
-	rm_text_scrub(c, ' ');
-	return c;
+	return rm_sb_detach(&sb, NULL);
 }
 
 void rm_format_date(time_t t, long zone, char *buf, size_t len)

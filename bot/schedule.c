@@ -261,8 +261,8 @@ again:
 		rm_transport_send(t, m->mail_from, m->rcpts, m->nrcpts, m->bytes, m->len, res, error,
 				  sizeof(error));
 		for (k = 0; k < m->nrcpts; k++) {
-			if (res[k].code >= 500)
-				logf_(log, RM_SCHEDULE_INFO, "%s: <%s> refused: %s", m->message_id,
+			if (res[k].code >= 500) /* every refusal visible, even in a quiet run */
+				logf_(log, RM_SCHEDULE_WARNING, "warning: %s: <%s> refused: %s", m->message_id,
 				      res[k].rcpt, res[k].text ? res[k].text : "");
 			pending += res[k].code < 200 || (res[k].code >= 400 && res[k].code < 500);
 		}

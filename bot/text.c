@@ -38,28 +38,9 @@ const char *rm_text_bad_char(const char *s, enum rm_text_class cls, unsigned *cp
 
 void rm_text_scrub(char *s, char repl)
 {
-	unsigned char *r = (unsigned char *)s, *w = r;
-
-	if (!s)
-		return;
-	while (*r) {
-		unsigned cp;
-		size_t n = rm_utf8_decode(r, &cp);
-
-		if (!n) { /* not UTF-8: kept, the caller repairs or refuses it */
-			*w++ = *r++;
-			continue;
-		}
-		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 ||
-		    cp == 0x2029) {
-			*w++ = (unsigned char)repl; /* one character for one: the string only shrinks */
-			r += n;
-			continue;
-		}
-		while (n--)
-			*w++ = *r++;
-	}
-	*w = '\0';
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = repl;
 }
 
 char *rm_text_escaped(const char *s, size_t max)

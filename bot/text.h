@@ -33,10 +33,11 @@ const char *rm_text_bad_char(const char *s, enum rm_text_class cls, unsigned *cp
  * The caller frees the result. */
 char *rm_text_escaped(const char *s, size_t max);
 
-/* Replace every C0 control character (CR, LF, TAB, ESC ...), DEL, C1
- * control (NEL ...) and line/paragraph separator (U+2028, U+2029) of the
- * string s by one `repl`, in place (the string may get shorter); bytes that
- * are not UTF-8 are left for the caller; s may be NULL.  Errors use '?'
+/* Replace every C0 control character (CR, LF, TAB, ESC ...) and DEL of the
+ * string s by `repl`, in place; s may be NULL.  (Commit facts keep C1
+ * controls and U+2028/9 here, so that the address rule refuses a fact
+ * holding them rather than see it "repaired" into another address; header
+ * text also turns those into spaces, message.c.)  Errors use '?'
  * (rm_error_scrub), commit facts and header values ' '. */
 void rm_text_scrub(char *s, char repl);
 

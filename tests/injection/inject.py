@@ -200,6 +200,8 @@ def prepare(out):
 
 def config(path, state, provider, api, patches, forge_url):
     with open(path, "w") as f:
+        # the 0-day profile: the robot's identity and the golden layout
+        f.write("include: %s\n" % os.path.normpath(os.path.join(HERE, "..", "..", "config", "profiles", "0day.yaml")))
         f.write("paths:\n  state_db: %s\n" % state)
         f.write("gitweb:\n  connect_timeout: 5\n  timeout: 10\n  retries: 0\n")
         f.write("links:\n  patch_mail: %s/lore\n" % forge_url)
@@ -267,6 +269,8 @@ def verdict(c, prov, r):
                 a = line[9:-1].decode("utf-8", "replace")
                 if a.lower() not in allowed:
                     bad.append("envelope recipient %r" % a)
+            elif line.startswith(b"# robotmail dry-run: would reply to <"):
+                pass  # the dry run's framing line: which mail this one answers
             elif line and not line.startswith(b"MAIL FROM:<oliver.sang@intel.com>"):
                 bad.append("unexpected envelope line %r" % line[:200])
         bad += check_message(rest[:-2], allowed)

@@ -14,7 +14,7 @@ trap cleanup EXIT
 
 "$PY" tests/gen-fixtures.py "$T/fx" >/dev/null 2>&1 || { not_ok "fixtures"; exit 0; }
 tests/peers/make-seed-fixtures.sh "$T/ff"
-H=$(sed -n 7p tests/golden/mincore.table | tr -d ' ')
+H=$(sed -n 7p tests/data/golden/mincore.table | tr -d ' ')
 RECS=$T/ff/repos/seed/linux/commits
 "$PY" tests/peers/forge.py --port 0 --fixtures "$T/ff" >"$T/forge.out" 2>&1 &
 FPID=$!
@@ -27,6 +27,7 @@ case_setup() {
 	rm -rf "$T/inbox" "$T/done" "$T/failed" "$T/state.db"*
 	mkdir -p "$T/inbox"
 	cat >"$T/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 paths:
   state_db: $T/state.db
   inbox: $T/inbox

@@ -47,6 +47,7 @@ tree() { # name provider api [token_env]
 	return 0
 }
 {
+	printf 'include: %s\n' "$PROFILE_0DAY"
 	printf 'paths:\n  state_db: %s/state.db\n' "$T"
 	printf 'gitweb:\n  connect_timeout: 2\n  timeout: 4\n  retries: 0\n  max_wait: 3\n'
 	printf 'trees:\n'

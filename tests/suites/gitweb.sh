@@ -39,6 +39,7 @@ tree() { # name provider api
 	printf '  - name: %s\n    branch: master\n    url: https://example.org/%s.git\n    provider: %s\n    api: %s\n' "$1" "$1" "$2" "$3"
 }
 {
+	printf 'include: %s\n' "$PROFILE_0DAY"
 	printf 'paths:\n  state_db: %s/state.db\n' "$T"
 	printf 'gitweb:\n  connect_timeout: 2\n  timeout: 2\n  retries: 2\n  max_wait: 3\n  miss_ttl: 3600\n'
 	printf 'trees:\n'

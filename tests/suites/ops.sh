@@ -83,7 +83,7 @@ pcfg "$T/noinbox.yaml"
 sed -i "s|inbox: .*|inbox: $T/p/no-such-inbox|" "$T/noinbox.yaml"
 permanent "a missing inbox" "$T/noinbox.yaml" "paths.inbox \('.*noinbox.yaml' line 4\): '.*no-such-inbox': No such file"
 pcfg "$T/badaddr.yaml" "robot:" "  address: kernel test robot"
-permanent "an invalid robot.address" "$T/badaddr.yaml" "badaddr.yaml' line [0-9]+: 'robot.address': not a mail address"
+permanent "an invalid robot.address" "$T/badaddr.yaml" "badaddr.yaml' line [0-9]+: 'robot.address': no '@'"
 pcfg "$T/noprog.yaml"
 sed -i "s|transport: .*|transport: sendmail:$T/p/no-such-sendmail -i -t|" "$T/noprog.yaml"
 permanent "a transport program that does not exist" "$T/noprog.yaml" \

@@ -15,6 +15,7 @@ tests/peers/make-test-repo.sh "$T/repo" >/dev/null
 NOW=$(($(date +%s) + 86400)) # after every file of the test: all settled
 cfg() { # [extra delivery lines...]
 	cat >"$T/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 paths:
   state_db: $T/state.db
   inbox: $T/inbox

@@ -19,6 +19,7 @@ trap cleanup EXIT
 tests/peers/make-test-repo.sh "$T/repo" >/dev/null
 cfg() { # TRANSPORT
 	cat >"$T/cfg.yaml" <<CFG
+include: $PROFILE_0DAY
 paths:
   state_db: $T/state/state.db
   inbox: $T/inbox
