@@ -235,6 +235,7 @@ behind() { # DIR: a clone of the test repository without 8807b68
 runcfg() { # NAME CLONE
 	mkdir -p "$T/$1/inbox"
 	cat <<CFG
+include: $PROFILE_0DAY
 paths:
   state_db: $T/$1/state.db
   inbox: $T/$1/inbox

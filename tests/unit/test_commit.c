@@ -162,6 +162,7 @@ static void test_cache_json_round_trip(void **state)
 	assert_int_equal(g.commit_time, 1760694800);
 	assert_int_equal(g.ntrailers, 1);
 	assert_string_equal(g.files[0], "mm/memory.c");
+	rm_commit_free(&g);
 	assert_int_equal(rm_commit_from_cache_json(&g, "{\"subject\":\"no sha\"}"), -1);
 	assert_int_equal(rm_commit_from_cache_json(&g, "[1"), -1);
 	free(json);

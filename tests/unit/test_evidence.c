@@ -285,12 +285,21 @@ static void test_one_gib_log_bounded_memory(void **state)
 	assert_int_equal(rm_evidence_scan_file(path, "12.841558", &lim, &e, &err), 0);
 	close(fds[0]);
 	waitpid(pid, NULL, 0);
-	assert_null(e.problem);
-	assert_string_equal(e.excerpt, WARN_BLOCK);
-	assert_true(e.bytes >= total);
 	getrusage(RUSAGE_SELF, &ru);
+	{
+		bool ok = !e.problem && e.excerpt && !strcmp(e.excerpt, WARN_BLOCK) && e.bytes >= total;
+
+		rm_evidence_free(&e);
+		assert_true(ok);
+	}
+#if defined(__SANITIZE_ADDRESS__)
+	/* AddressSanitizer keeps up to 256 MiB of freed memory in quarantine,
+	 * so the bound is checked by the plain build of these tests (run-tests.sh
+	 * runs both); this one checks the excerpt and that nothing leaks */
+	(void)ru;
+#else
 	assert_true(ru.ru_maxrss < 64 * 1024); /* KiB */
-	rm_evidence_free(&e);
+#endif
 }
 
 /* NUL bytes a serial console printed are dropped from the excerpt. */
