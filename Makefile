@@ -16,13 +16,13 @@ DATADIR ?= $(CURDIR)/config
 TEMPLATEDIR ?= $(CURDIR)/templates
 
 # Debian packages: libraries, tools the build and the tests use.
-DEB_PACKAGES := pkg-config make gcc libetpan-dev libcurl4-gnutls-dev libpcre2-dev \
+DEB_PACKAGES := pkg-config make gcc libpq-dev postgresql libetpan-dev libcurl4-gnutls-dev libpcre2-dev \
 	libyaml-dev libjansson-dev libsqlite3-dev libarchive-dev libcmocka-dev \
 	libsasl2-modules clang libclang-rt-14-dev cppcheck python3 xz-utils zstd gzip tar \
 	valgrind git curl cgit lighttpd time postfix python3-aiosmtpd openssl sqlite3 bc \
 	public-inbox man-db libgnutls28-dev tidy dovecot-imapd
 
-PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive gnutls
+PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive gnutls libpq
 
 # Deferred (=): pkg-config is only asked once the packages are installed.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
@@ -117,6 +117,7 @@ bench: deps
 	@BUILD=$(BUILD) tests/bench.sh
 	@BUILD=$(BUILD) tests/bench-smtp.sh
 	@BUILD=$(BUILD) tests/bench-report.sh
+	@BUILD=$(BUILD) tests/bench-hosts.sh
 	@BUILD=$(BUILD) tests/bench-evidence.sh
 
 # the unit tests and the main integration suites under valgrind (no ASan build)

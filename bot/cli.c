@@ -496,6 +496,7 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	struct rm_schedule_log slog = { schedule_log, NULL };
 	struct rm_schedule_counts sc;
 	int c, verbose = 0, rc = -1, lockfd, got;
+	size_t i, batch = 1;
 
 	memset(&st, 0, sizeof(st));
 	memset(&scan, 0, sizeof(scan));
@@ -553,6 +554,13 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	if (rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READWRITE, err))
 		goto out;
 	env_wire_cache(&e);
+	{
+		char host[201] = "";
+
+		if (!e.cfg.host_id && gethostname(host, sizeof(host) - 1))
+			snprintf(host, sizeof(host), "unknown");
+		rm_store_set_owner(e.ob, e.cfg.host_id ? e.cfg.host_id : host, e.cfg.lease);
+	}
 	if (rm_schedule_recover(e.ob, &slog, err))
 		goto out;
 	if (once) {
@@ -566,9 +574,42 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	/* --once and --to leave the archives where they are: a reflection
 	 * consumes nothing */
 	rm_queue_sink_init(&q, &p, materials, once != NULL || to != NULL, rm_schedule_held);
-	rm_pipeline_refuse(&p, scan.refused, scan.nrefused);
-	if (rm_pipeline_run(&p, scan.ready, scan.nready, err))
-		goto out;
+	{
+		/* entries that are no archive: on a shared store one run sets each aside */
+		struct rm_inbox_refused *rv;
+		size_t nrv;
+		struct rm_error re;
+		int prc = rm_inbox_claim_refused(e.ob, &e.cfg, scan.refused, scan.nrefused, &rv, &nrv,
+						 err);
+
+		if (!prc)
+			rm_pipeline_refuse(&p, rv, nrv);
+		if (rm_inbox_release_refused(e.ob, rv, nrv, prc ? &re : err) && !prc)
+			prc = -1;
+		free(rv);
+		if (prc)
+			goto out;
+	}
+	/* a few archives at a time, each claimed in the store first (on a
+	 * shared store other hosts' runs take the rest) */
+	for (i = 0; i < scan.nready; i += batch) {
+		char **mine;
+		size_t nmine;
+		struct rm_error re;
+		int prc;
+
+		batch = rm_inbox_claim_batch(&e.cfg, scan.nready);
+		prc = rm_inbox_claim_archives(e.ob, &e.cfg, scan.ready + i,
+					      scan.nready - i < batch ? scan.nready - i : batch, &mine,
+					      &nmine, err);
+		if (!prc && nmine)
+			prc = rm_pipeline_run(&p, mine, nmine, err);
+		if (rm_inbox_release_archives(e.ob, mine, nmine, prc ? &re : err) && !prc)
+			prc = -1;
+		free(mine);
+		if (prc)
+			goto out;
+	}
 	st.archives = p.st.archives;
 	st.reports = p.st.reports;
 	st.queued = p.st.queued;
@@ -738,6 +779,55 @@ int rm_cmd_status(int argc, char **argv, struct rm_error *err)
 	return rc ? -1 : 0;
 }
 
+/* `store check` and `store migrate --to URL [--from PATH]`: the options;
+ * store.c does the work.  The source is the configured store unless
+ * --from names a SQLite file. */
+int rm_cmd_store(int argc, char **argv, struct rm_error *err)
+{
+	const char *config = NULL, *to = NULL, *from = NULL, *action = NULL;
+	struct rm_store *src = NULL, *dst = NULL;
+	struct rm_sb out = RM_SB_INIT;
+	struct env e;
+	int i, rc;
+
+	for (i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc)
+			config = argv[++i];
+		else if (!strcmp(argv[i], "--to") && i + 1 < argc)
+			to = argv[++i];
+		else if (!strcmp(argv[i], "--from") && i + 1 < argc)
+			from = argv[++i];
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return rm_help_print("store", stdout), 0;
+		else if (!action && (!strcmp(argv[i], "check") || !strcmp(argv[i], "migrate")))
+			action = argv[i];
+		else
+			return rm_error_set(err, RM_ERR_USAGE, "store: unknown argument '%s'", argv[i]), 2;
+	}
+	if (!action)
+		return rm_error_set(err, RM_ERR_USAGE, "store: expected check or migrate --to URL"), 2;
+	if (!strcmp(action, "migrate") && !rm_store_location_shared(to))
+		return rm_error_set(err, RM_ERR_USAGE,
+				    "store migrate: --to must name a postgresql:// store"), 2;
+	if (env_open(&e, config, NULL, NULL, false, false, err) ||
+	    rm_store_open(&src, from ? from : e.cfg.state_db,
+			  RM_STORE_READONLY, err) ||
+	    (to && rm_store_open(&dst, to, RM_STORE_READWRITE, err))) {
+		rm_store_close(src);
+		env_close(&e);
+		return rm_error_exit_code(err->kind);
+	}
+	rm_sb_init(&out);
+	rc = !strcmp(action, "check") ? rm_store_check(src, &out, err) :
+					 rm_store_migrate(src, dst, &out, err);
+	fwrite(out.buf, 1, out.len, stdout);
+	rm_sb_release(&out);
+	rm_store_close(dst);
+	rm_store_close(src);
+	env_close(&e);
+	return rc < 0 ? rm_error_exit_code(err->kind) : rc;
+}
+
 /* ================================================================ check-config */
 
 static void check_line(int *bad, bool ok, const char *what, const char *detail)
@@ -860,7 +950,16 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		rm_error_clear(&te);
 		check_line(&bad, !rm_transport_check(&e.cfg, &te), "transport", te.kind ? te.msg : e.cfg.transport);
 	}
-	{
+	if (rm_store_location_shared(e.cfg.state_db)) {
+		/* a PostgreSQL store: `robotmail store check` connects to it */
+		char *shown = rm_store_redact(e.cfg.state_db);
+		struct rm_error pe;
+
+		check_line(&bad, true, "state store", shown);
+		free(shown);
+		rm_error_clear(&pe);
+		check_line(&bad, !rm_inbox_check_dir(&e.cfg, &pe), "inbox", pe.kind ? pe.msg : e.cfg.inbox);
+	} else {
 		struct rm_error pe;
 		struct stat st;
 		char *dir = rm_xstrdup(e.cfg.state_db), *slash = strrchr(dir, '/');

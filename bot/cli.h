@@ -21,6 +21,8 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err);
  * queue ...: parses the action; schedule.c runs it on the store. */
 int rm_cmd_run(int argc, char **argv, struct rm_error *err);
 int rm_cmd_queue(int argc, char **argv, struct rm_error *err);
+/* robotmail store [-c CONFIG] check | migrate --to URL [--from PATH] */
+int rm_cmd_store(int argc, char **argv, struct rm_error *err);
 /* robotmail check-config [-c FILE] [--online] */
 int rm_cmd_check_config(int argc, char **argv, struct rm_error *err);
 /* robotmail --dry-run [options] ARCHIVE...: print what `run` would do. */

@@ -49,6 +49,7 @@ static void defaults(struct rm_config *c)
 	set_str(&c->patch_branches, NULL);
 	c->unknown_branch = RM_UNKNOWN_BRANCH_SKIP;
 	set_str(&c->state_db, "var/state.db");
+	c->lease = 60;
 	set_str(&c->metrics, NULL);
 	set_str(&c->programs, NULL);
 	set_str(&c->templates, NULL);
@@ -178,6 +179,32 @@ static int get_long(struct ctx *x, yaml_node_t *n, const char *key, long min, lo
 		return fail(x, n, key, what);
 	}
 	*dst = v;
+	return 0;
+}
+
+/* "60", "60s", "2m" or "1h", within [min, max] seconds */
+static int get_seconds(struct ctx *x, yaml_node_t *n, const char *key, long min, long max,
+		       long *dst)
+{
+	const char *s = rm_yaml_scalar(n);
+	char *end;
+	long v, unit = 1;
+
+	if (!s || !*s)
+		return fail(x, n, key, "expected a duration such as 60s, 2m or 1h");
+	v = strtol(s, &end, 10);
+	if (*end && end[1])
+		unit = 0; /* more than one letter after the number */
+	else if (*end)
+		unit = strchr("smh", *end) ? (*end == 's' ? 1 : *end == 'm' ? 60 : 3600) : 0;
+	if (end == s || !unit || v < min / unit || v > max / unit || v * unit < min) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "expected a duration from %lds to %lds (such as 60s, 2m)",
+			 min, max);
+		return fail(x, n, key, what);
+	}
+	*dst = v * unit;
 	return 0;
 }
 
@@ -758,6 +785,12 @@ static int top_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, ya
 		return each_key(x, v, "delivery", c, delivery_key);
 	if (!strcmp(key, "recipients"))
 		return each_key(x, v, "recipients", c, recipients_key);
+	if (!strcmp(key, "store"))
+		return get_str(x, v, "store", &c->state_db); /* the same setting as paths.state_db */
+	if (!strcmp(key, "host_id"))
+		return get_str(x, v, "host_id", &c->host_id);
+	if (!strcmp(key, "lease"))
+		return get_seconds(x, v, "lease", 5, 3600, &c->lease);
 	if (!strcmp(key, "unknown_branch")) {
 		const char *s = rm_yaml_scalar(v);
 
@@ -912,6 +945,7 @@ void rm_config_free(struct rm_config *c)
 	free(c->patch_branches);
 	free(c->patch_mail_base);
 	free(c->state_db);
+	free(c->host_id);
 	free(c->metrics);
 	free(c->programs);
 	free(c->templates);

@@ -96,7 +96,9 @@ struct rm_config {
 				* reports end with <base>/f/<id>.html, or NULL */
 
 	/* files */
-	char *state_db;
+	char *state_db;        /* a SQLite file, or a postgresql:// URL (top-level `store:`) */
+	char *host_id;         /* this host among several on one PostgreSQL store (NULL: the hostname) */
+	long lease;            /* seconds a claim holds without renewal (`lease: 60s`) */
 	char *metrics;
 	char *programs;
 	char *templates;

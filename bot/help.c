@@ -33,6 +33,7 @@ static const struct page pages[] = {
 	  "  --dry-run      every report as it would be sent; changes nothing\n"
 	  "  run            the cron entry: scan the inbox, report, queue, deliver\n"
 	  "  queue          operate the outbox (list, show, retry, drop, hold, release)\n"
+	  "  store          check the state store, or migrate SQLite to PostgreSQL\n"
 	  "  commit         the commit facts robotmail looks up for a tree\n"
 	  "  check-config   validate the configuration; --online also connects\n"
 	  "  listen         read replies: #robotmail commands change findings\n"
@@ -116,6 +117,17 @@ static const struct page pages[] = {
 	  "  drop ID   never deliver it\n"
 	  "  hold ID   keep it until release\n"
 	  "  release ID  deliver a held message\n"
+	  "\n" CONFIG_OPT
+	  "  -h, --help         this help\n"
+	  "\n" EXITS },
+	{ "store",
+	  "usage: robotmail store [-c FILE] check\n"
+	  "       robotmail store [-c FILE] migrate --to postgresql://... [--from FILE]\n"
+	  "\n"
+	  "check: the store's backend, schema version, row counts and consistency\n"
+	  "(exit 1 when inconsistent).  migrate: copy a SQLite store (the configured\n"
+	  "one, or FILE) into an empty PostgreSQL database and compare every count.\n"
+	  "The password of a postgresql:// URL belongs in a libpq password file.\n"
 	  "\n" CONFIG_OPT
 	  "  -h, --help         this help\n"
 	  "\n" EXITS },

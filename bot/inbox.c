@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fileutil.h"
+#include "store.h"
 #include "strbuf.h"
 
 static char *with_suffix(const char *path, const char *suffix)
@@ -242,8 +243,12 @@ int rm_inbox_move(const char *path, const char *dir, struct rm_error *err)
 
 int rm_inbox_claim(const struct rm_config *cfg, int *fd, struct rm_error *err)
 {
-	char *lockpath = with_suffix(cfg->state_db, ".lock");
+	char *lockpath;
 
+	*fd = -1;
+	if (rm_store_location_shared(cfg->state_db))
+		return 1; /* runs overlap; archives are claimed in the store */
+	lockpath = with_suffix(cfg->state_db, ".lock");
 	*fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (*fd < 0) {
 		rm_error_set(err, RM_ERR_TEMP, "cannot open the lock '%s': %s", lockpath,
@@ -267,6 +272,58 @@ void rm_inbox_release(int fd)
 {
 	if (fd >= 0)
 		close(fd);
+}
+
+size_t rm_inbox_claim_batch(const struct rm_config *cfg, size_t nready)
+{
+	return rm_store_location_shared(cfg->state_db) ? 8 : nready ? nready : 1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+int rm_inbox_claim_archives(struct rm_store *st, const struct rm_config *cfg, char *const *paths,
+			    size_t n, char ***mine, size_t *nmine, struct rm_error *err)
+{
+	bool shared = rm_store_location_shared(cfg->state_db);
+	size_t i;
+
+	*mine = rm_xcalloc(n + 1, sizeof(char *));
+	*nmine = 0;
+	if (rm_store_renew(st, err)) /* what this run holds already stays its own */
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct stat sb;
+		bool got;
+
+		if (rm_store_claim_archive(st, base_name(paths[i]), &got, err))
+			return -1; /* those claimed so far: the caller releases *mine */
+		if (!got)
+			continue; /* another live run has it */
+		if (shared && lstat(paths[i], &sb)) {
+			/* another run finished it between our scan and our claim */
+			if (rm_store_release_archive(st, base_name(paths[i]), err))
+				return -1;
+			continue;
+		}
+		(*mine)[(*nmine)++] = paths[i];
+	}
+	return 0;
+}
+
+int rm_inbox_release_archives(struct rm_store *st, char *const *paths, size_t n,
+			      struct rm_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rm_store_release_archive(st, base_name(paths[i]), err))
+			return -1; /* the rest expire with their lease */
+	return 0;
 }
 
 char *rm_inbox_materials_dir(const char *dir, const char *message_id)
@@ -304,11 +361,48 @@ void rm_inbox_write_materials(const char *dir, const char *message_id,
 	free(d2);
 }
 
+int rm_inbox_claim_refused(struct rm_store *st, const struct rm_config *cfg,
+			   const struct rm_inbox_refused *v, size_t n, struct rm_inbox_refused **mine,
+			   size_t *nmine, struct rm_error *err)
+{
+	char **paths = rm_xcalloc(n + 1, sizeof(char *)), **got = NULL;
+	size_t i, j, ngot = 0;
+	int rc;
+
+	*mine = rm_xcalloc(n + 1, sizeof(**mine));
+	*nmine = 0;
+	for (i = 0; i < n; i++)
+		paths[i] = v[i].path;
+	rc = rm_inbox_claim_archives(st, cfg, paths, n, &got, &ngot, err);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < ngot; j++)
+			if (got[j] == v[i].path)
+				(*mine)[(*nmine)++] = v[i];
+	free(got);
+	free(paths);
+	return rc;
+}
+
+int rm_inbox_release_refused(struct rm_store *st, const struct rm_inbox_refused *v, size_t n,
+			     struct rm_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rm_store_release_archive(st, base_name(v[i].path), err))
+			return -1;
+	return 0;
+}
+
 int rm_inbox_check_state_dir(const struct rm_config *cfg, struct rm_error *err)
 {
-	char *dir = rm_xstrdup(cfg->state_db), *slash = strrchr(dir, '/'), *p;
+	char *dir, *slash, *p;
 	struct stat st;
 
+	if (rm_store_location_shared(cfg->state_db))
+		return 0; /* a database server, no directory */
+	dir = rm_xstrdup(cfg->state_db);
+	slash = strrchr(dir, '/');
 	if (!slash) {
 		free(dir);
 		return 0; /* the current directory */

@@ -11,8 +11,14 @@
  * archives to done/ or failed/ (with their marker), and the reproduction
  * materials directory (`run --materials DIR`).
  *
+ * With a store several hosts share (PostgreSQL) the inbox is a shared
+ * directory: no lock file (locks on NFS are not to be trusted); each archive
+ * is claimed in the store instead (store.h's archive claims with a lease), a
+ * few at a time, so the runs of several hosts split the inbox.
+ *
  * Must not: parse archives (it includes no later stage), decide what to
- * report, touch the state database.
+ * report, touch the state database other than through store.h's archive
+ * claims.
  */
 #ifndef RM_INBOX_H
 #define RM_INBOX_H
@@ -59,12 +65,36 @@ int rm_inbox_link_allowed(const char *path, const struct rm_strlist *roots, char
  * RM_ERR_TEMP) when the rename failed. */
 int rm_inbox_move(const char *path, const char *dir, struct rm_error *err);
 
-/* Claim the inbox for this run: an exclusive lock on "<state_db>.lock".
+/* Claim the inbox for this run: an exclusive lock on "<state_db>.lock"
+ * (on a shared store no lock: returns 1 with *fd = -1, runs overlap).
  * Returns 1 with *fd open (release with rm_inbox_release()), 0 when another
  * run holds it (said on stderr: "another run is active (lock ...)"), -1
  * (err set, RM_ERR_TEMP) when the lock file cannot be opened. */
 int rm_inbox_claim(const struct rm_config *cfg, int *fd, struct rm_error *err);
 void rm_inbox_release(int fd);
+
+struct rm_store;
+/* Archives a run on a shared store claims at a time (the rest stay for
+ * other hosts' runs); with SQLite every ready archive at once. */
+size_t rm_inbox_claim_batch(const struct rm_config *cfg, size_t nready);
+/* Of paths[0..n), those this run now holds in the store (free, expired, or
+ * its own claims), and that are still in the inbox (another run may have
+ * finished one meanwhile), into *mine: an array of the borrowed path
+ * pointers that the caller frees.  With SQLite every path is ours (the lock
+ * file excludes other runs).  The caller releases them with
+ * rm_inbox_release_archives() once they were moved (or left). */
+int rm_inbox_claim_archives(struct rm_store *st, const struct rm_config *cfg, char *const *paths,
+			    size_t n, char ***mine, size_t *nmine, struct rm_error *err);
+int rm_inbox_release_archives(struct rm_store *st, char *const *paths, size_t n,
+			      struct rm_error *err);
+/* The same for refused entries: of v[0..n), those this run sets aside into
+ * *mine (shallow copies; the caller frees the array; on error those claimed
+ * so far are in it), released with rm_inbox_release_refused(). */
+int rm_inbox_claim_refused(struct rm_store *st, const struct rm_config *cfg,
+			   const struct rm_inbox_refused *v, size_t n, struct rm_inbox_refused **mine,
+			   size_t *nmine, struct rm_error *err);
+int rm_inbox_release_refused(struct rm_store *st, const struct rm_inbox_refused *v, size_t n,
+			     struct rm_error *err);
 
 /* One file of a report's reproduction materials. */
 struct rm_material {

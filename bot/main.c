@@ -75,6 +75,8 @@ int main(int argc, char **argv)
 		rc = rm_cmd_listen(argc - 1, argv + 1, &err);
 	} else if (!strcmp(argv[1], "status")) {
 		rc = rm_cmd_status(argc - 1, argv + 1, &err);
+	} else if (!strcmp(argv[1], "store")) {
+		rc = rm_cmd_store(argc - 1, argv + 1, &err);
 	} else if (!strcmp(argv[1], "commit")) {
 		rc = rm_cmd_commit(argc - 1, argv + 1, &err);
 	} else {

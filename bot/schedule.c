@@ -197,9 +197,9 @@ int rm_schedule_deliver(struct rm_store *st, const struct rm_config *cfg, time_t
 {
 	struct rm_transport *t = NULL;
 	struct rm_store_msg *msgs = NULL;
-	size_t n = 0, i, limit;
+	size_t n = 0, i, limit, round;
 	char *password = NULL, why_first[1100] = "";
-	int rc = 0, retried = 0;
+	int rc = 0, retried = 0, done_before;
 	time_t retry_first = 0;
 
 	if (cfg->emergency_stop && !access(cfg->emergency_stop, F_OK)) {
@@ -212,7 +212,8 @@ int rm_schedule_deliver(struct rm_store *st, const struct rm_config *cfg, time_t
 		return -1;
 	if (!limit)
 		return 0;
-	if (rm_store_claim_due(st, now, limit, &msgs, &n, err))
+	round = rm_store_claim_round(st, limit);
+	if (rm_store_claim_due(st, now, round, &msgs, &n, err))
 		return -1;
 	if (!n)
 		return 0;
@@ -226,6 +227,8 @@ int rm_schedule_deliver(struct rm_store *st, const struct rm_config *cfg, time_t
 		forget_secret(password);
 		return -1;
 	}
+again:
+	done_before = c->sent + c->failed;
 	for (i = 0; i < n; i++) {
 		struct rm_store_msg *m = &msgs[i];
 		struct rm_rcpt_result *res = rm_xcalloc(m->nrcpts + 1, sizeof(*res));
@@ -239,7 +242,7 @@ int rm_schedule_deliver(struct rm_store *st, const struct rm_config *cfg, time_t
 
 		if (retry - now > 86400)
 			retry = now + 86400;
-		if (capped_list(st, cfg, m, now, &list, err)) {
+		if (rm_store_renew(st, err) || capped_list(st, cfg, m, now, &list, err)) {
 			free(res);
 			rc = -1;
 			break;
@@ -305,6 +308,21 @@ int rm_schedule_deliver(struct rm_store *st, const struct rm_config *cfg, time_t
 			break;
 		}
 		free(res);
+	}
+	/* a shared store is claimed a round at a time (other hosts' runs take
+	 * their share); the next round while every message of this one was
+	 * settled (sent or failed: a retried one is never claimed again here) */
+	if (!rc && i == n && n == round && limit > n && c->sent + c->failed - done_before == (int)n) {
+		limit -= n;
+		rm_store_msgs_free(msgs, n);
+		msgs = NULL;
+		n = 0;
+		round = rm_store_claim_round(st, limit);
+		if (rm_store_claim_due(st, now, round, &msgs, &n, err))
+			rc = -1;
+		else if (n)
+			goto again;
+		i = 0;
 	}
 	if (i < n) {
 		/* the store failed mid-way: the claimed rest goes back to the queue */

@@ -2,11 +2,13 @@
  * backend shares (message structs, the commit-cache callbacks). */
 #include "store.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "commit.h"
+#include "strbuf.h"
 
 int rm_store_open(struct rm_store **st, const char *location, enum rm_store_mode mode,
 		  struct rm_error *err)
@@ -14,11 +16,8 @@ int rm_store_open(struct rm_store **st, const char *location, enum rm_store_mode
 	*st = NULL;
 	if (!location || !*location)
 		return rm_error_set(err, RM_ERR_CONFIG, "paths.state_db: no state store is configured");
-	/* the location is not quoted: a connection URL may carry a password */
-	if (!strncmp(location, "postgresql://", 13) || !strncmp(location, "postgres://", 11))
-		return rm_error_set(err, RM_ERR_CONFIG,
-				    "paths.state_db: a postgresql:// store needs the PostgreSQL backend,"
-				    " which this robotmail does not have");
+	if (rm_store_location_shared(location))
+		return rm_store_pg_open(st, location, mode, err);
 	return rm_store_sqlite_open(st, location, mode, err);
 }
 
@@ -38,6 +37,14 @@ static int refuse_write(const struct rm_store *st, const char *what, struct rm_e
 {
 	return rm_error_set(err, RM_ERR_INTERNAL, "state store: %s on a %s store", what,
 			    st ? "read-only" : "missing");
+}
+
+/* An optional op this backend does not have (yet): a clear error, not a
+ * call through NULL. */
+static int lacks(const struct rm_store *st, const char *what, struct rm_error *err)
+{
+	return rm_error_set(err, RM_ERR_CONFIG, "%s is not supported by the %s store yet", what,
+			    st->ops->name);
 }
 
 int rm_store_schema_version(struct rm_store *st, int *version, struct rm_error *err)
@@ -305,6 +312,8 @@ int rm_store_finding_get(struct rm_store *st, const char *key, struct rm_store_f
 	memset(f, 0, sizeof(*f));
 	if (!st || !key)
 		return 0;
+	if (!st->ops->finding_get)
+		return lacks(st, "reading findings", err);
 	return st->ops->finding_get(st, key, f, err);
 }
 
@@ -314,6 +323,8 @@ int rm_store_finding_set(struct rm_store *st, const char *key, const char *tree,
 {
 	if (!st || st->readonly)
 		return refuse_write(st, "changing a finding", err);
+	if (!st->ops->finding_set)
+		return lacks(st, "changing a finding", err);
 	return st->ops->finding_set(st, key, tree, state, arg, command, by, message_id, now, err);
 }
 
@@ -323,6 +334,8 @@ int rm_store_finding_undo(struct rm_store *st, const char *key, const char *comm
 {
 	if (!st || st->readonly)
 		return refuse_write(st, "changing a finding", err);
+	if (!st->ops->finding_undo)
+		return lacks(st, "undoing a change of a finding", err);
 	return st->ops->finding_undo(st, key, command, by, message_id, now, err);
 }
 
@@ -331,6 +344,8 @@ int rm_store_findings(struct rm_store *st, struct rm_store_finding **out, size_t
 {
 	*out = NULL;
 	*n = 0;
+	if (st && !st->ops->findings)
+		return lacks(st, "reading findings", err);
 	return st ? st->ops->findings(st, out, n, err) : 0;
 }
 
@@ -339,6 +354,8 @@ int rm_store_finding_events(struct rm_store *st, const char *key, struct rm_stor
 {
 	*out = NULL;
 	*n = 0;
+	if (st && !st->ops->finding_events)
+		return lacks(st, "reading a finding's events", err);
 	return st ? st->ops->finding_events(st, key, out, n, err) : 0;
 }
 
@@ -346,6 +363,8 @@ int rm_store_inbound_seen(struct rm_store *st, const char *source, const char *i
 			  struct rm_error *err)
 {
 	*seen = false;
+	if (st && !st->ops->inbound_seen)
+		return lacks(st, "reading inbound mail", err);
 	return st ? st->ops->inbound_seen(st, source, id, seen, err) : 0;
 }
 
@@ -355,6 +374,8 @@ int rm_store_inbound_mark(struct rm_store *st, const char *source, const char *i
 {
 	if (!st || st->readonly)
 		return refuse_write(st, "recording inbound mail", err);
+	if (!st->ops->inbound_mark)
+		return lacks(st, "recording inbound mail", err);
 	return st->ops->inbound_mark(st, source, id, sender, verdict, now, err);
 }
 
@@ -362,6 +383,8 @@ int rm_store_inbound_count_since(struct rm_store *st, const char *sender, time_t
 				 long *count, struct rm_error *err)
 {
 	*count = 0;
+	if (st && !st->ops->inbound_count_since)
+		return lacks(st, "counting inbound mail", err);
 	return st ? st->ops->inbound_count_since(st, sender, since, count, err) : 0;
 }
 
@@ -370,6 +393,8 @@ int rm_store_optout_add(struct rm_store *st, const char *addr, const char *scope
 {
 	if (!st || st->readonly)
 		return refuse_write(st, "recording an opt-out", err);
+	if (!st->ops->optout_add)
+		return lacks(st, "recording an opt-out", err);
 	return st->ops->optout_add(st, addr, scope, message_id, now, err);
 }
 
@@ -377,11 +402,249 @@ int rm_store_optout_check(struct rm_store *st, const char *addr, const char *tre
 			  struct rm_error *err)
 {
 	*out = false;
+	if (st && !st->ops->optout_check)
+		return lacks(st, "reading opt-outs", err);
 	return st ? st->ops->optout_check(st, addr, tree, out, err) : 0;
 }
 
 int rm_store_optout_count(struct rm_store *st, long *count, struct rm_error *err)
 {
 	*count = 0;
+	if (st && !st->ops->optout_count)
+		return lacks(st, "counting opt-outs", err);
 	return st ? st->ops->optout_count(st, count, err) : 0;
+}
+
+/* ---- several hosts */
+
+bool rm_store_location_shared(const char *location)
+{
+	return location &&
+	       (!strncmp(location, "postgresql://", 13) || !strncmp(location, "postgres://", 11));
+}
+
+void rm_store_set_owner(struct rm_store *st, const char *host, long lease)
+{
+	if (!st)
+		return;
+	snprintf(st->host, sizeof(st->host), "%s", host ? host : "");
+	st->lease = lease < 5 ? 5 : lease;
+}
+
+size_t rm_store_claim_round(const struct rm_store *st, size_t limit)
+{
+	/* a backend with archive claims is one several hosts share */
+	return st && st->ops->claim_archive && limit > 32 ? 32 : limit;
+}
+
+int rm_store_renew(struct rm_store *st, struct rm_error *err)
+{
+	if (!st || st->readonly || !st->ops->renew)
+		return 0;
+	return st->ops->renew(st, err);
+}
+
+int rm_store_claim_archive(struct rm_store *st, const char *name, bool *got,
+			   struct rm_error *err)
+{
+	*got = false;
+	if (!st || st->readonly)
+		return refuse_write(st, "claiming an archive", err);
+	if (!st->ops->claim_archive) {
+		*got = true; /* one host: run's lock already excludes every other run */
+		return 0;
+	}
+	return st->ops->claim_archive(st, name, got, err);
+}
+
+int rm_store_release_archive(struct rm_store *st, const char *name, struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "releasing an archive", err);
+	return st->ops->release_archive ? st->ops->release_archive(st, name, err) : 0;
+}
+
+int rm_store_counts(struct rm_store *st, struct rm_store_counts *c, struct rm_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	return st ? st->ops->counts(st, c, err) : 0;
+}
+
+int rm_store_dump(struct rm_store *st, struct rm_store_dump *d, struct rm_error *err)
+{
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	for (i = 0; i < 4; i++)
+		d->listen[i].ncols = rm_store_listen_tables[i].ncols;
+	return st ? st->ops->dump(st, d, err) : 0;
+}
+
+int rm_store_load(struct rm_store *st, const struct rm_store_dump *d, struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "loading rows", err);
+	if (!st->ops->load)
+		return rm_error_set(err, RM_ERR_USAGE, "a %s store cannot be a migration's target",
+				    st->ops->name);
+	return st->ops->load(st, d, err);
+}
+
+const struct rm_store_listen_table rm_store_listen_tables[4] = {
+	{ "findings", "key, tree, state, arg, updated_at", "updated_at, key",
+	  "$1, $2, $3, $4, $5::bigint", 5 },
+	{ "finding_events", "key, command, by_addr, message_id, prev_state, prev_arg, state, undone, at",
+	  "id", "$1, $2, $3, $4, $5, $6, $7, $8::boolean, $9::bigint", 9 },
+	{ "inbound", "source, id, sender, verdict, at", "source, id", "$1, $2, $3, $4, $5::bigint", 5 },
+	/* PostgreSQL keeps addresses lower-case where SQLite compares them NOCASE */
+	{ "optouts", "addr, scope, message_id, at", "addr, scope", "lower($1), $2, $3, $4::bigint", 4 },
+};
+
+void rm_store_text_rows_add(struct rm_store_text_rows *t, char **row)
+{
+	t->cells = rm_xrealloc(t->cells, (t->nrows + 1) * t->ncols * sizeof(*t->cells));
+	memcpy(t->cells + t->nrows * t->ncols, row, t->ncols * sizeof(*row));
+	t->nrows++;
+}
+
+void rm_store_dump_free(struct rm_store_dump *d)
+{
+	size_t i, j;
+
+	for (i = 0; i < 4; i++) {
+		for (j = 0; j < d->listen[i].nrows * d->listen[i].ncols; j++)
+			free(d->listen[i].cells[j]);
+		free(d->listen[i].cells);
+	}
+
+	for (i = 0; i < d->nreports; i++) {
+		free(d->reports[i].dedupe_key);
+		free(d->reports[i].message_id);
+	}
+	free(d->reports);
+	rm_store_msgs_free(d->msgs, d->nmsgs);
+	for (i = 0; i < d->nrcpts; i++) {
+		free(d->rcpts[i].rcpt);
+		free(d->rcpts[i].text);
+	}
+	free(d->rcpts);
+	for (i = 0; i < d->ncache; i++) {
+		free(d->cache[i].tree);
+		free(d->cache[i].sha);
+		free(d->cache[i].facts);
+	}
+	free(d->cache);
+	memset(d, 0, sizeof(*d));
+}
+
+/* postgresql://user:secret@host/db?password=x -> postgresql://user:***@host/db?password=*** */
+char *rm_store_redact(const char *loc)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	const char *p = loc ? loc : "", *scheme = strstr(p, "://"), *at, *colon, *q;
+
+	rm_sb_init(&sb);
+	if (!scheme) {
+		rm_sb_adds(&sb, p);
+		return rm_sb_detach(&sb, NULL);
+	}
+	scheme += 3;
+	at = scheme + strcspn(scheme, "@/?");
+	colon = memchr(scheme, ':', (size_t)(at - scheme));
+	if (*at == '@' && colon) {
+		rm_sb_add(&sb, p, (size_t)(colon + 1 - p));
+		rm_sb_adds(&sb, "***");
+		p = at;
+	}
+	/* a password among the query parameters */
+	while ((q = strstr(p, "password=")) && (q == p || q[-1] == '?' || q[-1] == '&')) {
+		rm_sb_add(&sb, p, (size_t)(q + 9 - p));
+		rm_sb_adds(&sb, "***");
+		p = q + 9 + strcspn(q + 9, "&");
+	}
+	rm_sb_adds(&sb, p);
+	return rm_sb_detach(&sb, NULL);
+}
+
+static void counts_line(struct rm_sb *out, const char *what, const struct rm_store_counts *c)
+{
+	rm_sb_addf(out,
+		   "%s: %ld reports, %ld messages (%ld held, %ld queued, %ld sending, %ld sent,"
+		   " %ld failed; %ld attempts), %ld recipient results, %ld commit-cache rows\n",
+		   what, c->reports, c->messages, c->by_state[RM_STORE_HELD],
+		   c->by_state[RM_STORE_QUEUED], c->by_state[RM_STORE_SENDING],
+		   c->by_state[RM_STORE_SENT], c->by_state[RM_STORE_FAILED], c->attempts,
+		   c->rcpt_results, c->cache);
+	rm_sb_addf(out, "%s: %ld findings (%ld commands), %ld inbound mails read, %ld opt-outs\n", what,
+		   c->listen[0], c->listen[1], c->listen[2], c->listen[3]);
+}
+
+int rm_store_migrate(struct rm_store *src, struct rm_store *dst, struct rm_sb *out,
+		     struct rm_error *err)
+{
+	struct rm_store_counts a, b;
+	struct rm_store_dump d;
+	int i, rc;
+
+	if (!src || !dst)
+		return rm_error_set(err, RM_ERR_USAGE, "store migrate: the source store does not exist");
+	if (rm_store_counts(src, &a, err) || rm_store_dump(src, &d, err)) {
+		rm_store_dump_free(&d);
+		return -1;
+	}
+	/* the rows read must be the rows counted (nothing ran in between) */
+	rc = (size_t)a.reports != d.nreports || (size_t)a.messages != d.nmsgs ||
+	     (size_t)a.rcpt_results != d.nrcpts || (size_t)a.cache != d.ncache;
+	for (i = 0; i < 4; i++)
+		rc |= (size_t)a.listen[i] != d.listen[i].nrows;
+	if (rc) {
+		rm_store_dump_free(&d);
+		return rm_error_set(err, RM_ERR_TEMP,
+				    "store migrate: the source changed while it was read; stop its runs and retry");
+	}
+	rc = rm_store_load(dst, &d, err);
+	rm_store_dump_free(&d);
+	if (rc || rm_store_counts(dst, &b, err))
+		return -1;
+	counts_line(out, "source", &a);
+	counts_line(out, "target", &b);
+	rc = a.reports != b.reports || a.messages != b.messages ||
+	     a.rcpt_results != b.rcpt_results || a.cache != b.cache || a.attempts != b.attempts;
+	for (i = 0; i < 5; i++)
+		rc |= a.by_state[i] != b.by_state[i];
+	for (i = 0; i < 4; i++)
+		rc |= a.listen[i] != b.listen[i];
+	if (rc)
+		return rm_error_set(err, RM_ERR_INTERNAL,
+				    "store migrate: the target's counts differ from the source's (see above)");
+	rm_sb_adds(out, "store migrate: every count matches\n");
+	return 0;
+}
+
+int rm_store_check(struct rm_store *st, struct rm_sb *out, struct rm_error *err)
+{
+	struct rm_store_counts c;
+	int v, problems = 0;
+
+	if (!st) {
+		rm_sb_adds(out, "store: none yet (an empty store)\n");
+		return 0;
+	}
+	if (rm_store_schema_version(st, &v, err) || rm_store_counts(st, &c, err))
+		return -1;
+	rm_sb_addf(out, "backend: %s\nschema version: %d\n", rm_store_backend(st), v);
+	counts_line(out, "rows", &c);
+	if (c.orphans) {
+		rm_sb_addf(out, "problem: %ld message(s) carry a dedupe key no report row has\n",
+			   c.orphans);
+		problems++;
+	}
+	if (c.stale_leases)
+		rm_sb_addf(out, "note: %ld message(s) sending under an expired lease"
+				" (a run died; the next run takes them over)\n",
+			   c.stale_leases);
+	if (c.archive_claims)
+		rm_sb_addf(out, "note: %ld archive(s) claimed by runs now\n", c.archive_claims);
+	rm_sb_addf(out, "store check: %s\n", problems ? "problems found" : "consistent");
+	return problems ? 1 : 0;
 }

@@ -6,8 +6,11 @@
  * cache) and the choice of backend from the configured location:
  *   a file path             SQLite (store_sqlite.c): WAL, a busy timeout,
  *                           versioned schema migrations
- *   postgresql://...        reserved for the PostgreSQL backend (store_pg.c,
- *                           not built yet): refused with a configuration error
+ *   postgresql://...        PostgreSQL (store_pg.c, libpq): several hosts share
+ *   postgres://...          one database; messages and archives are claimed
+ *                           with SELECT ... FOR UPDATE SKIP LOCKED and a lease
+ *                           (host, pid, expiry) that rm_store_renew() extends
+ *                           and another host takes over once it expired
  * A backend is a `struct rm_store_ops` table; every rm_store_* function
  * dispatches through it, so a stage never knows which backend it talks to
  * (OpenSMTPD's queue_backend.c is the model).
@@ -42,6 +45,7 @@
 
 struct rm_store;
 struct rm_commit_cache; /* commit.h */
+struct rm_sb;           /* strbuf.h */
 
 enum rm_store_mode {
 	RM_STORE_READWRITE, /* create the store and migrate the schema as needed */
@@ -277,6 +281,99 @@ int rm_store_optout_check(struct rm_store *st, const char *addr, const char *tre
 /* How many addresses opted out (for check-config). */
 int rm_store_optout_count(struct rm_store *st, long *count, struct rm_error *err);
 
+/* ---- several hosts: the owner of claims, leases, archive claims
+ *
+ * With PostgreSQL any number of runs on several hosts share the store: a
+ * claimed message or archive carries this process's lease (host, pid, expiry
+ * on the database's clock).  A lease that expired (its run was killed, its
+ * host cut off) is taken over by the next claim or rm_store_recover(); until
+ * then no other run touches the message or archive.  SQLite serves one host:
+ * `run` holds the lock beside the database, so these calls cost nothing there
+ * (a claim always succeeds, nothing expires). */
+
+/* Is `location` a store several hosts share (PostgreSQL)?  Then `run`
+ * takes no lock of its own: runs overlap and claim work in the store. */
+bool rm_store_location_shared(const char *location);
+/* Name this process's claims: `host` (the configuration's host_id or the
+ * hostname; copied, at most 200 bytes kept) and `lease` seconds (>= 5).
+ * Before any claim. */
+void rm_store_set_owner(struct rm_store *st, const char *host, long lease);
+/* How many of `limit` due messages one rm_store_claim_due() should take:
+ * all on a single-host store; a round of 32 on a shared one, so the runs of
+ * other hosts get their share (the caller claims again after a round). */
+size_t rm_store_claim_round(const struct rm_store *st, size_t limit);
+/* Extend the leases of everything this process holds.  Cheap to call often:
+ * the backend renews only when a third of the lease has passed. */
+int rm_store_renew(struct rm_store *st, struct rm_error *err);
+/* Claim the archive `name` (its file name in the inbox) for this process:
+ * *got is true when it is ours now (free, expired, or ours already), false
+ * when another live run holds it. */
+int rm_store_claim_archive(struct rm_store *st, const char *name, bool *got,
+			   struct rm_error *err);
+/* Release an archive claimed by this process (after it was moved aside, or
+ * to leave it for a later run). */
+int rm_store_release_archive(struct rm_store *st, const char *name, struct rm_error *err);
+
+/* ---- moving and checking a store (`robotmail store migrate|check`) */
+
+struct rm_store_counts {
+	long reports, messages, rcpt_results, cache;
+	long by_state[5];     /* indexed by enum rm_store_state */
+	long attempts;        /* the sum over messages */
+	long orphans;         /* messages with a dedupe key that no report row has */
+	long stale_leases;    /* `sending` messages whose lease expired (PostgreSQL) */
+	long archive_claims;  /* archives claimed now (PostgreSQL) */
+	long listen[4];       /* rows of rm_store_listen_tables[i] (findings, ...) */
+};
+int rm_store_counts(struct rm_store *st, struct rm_store_counts *c, struct rm_error *err);
+
+/* The tables of `listen` (findings, finding_events, inbound, optouts), which
+ * `store migrate` copies as text cells: their columns (finding_events
+ * without its id: the rows are copied in id order, so undo still takes back
+ * the last change), the order they are read in, and PostgreSQL's VALUES
+ * with the casts the text needs. */
+struct rm_store_listen_table {
+	const char *name, *columns, *order, *pg_values;
+	size_t ncols;
+};
+extern const struct rm_store_listen_table rm_store_listen_tables[4];
+/* rows of text cells, row-major (a NULL cell: SQL NULL) */
+struct rm_store_text_rows {
+	char **cells;
+	size_t nrows, ncols;
+};
+void rm_store_text_rows_add(struct rm_store_text_rows *t, char **row); /* takes the row's cells */
+
+/* The raw rows of a store, as `store migrate` copies them. */
+struct rm_store_report_row { char *dedupe_key, *message_id; time_t created_at; };
+struct rm_store_rcpt_row { long long message; char *rcpt, *text; int code; time_t at; };
+struct rm_store_cache_row {
+	char *tree, *sha, *facts; bool found; time_t fetched_at, expires_at; /* 0: never */
+};
+struct rm_store_dump {
+	struct rm_store_report_row *reports; size_t nreports;
+	struct rm_store_msg *msgs; size_t nmsgs;          /* with their ids */
+	struct rm_store_rcpt_row *rcpts; size_t nrcpts;
+	struct rm_store_cache_row *cache; size_t ncache;
+	struct rm_store_text_rows listen[4]; /* rm_store_listen_tables[i]'s rows */
+};
+/* Read every row (malloc'd; free with rm_store_dump_free). */
+int rm_store_dump(struct rm_store *st, struct rm_store_dump *d, struct rm_error *err);
+/* Write every row of d into an empty store in one transaction, keeping the
+ * messages' ids.  A store that already holds messages or reports is refused
+ * (RM_ERR_CONFIG). */
+int rm_store_load(struct rm_store *st, const struct rm_store_dump *d, struct rm_error *err);
+void rm_store_dump_free(struct rm_store_dump *d);
+/* `store migrate`: copy every row of `src` into the empty `dst` and compare
+ * the counts of both (reports, messages by state, attempts, recipients'
+ * results, cache rows); what it did goes to `out`.  0 when every count
+ * matches, -1 with *err set otherwise (a mismatch is RM_ERR_INTERNAL). */
+int rm_store_migrate(struct rm_store *src, struct rm_store *dst, struct rm_sb *out,
+		     struct rm_error *err);
+/* `store check`: backend, schema version, counts and consistency into `out`.
+ * Returns 0 consistent, 1 with problems (listed in out), -1 on error. */
+int rm_store_check(struct rm_store *st, struct rm_sb *out, struct rm_error *err);
+
 /* ---- for backends only
  *
  * A backend allocates a struct whose first member is a `struct rm_store`
@@ -315,7 +412,8 @@ struct rm_store_ops {
 		   struct rm_error *err);
 	int (*set_state)(struct rm_store *st, const char *which, enum rm_store_action action,
 			 time_t now, struct rm_error *err);
-	/* issue 18: findings, inbound mail, opt-outs */
+	/* issue 18: findings, inbound mail, opt-outs (a backend without one:
+	 * its rm_store_* wrapper says "... is not supported by the X store yet") */
 	int (*finding_get)(struct rm_store *st, const char *key, struct rm_store_finding *f,
 			   struct rm_error *err);
 	int (*finding_set)(struct rm_store *st, const char *key, const char *tree,
@@ -341,17 +439,35 @@ struct rm_store_ops {
 	int (*optout_check)(struct rm_store *st, const char *addr, const char *tree, bool *out,
 			    struct rm_error *err);
 	int (*optout_count)(struct rm_store *st, long *count, struct rm_error *err);
+	/* optional (NULL: one host, nothing to lease; a claim always succeeds) */
+	int (*renew)(struct rm_store *st, struct rm_error *err);
+	int (*claim_archive)(struct rm_store *st, const char *name, bool *got,
+			     struct rm_error *err);
+	int (*release_archive)(struct rm_store *st, const char *name, struct rm_error *err);
+	int (*counts)(struct rm_store *st, struct rm_store_counts *c, struct rm_error *err);
+	int (*dump)(struct rm_store *st, struct rm_store_dump *d, struct rm_error *err);
+	int (*load)(struct rm_store *st, const struct rm_store_dump *d, struct rm_error *err);
 };
 
 struct rm_store {
 	const struct rm_store_ops *ops;
 	bool readonly;
 	long cache_miss_ttl; /* for rm_store_commit_cache() */
+	char host[201];      /* rm_store_set_owner(); "" until set */
+	long lease;          /* seconds */
 };
 
 /* store_sqlite.c: open an SQLite store at `path` (":memory:" for a private
  * in-memory one, as the unit tests use). */
 int rm_store_sqlite_open(struct rm_store **st, const char *path, enum rm_store_mode mode,
 			 struct rm_error *err);
+
+/* store_pg.c: open a PostgreSQL store at a postgresql:// URL (libpq: its
+ * sslmode, passfile and PGPASSFILE are honoured).  A READONLY open changes
+ * nothing in the database. */
+int rm_store_pg_open(struct rm_store **st, const char *url, enum rm_store_mode mode,
+		     struct rm_error *err);
+/* The URL with any password replaced by "***" (malloc'd): what messages may show. */
+char *rm_store_redact(const char *location);
 
 #endif

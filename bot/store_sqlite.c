@@ -31,7 +31,7 @@ struct sq_store {
 	sqlite3 *db;
 	char *path;           /* as configured, for messages */
 	char *snapshot_dir;   /* a read-only snapshot's private copy, removed at close */
-	bool before_findings; /* read-only at a schema before 4: no findings, inbound
+	bool before_findings; /* read-only at a schema before 5: no findings, inbound
 			       * mail or opt-outs yet (reads find none) */
 };
 
@@ -89,7 +89,19 @@ static const char *const migrations[] = {
 	"ALTER TABLE messages ADD COLUMN thread_key TEXT;"
 	"ALTER TABLE messages ADD COLUMN refs TEXT;" /* the References chain, one id per line */
 	"CREATE INDEX messages_thread ON messages (thread_key, id);",
-	/* 4: findings and their commands, inbound mail read, opt-outs by mail */
+	/* 4: several hosts (store_pg.c's step 4, so both backends have one
+	 * schema): leases on messages and archive claims.  Unused here: with
+	 * SQLite `run` holds the lock file and claims need no lease. */
+	"ALTER TABLE messages ADD COLUMN lease_host TEXT;"
+	"ALTER TABLE messages ADD COLUMN lease_pid INTEGER;"
+	"ALTER TABLE messages ADD COLUMN lease_until INTEGER;"
+	"CREATE TABLE archive_claims ("
+	"  name TEXT PRIMARY KEY,"
+	"  host TEXT NOT NULL,"
+	"  pid INTEGER NOT NULL,"
+	"  lease_until INTEGER NOT NULL"
+	");",
+	/* 5: findings and their commands, inbound mail read, opt-outs by mail */
 	"CREATE TABLE findings ("
 	"  key TEXT PRIMARY KEY,"       /* the thread key */
 	"  tree TEXT,"
@@ -485,7 +497,7 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 			sq_close(&s->base);
 			return 0;
 		}
-		s->before_findings = v < 4;
+		s->before_findings = v < 5;
 	}
 	*stp = &s->base;
 	return 0;
@@ -1410,6 +1422,137 @@ static int sq_optout_count(struct rm_store *base, long *count, struct rm_error *
 	return 0;
 }
 
+/* ---- counts and dump (`store check`, `store migrate`) */
+
+static int sq_counts(struct rm_store *base, struct rm_store_counts *c, struct rm_error *err)
+{
+	static const char *const sql[] = {
+		"SELECT count(*) FROM reports",
+		"SELECT count(*) FROM messages",
+		"SELECT count(*) FROM rcpt_results",
+		"SELECT count(*) FROM commit_cache",
+		"SELECT coalesce(sum(attempts), 0) FROM messages",
+		"SELECT count(*) FROM messages m WHERE dedupe_key IS NOT NULL AND NOT EXISTS"
+		" (SELECT 1 FROM reports r WHERE r.dedupe_key = m.dedupe_key)",
+	};
+	long *dst[] = { &c->reports, &c->messages, &c->rcpt_results, &c->cache, &c->attempts,
+			&c->orphans };
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	size_t i;
+
+	for (i = 0; i < sizeof(sql) / sizeof(sql[0]); i++)
+		if (prep(s, sql[i], &st) || step_count(&st, dst[i])) {
+			sqlite3_finalize(st);
+			return db_error(s, err, "counting rows");
+		}
+	for (i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++)
+		if (prep(s, "SELECT count(*) FROM messages WHERE state = ?", &st) ||
+		    b_text(st, 1, state_names[i]) || step_count(&st, &c->by_state[i])) {
+			sqlite3_finalize(st);
+			return db_error(s, err, "counting rows");
+		}
+	for (i = 0; i < 4 && !s->before_findings; i++) {
+		char q[128];
+
+		/* a constant table name of store.c's list, not input */
+		snprintf(q, sizeof(q), "SELECT count(*) FROM %s", rm_store_listen_tables[i].name);
+		if (prep(s, q, &st) || step_count(&st, &c->listen[i])) {
+			sqlite3_finalize(st);
+			return db_error(s, err, "counting rows");
+		}
+	}
+	return 0;
+}
+
+static int sq_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int rc;
+
+	if (sq_list(base, &d->msgs, &d->nmsgs, err))
+		return -1;
+	if (prep(s, "SELECT dedupe_key, message_id, created_at FROM reports ORDER BY created_at, dedupe_key",
+		 &st))
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_store_report_row *r;
+
+		d->reports = rm_xrealloc(d->reports, (d->nreports + 1) * sizeof(*d->reports));
+		r = &d->reports[d->nreports++];
+		r->dedupe_key = col_text(st, 0);
+		r->message_id = col_text(st, 1);
+		r->created_at = (time_t)sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_DONE ||
+	    prep(s, "SELECT message, rcpt, code, text, at FROM rcpt_results ORDER BY message, rowid", &st))
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_store_rcpt_row *r;
+
+		d->rcpts = rm_xrealloc(d->rcpts, (d->nrcpts + 1) * sizeof(*d->rcpts));
+		r = &d->rcpts[d->nrcpts++];
+		r->message = sqlite3_column_int64(st, 0);
+		r->rcpt = col_text(st, 1);
+		r->code = sqlite3_column_int(st, 2);
+		r->text = col_text(st, 3);
+		r->at = (time_t)sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_DONE ||
+	    prep(s, "SELECT tree, sha, found, facts, fetched_at, expires_at FROM commit_cache"
+		    " ORDER BY tree, sha",
+		 &st))
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_store_cache_row *r;
+
+		d->cache = rm_xrealloc(d->cache, (d->ncache + 1) * sizeof(*d->cache));
+		r = &d->cache[d->ncache++];
+		r->tree = col_text(st, 0);
+		r->sha = col_text(st, 1);
+		r->found = sqlite3_column_int(st, 2) != 0;
+		r->facts = col_text(st, 3);
+		r->fetched_at = (time_t)sqlite3_column_int64(st, 4);
+		r->expires_at = (time_t)sqlite3_column_int64(st, 5);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_DONE)
+		goto fail;
+	for (i = 0; i < 4 && !s->before_findings; i++) {
+		const struct rm_store_listen_table *t = &rm_store_listen_tables[i];
+		char sql[256];
+
+		/* constant names of store.c's list, not input */
+		snprintf(sql, sizeof(sql), "SELECT %s FROM %s ORDER BY %s", t->columns, t->name,
+			 t->order);
+		if (prep(s, sql, &st))
+			goto fail;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			char *row[16];
+			size_t j;
+
+			for (j = 0; j < t->ncols; j++)
+				row[j] = col_text(st, (int)j);
+			rm_store_text_rows_add(&d->listen[i], row);
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+		if (rc != SQLITE_DONE)
+			goto fail;
+	}
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	return db_error(s, err, "reading every row");
+}
+
 static const struct rm_store_ops sqlite_ops = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -1440,4 +1583,8 @@ static const struct rm_store_ops sqlite_ops = {
 	.optout_add = sq_optout_add,
 	.optout_check = sq_optout_check,
 	.optout_count = sq_optout_count,
+	.counts = sq_counts,
+	.dump = sq_dump,
+	/* no leases, no archive claims: run's lock keeps SQLite to one run;
+	 * no load: `store migrate` copies into PostgreSQL */
 };

@@ -3,7 +3,7 @@
 
 usage: smtp-peer.py [--port 0] --dir DIR [--tls-cert C --tls-key K]
                     [--implicit-tls] [--auth USER:PASS] [--require-auth]
-                    [--no-8bitmime]
+                    [--data-delay SECONDS] [--no-8bitmime]
 
 Run it with /usr/bin/python3 (Debian's, which sees python3-aiosmtpd; the
 pyenv python3 on PATH does not).  Binds 127.0.0.1 only; --port 0 picks a free
@@ -21,6 +21,9 @@ written to DIR/msg-N.eml (raw bytes as received after dot-unstuffing, CRLF
 kept), then one line is appended to DIR/log:
   DELIVERED N from=<MAIL FROM> to=<rcpt,rcpt> auth=<user|-> tls=<0|1> size=<bytes> msgid=<Message-ID|-> mail=<MAIL FROM parameters, comma-separated|->
 Refused messages leave no file and no log line.
+--data-delay: the 250 to DATA comes that many seconds after the message was
+written and logged (a client killed meanwhile had it accepted unknowingly:
+"DATA in flight").
 --no-8bitmime: 8BITMIME is not offered in the EHLO reply (RFC 6152 clients
 must then downgrade 8-bit bodies, and must not send BODY=8BITMIME).
 
@@ -62,10 +65,11 @@ def header_value(msg, name):
 
 
 class Handler:
-    def __init__(self, directory, auth, eightbit=True):
+    def __init__(self, directory, auth, eightbit=True, data_delay=0.0):
         self.dir = directory
         self.auth = auth
         self.eightbit = eightbit
+        self.data_delay = data_delay
         existing = [int(m.group(1)) for f in os.listdir(directory)
                     for m in [re.fullmatch(r'msg-(\d+)\.eml', f)] if m]
         self.n = max(existing, default=0)
@@ -112,6 +116,8 @@ class Handler:
         with open(os.path.join(self.dir, 'log'), 'a', encoding='utf-8') as f:
             f.write(line)
             f.flush()
+        if self.data_delay > 0:
+            await asyncio.sleep(self.data_delay)
         return '250 2.0.0 queued as %d' % n
 
 
@@ -134,6 +140,7 @@ def main():
     ap.add_argument('--implicit-tls', action='store_true')
     ap.add_argument('--auth', metavar='USER:PASS')
     ap.add_argument('--require-auth', action='store_true')
+    ap.add_argument('--data-delay', type=float, default=0.0)
     ap.add_argument('--no-8bitmime', action='store_true')
     args = ap.parse_args()
 
@@ -170,7 +177,7 @@ def main():
         # handled=False is required: with handled=True a failed AUTH gets no reply
         return AuthResult(success=ok, handled=False, auth_data=auth_data if ok else None)
 
-    handler = Handler(args.dir, auth, eightbit=not args.no_8bitmime)
+    handler = Handler(args.dir, auth, eightbit=not args.no_8bitmime, data_delay=args.data_delay)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
 

@@ -10,6 +10,16 @@ mk_tmp
 T=$TEST_TMP
 tests/peers/make-test-repo.sh "$T/repo" >/dev/null
 mkdir -p "$T/in" "$T/replies/new" "$T/replies/cur" "$T/replies/tmp"
+# LISTEN_STORE=postgresql://... (set by tests/suites/postgres.sh, which runs
+# this suite again over its throwaway server): the same checks on that store
+# (paths.state_db and store: are one setting)
+if [ -n "${LISTEN_STORE:-}" ]; then
+	STATE_DB=$LISTEN_STORE
+	db() { psql -X -qAt "$LISTEN_STORE" -c "$1"; }
+else
+	STATE_DB=$T/state.db
+	db() { sqlite3 "$T/state.db" "$1"; }
+fi
 cat >"$T/cfg.yaml" <<CFG
 robot:
   name: kernel test robot
@@ -18,7 +28,7 @@ robot:
 links:
   status: https://status.example.org/robotmail
 paths:
-  state_db: $T/state.db
+  state_db: $STATE_DB
   inbox: $T/in
   done: $T/done
   failed: $T/failed
@@ -103,9 +113,9 @@ rc=$?
 [ $rc -eq 0 ] && ok "listen reads the Maildir (exit 0)" || not_ok "listen" "rc=$rc" "$(cat "$T/err")"
 grep -q '^robotmail: listen: 10 read, 6 ignored, 1 refused, 3 command(s) applied, 1 answer(s) queued$' "$T/err" &&
 	ok "listen's summary counts what happened" || not_ok "summary" "$(cat "$T/err")"
-state=$(sqlite3 "$T/state.db" "select state from findings")
+state=$(db "select state from findings")
 [ "$state" = invalid ] && ok "#robotmail invalid from a recipient marks the finding invalid" || not_ok "invalid" "$state"
-ev=$(sqlite3 "$T/state.db" "select command || '|' || by_addr || '|' || message_id from finding_events")
+ev=$(db "select command || '|' || by_addr || '|' || message_id from finding_events")
 [ "$ev" = "#robotmail invalid|rev@example.org|r1@example.org" ] && ok "the quoted line is no command; the event names who and which mail" || not_ok "events" "$ev"
 grep -q '<r2@example.net>: refused: mallory@example.net did not receive the report' "$T/err" &&
 	ok "a stranger's command is refused and logged" || not_ok "stranger" "$(cat "$T/err")"
@@ -114,19 +124,19 @@ for k in "r3@example.org>: ignored: an automatic mail" "r4@example.org>: ignored
 	"r8@example.org>: ignored: no #robotmail command" "r9@example.org>: ignored: not a reply to a report"; do
 	grep -qF "<$k" "$T/err" && ok "loop rule: <$k" || not_ok "loop rule: <$k" "$(cat "$T/err")"
 done
-opt=$(sqlite3 "$T/state.db" "select addr || '|' || scope from optouts order by addr" | tr '\n' ' ')
+opt=$(db "select addr || '|' || scope from optouts order by addr" | tr '\n' ' ')
 [ "$opt" = "ack@example.org|linus list@vger.example.org|* " ] && ok "#robotmail unsubscribe opts the sender out of this tree, the List-Unsubscribe mail out of all" || not_ok "opt-out" "$opt"
 "$ROBOTMAIL" check-config -c "$T/cfg.yaml" >"$T/cc" 2>&1
 grep -qx 'ok   opt-outs by mail: 2 address(es) opted out' "$T/cc" && ok "check-config shows how many addresses opted out" || not_ok "check-config" "$(cat "$T/cc")"
-ans=$(sqlite3 "$T/state.db" "select id from messages where dedupe_key = 'answer:r7@example.org'")
+ans=$(db "select id from messages where dedupe_key = 'answer:r7@example.org'")
 "$ROBOTMAIL" queue -c "$T/cfg.yaml" show "$ans" >"$T/answer" 2>&1
 grep -qx 'To: ack@example.org' "$T/answer" && grep -qx 'In-Reply-To: <r7@example.org>' "$T/answer" &&
 	grep -qx 'Auto-Submitted: auto-replied' "$T/answer" && grep -q "^References: <$REPORT>" "$T/answer" &&
 	grep -qx '  #robotmail frobnicate now' "$T/answer" && grep -qx "    unknown command 'frobnicate'" "$T/answer" &&
 	grep -qx '  #robotmail dup: not-an-id' "$T/answer" && grep -qx "    'not-an-id' is not a Message-ID" "$T/answer" &&
 	ok "the commands not understood get one answer in the thread (Auto-Submitted: auto-replied)" || not_ok "answer" "$(cat "$T/answer")"
-[ "$(sqlite3 "$T/state.db" "select count(*) from messages where dedupe_key like 'answer:%'")" = 1 ] &&
-	ok "no answer to the loop cases or the stranger" || not_ok "answers" "$(sqlite3 "$T/state.db" "select dedupe_key from messages")"
+[ "$(db "select count(*) from messages where dedupe_key like 'answer:%'")" = 1 ] &&
+	ok "no answer to the loop cases or the stranger" || not_ok "answers" "$(db "select dedupe_key from messages")"
 
 "$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err2"
 grep -q '^robotmail: listen: 0 read, 0 ignored, 0 refused, 0 command(s) applied, 0 answer(s) queued$' "$T/err2" &&
@@ -150,7 +160,7 @@ n=$((n + 1))
 printf 'From: boss@example.org\nSubject: Re: x\nMessage-ID: <r10@example.org>\nReferences: <other@example.org> <%s>\n\n#robotmail undo\n' "$REPORT" \
 	>"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
 "$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
-state=$(sqlite3 "$T/state.db" "select state from findings")
+state=$(db "select state from findings")
 [ "$state" = open ] && ok "#robotmail undo from a maintainer (matched by References) reopens the finding" || not_ok "undo" "$state" "$(cat "$T/err")"
 "$ROBOTMAIL" --dry-run -c "$T/cfg.yaml" "$T/done/retest.tar" >"$T/dry" 2>&1
 grep -q '^RCPT TO:<ann@example.org>$' "$T/dry" && ! grep -q 'ack@example.org' "$T/dry" && ! grep -q 'list@vger.example.org' "$T/dry" &&
@@ -161,10 +171,10 @@ n=$((n + 1))
 printf 'From: boss@example.org\nSubject: Re: x\nMessage-ID: <r11@example.org>\nIn-Reply-To: <%s>\n\n#robotmail fixed: abcdef012345\n' "$REPORT" \
 	>"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
 "$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
-sqlite3 "$T/state.db" "delete from inbound where id = 'r11@example.org'" # as if killed before it remembered the mail
+db "delete from inbound where id = 'r11@example.org'" # as if killed before it remembered the mail
 "$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
-c=$(sqlite3 "$T/state.db" "select count(*) from finding_events where message_id = 'r11@example.org'")
-st=$(sqlite3 "$T/state.db" "select state || ' ' || arg from findings")
+c=$(db "select count(*) from finding_events where message_id = 'r11@example.org'")
+st=$(db "select state || ' ' || arg from findings")
 [ "$c" = 1 ] && [ "$st" = "fixed abcdef012345" ] && ok "a mail read again after a crash is not applied twice" || not_ok "twice" "c=$c st=$st"
 
 # the per-sender limit (5 an hour, counted in the store)
@@ -218,13 +228,13 @@ n=$((n + 1))
 printf 'From: boss@example.org\nSubject: Re: x\nMessage-ID: <r20@example.org>\nIn-Reply-To: <%s>\n\n#robotmail dup: <other@example.org>\n' "$REPORT" \
 	>"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
 for _ in $(seq 1 60); do
-	[ "$(sqlite3 "$T/state.db" "select count(*) from inbound where id = 'r20@example.org'" 2>/dev/null)" = 1 ] && break
+	[ "$(db "select count(*) from inbound where id = 'r20@example.org'" 2>/dev/null)" = 1 ] && break
 	sleep 0.5
 done
 kill -9 $FPID 2>/dev/null
 wait $FPID 2>/dev/null
 "$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
-c=$(sqlite3 "$T/state.db" "select count(*) from finding_events where message_id = 'r20@example.org'")
-st=$(sqlite3 "$T/state.db" "select state || ' ' || arg from findings")
+c=$(db "select count(*) from finding_events where message_id = 'r20@example.org'")
+st=$(db "select state || ' ' || arg from findings")
 grep -q '^robotmail: listen: 0 read,' "$T/err" && [ "$c" = 1 ] && [ "$st" = "dup other@example.org" ] &&
 	ok "listen --follow picks up a new mail; after a kill -9 nothing is read or applied twice" || not_ok "follow" "c=$c st=$st" "$(cat "$T/ferr" "$T/err")"

@@ -182,7 +182,8 @@ static void test_loop_rules(void **state)
 	rm_config_free(&cfg);
 }
 
-static void test_store_findings(void **state)
+/* also in the store-postgresql group (unit_store_pg_tests) */
+void unit_listen_test_store_findings(void **state)
 {
 	struct rm_store *st;
 	struct rm_store_finding f, *all;
@@ -193,7 +194,8 @@ static void test_store_findings(void **state)
 	long count;
 
 	(void)state;
-	assert_int_equal(rm_store_open(&st, ":memory:", RM_STORE_READWRITE, &err), 0);
+	st = unit_fresh_store(); /* SQLite in memory, or PostgreSQL in its group */
+	rm_error_clear(&err);
 	assert_int_equal(rm_store_finding_get(st, "k", &f, &err), 0);
 	assert_int_equal(rm_store_finding_undo(st, "k", "#robotmail undo", "a@example.org", "m0",
 					       100, &err),
@@ -269,14 +271,16 @@ static void test_store_findings(void **state)
 	rm_store_close(st);
 }
 
-static void test_recipients_optouts(void **state)
+/* also in the store-postgresql group (unit_store_pg_tests) */
+void unit_listen_test_recipients_optouts(void **state)
 {
 	struct rm_store *st;
 	struct rm_recipients r;
 	struct rm_error err;
 
 	(void)state;
-	assert_int_equal(rm_store_open(&st, ":memory:", RM_STORE_READWRITE, &err), 0);
+	st = unit_fresh_store(); /* SQLite in memory, or PostgreSQL in its group */
+	rm_error_clear(&err);
 	assert_int_equal(rm_store_optout_add(st, "a@example.org", "linus", "m1", 100, &err), 0);
 	assert_int_equal(rm_store_optout_add(st, "c@example.org", "*", "m2", 100, &err), 0);
 	memset(&r, 0, sizeof(r));
@@ -311,12 +315,12 @@ static void test_recipients_optouts(void **state)
 }
 
 const struct CMUnitTest unit_listen_tests[] = {
-	cmocka_unit_test(test_recipients_optouts),
+	cmocka_unit_test(unit_listen_test_recipients_optouts),
 	cmocka_unit_test(test_commands_good),
 	cmocka_unit_test(test_commands_bad),
 	cmocka_unit_test(test_commands_not_commands),
 	cmocka_unit_test(test_parse_mail),
 	cmocka_unit_test(test_loop_rules),
-	cmocka_unit_test(test_store_findings),
+	cmocka_unit_test(unit_listen_test_store_findings),
 };
 const size_t unit_listen_ntests = sizeof(unit_listen_tests) / sizeof(unit_listen_tests[0]);

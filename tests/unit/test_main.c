@@ -40,6 +40,12 @@ int main(void)
 	failed += _cmocka_run_group_tests("parse", unit_parse_tests, unit_parse_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("message", unit_message_tests, unit_message_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("store", unit_store_tests, unit_store_ntests, NULL, NULL);
+	if (getenv("ROBOTMAIL_TEST_PG") && *getenv("ROBOTMAIL_TEST_PG"))
+		failed += _cmocka_run_group_tests("store-postgresql", unit_store_pg_tests,
+						  unit_store_pg_ntests, unit_store_pg_setup,
+						  unit_store_pg_teardown);
+	else
+		fprintf(stderr, "store-postgresql: not run (no $ROBOTMAIL_TEST_PG; tests/suites/postgres.sh runs it)\n");
 	failed += _cmocka_run_group_tests("recipients", unit_recipients_tests, unit_recipients_ntests,
 					  NULL, NULL);
 	failed += _cmocka_run_group_tests("report", unit_report_tests, unit_report_ntests, NULL, NULL);

@@ -50,4 +50,26 @@ extern const size_t unit_config_ntests;
 extern const struct CMUnitTest unit_listen_tests[];
 extern const size_t unit_listen_ntests;
 
+/* The store tests again over PostgreSQL, when $ROBOTMAIL_TEST_PG names an
+ * empty database (tests/suites/postgres.sh starts a server for it): the
+ * backend-independent ones of test_store.c and those of test_store_pg.c. */
+extern const struct CMUnitTest unit_store_pg_tests[];
+extern const size_t unit_store_pg_ntests;
+/* Set by the group's setup: the URL, or NULL (SQLite in memory). */
+extern const char *unit_store_pg_url;
+struct rm_store;
+/* An empty store of the current backend (PostgreSQL: every table dropped). */
+struct rm_store *unit_fresh_store(void);
+int unit_store_pg_setup(void **state);
+void unit_pg_test_two_hosts_claim(void **state);
+void unit_pg_test_dedupe_across_hosts(void **state);
+void unit_pg_test_archive_claims(void **state);
+void unit_pg_test_migrate_round_trip(void **state);
+void unit_pg_test_parameters_not_sql(void **state);
+void unit_pg_test_delivery_rounds(void **state);
+/* test_listen.c: findings, inbound mail, opt-outs */
+void unit_listen_test_store_findings(void **state);
+void unit_listen_test_recipients_optouts(void **state);
+int unit_store_pg_teardown(void **state);
+
 #endif
