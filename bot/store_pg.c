@@ -769,8 +769,14 @@ static int pgs_record(struct rm_store *base, long long id, const struct rm_rcpt_
 
 	num(&nid, id);
 	num(&nnow, now);
-	if (begin(s, err, what))
+	/* an accepted mail's record is durable even during a FAST delivery
+	 * (synchronous_commit off): a server that crashes after this commit
+	 * must not forget it, or the next run sends that mail again (at most
+	 * the one whose DATA was in flight may arrive twice) */
+	if (begin(s, err, what) || x(s, "SET LOCAL synchronous_commit = on", 0, NULL, err, what)) {
+		rollback(s);
 		return -1;
+	}
 	for (i = 0; i < n; i++) {
 		int c = res[i].code;
 		const char *p[5] = { nid.b, res[i].rcpt, num(&ncode, c), res[i].text, nnow.b };
@@ -1298,7 +1304,7 @@ static int pgs_findings(struct rm_store *base, struct rm_store_finding **out, si
 {
 	struct pg_store *s = pg(base);
 	PGresult *r;
-	int i, rows;
+	int rows;
 
 	if (s->before_findings)
 		return 0;
@@ -1309,6 +1315,8 @@ static int pgs_findings(struct rm_store *base, struct rm_store_finding **out, si
 		return -1;
 	rows = PQntuples(r);
 	if (rows > 0) {
+		int i;
+
 		*out = rm_xcalloc((size_t)rows, sizeof(**out));
 		for (i = 0; i < rows; i++)
 			finding_from_row(r, i, &(*out)[i]);
@@ -1460,7 +1468,7 @@ static int pgs_finding_events(struct rm_store *base, const char *key,
 	struct pg_store *s = pg(base);
 	const char *p[1] = { key };
 	PGresult *r;
-	int i, rows;
+	int rows;
 
 	if (s->before_findings)
 		return 0;
@@ -1471,6 +1479,8 @@ static int pgs_finding_events(struct rm_store *base, const char *key,
 		return -1;
 	rows = PQntuples(r);
 	if (rows > 0) {
+		int i;
+
 		*out = rm_xcalloc((size_t)rows, sizeof(**out));
 		for (i = 0; i < rows; i++) {
 			struct rm_store_event *e = &(*out)[i];
