@@ -404,6 +404,75 @@ static char *listing(const char *d)
 	return rm_sb_detach(&sb, NULL);
 }
 
+/* A store at schema 4 (leases, archive claims; before listen's tables): read
+ * only it has no findings, inbound mail or opt-outs and says so without an
+ * error; opened to write, step 5 adds them. */
+static void test_schema_4_store(void **state)
+{
+	static const char *const rcpts[] = { "dora@example.org", NULL };
+	char *d = mk_dir(), *path = rm_path_join(d, "state.db");
+	struct rm_store_finding f, *all = NULL;
+	struct rm_store_counts c;
+	struct rm_store_dump dump;
+	struct rm_store *st;
+	struct rm_error err;
+	sqlite3 *db;
+	size_t n = 9;
+	long count = 9;
+	bool b = true;
+	int v;
+
+	(void)state;
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
+	assert_int_equal(enqueue(st, "1@example.org", "k1", rcpts, false, T0), 1);
+	rm_store_close(st);
+	/* back to the schema of the postgres branch's step 4 */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+				      "DROP TABLE finding_events; DROP TABLE findings; DROP TABLE inbound;"
+				      " DROP TABLE optouts; PRAGMA user_version = 4",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READONLY, &err), 0);
+	assert_non_null(st);
+	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
+	assert_int_equal(v, 4);
+	assert_int_equal(rm_store_finding_get(st, "k1", &f, &err), 0);
+	assert_int_equal(rm_store_findings(st, &all, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(rm_store_optout_check(st, "dora@example.org", "linus", &b, &err), 0);
+	assert_false(b);
+	assert_int_equal(rm_store_optout_count(st, &count, &err), 0);
+	assert_int_equal(count, 0);
+	b = true;
+	assert_int_equal(rm_store_inbound_seen(st, "maildir:x", "m1", &b, &err), 0);
+	assert_false(b);
+	assert_int_equal(rm_store_counts(st, &c, &err), 0);
+	assert_int_equal(c.messages, 1);
+	assert_int_equal(c.listen[0], 0);
+	assert_int_equal(rm_store_dump(st, &dump, &err), 0);
+	assert_int_equal(dump.nmsgs, 1);
+	assert_int_equal(dump.listen[0].nrows, 0);
+	rm_store_dump_free(&dump);
+	rm_store_close(st);
+
+	/* to write: step 5 runs, the findings are there */
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
+	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
+	assert_int_equal(v, 5);
+	assert_int_equal(rm_store_finding_set(st, "k1", "linus", RM_FINDING_INVALID, NULL,
+					      "#robotmail invalid", "dora@example.org", "r1", T0, &err),
+			 1);
+	assert_int_equal(rm_store_counts(st, &c, &err), 0);
+	assert_int_equal(c.listen[0], 1);
+	assert_int_equal(c.listen[1], 1);
+	rm_store_close(st);
+	free(path);
+	rm_dir(d);
+}
+
 static void test_failures_are_errors(void **state)
 {
 	static const char *const rcpts[] = { "dora@example.org", NULL };
@@ -721,6 +790,7 @@ const struct CMUnitTest unit_store_tests[] = {
 	cmocka_unit_test(test_commit_cache),
 	cmocka_unit_test(test_failures_are_errors),
 	cmocka_unit_test(test_read_only_changes_nothing),
+	cmocka_unit_test(test_schema_4_store),
 	cmocka_unit_test(test_schedule_failed_is_not_sent),
 	cmocka_unit_test(test_schedule_policy),
 };
