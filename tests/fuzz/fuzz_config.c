@@ -81,8 +81,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		return 0;
 	}
-	if (!c.file || !c.robot_name || !c.robot_address || !c.timezone || !c.state_db)
+	/* no built-in identity: robot.name/address may be missing after a load
+	 * (rm_config_check_identity refuses that before a report is made) */
+	if (!c.file || !c.timezone || !c.state_db)
 		__builtin_trap();
+	{
+		struct rm_error ie;
+
+		if (!rm_config_check_identity(&c, &ie) != (c.robot_name && *c.robot_name && c.robot_address))
+			__builtin_trap();
+	}
 	if (strlen(c.timezone) != 5 || c.concurrency < 1 || c.concurrency > 64 ||
 	    c.connect_timeout < 1 || c.timeout < 1 || c.retries < 0 || c.max_wait < 0 ||
 	    c.miss_ttl < 0)
