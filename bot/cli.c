@@ -414,7 +414,7 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 	if (e.ob)
 		env_wire_cache(&e);
 	pipeline_init(&p, &e, to, now, verbose);
-	rm_print_sink_init(&ps, &p, stdout, outdir, force);
+	rm_pipeline_print_sink_init(&ps, &p, stdout, outdir, force);
 	rc = rm_pipeline_run(&p, argv + optind, (size_t)(argc - optind), err);
 	if (!rc && !p.nth && verbose)
 		fprintf(stderr, "robotmail: nothing to report\n");
@@ -540,7 +540,7 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	slog.ctx = &verbose;
 	if (env_open(&e, config, NULL, NULL, true, false, err) ||
 	    rm_config_check_identity(&e.cfg, err) || rm_inbox_check_state_dir(&e.cfg, err) ||
-	    (!once && rm_inbox_check_dir(&e.cfg, err)) || rm_transport_check(&e.cfg, err) ||
+	    (!once && rm_inbox_check_dir(&e.cfg, err)) || rm_deliver_check(&e.cfg, err) ||
 	    (note && read_note(note, &e.note, err))) {
 		env_close(&e);
 		return -1;
@@ -573,7 +573,7 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 	pipeline_init(&p, &e, to, now, verbose);
 	/* --once and --to leave the archives where they are: a reflection
 	 * consumes nothing */
-	rm_queue_sink_init(&q, &p, materials, once != NULL || to != NULL, rm_schedule_held);
+	rm_pipeline_queue_sink_init(&q, &p, materials, once != NULL || to != NULL, rm_schedule_held);
 	{
 		/* entries that are no archive: on a shared store one run sets each aside */
 		struct rm_inbox_refused *rv;
@@ -911,7 +911,7 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		const struct rm_tree_cfg *t = &e.cfg.trees[k];
 		char what[200];
 
-		snprintf(what, sizeof(what), "tree %s:%s (%s)", t->name, t->branch, rm_provider_name(t->provider));
+		snprintf(what, sizeof(what), "tree %s:%s (%s)", t->name, t->branch, rm_config_provider_name(t->provider));
 		if (t->token_file) {
 			struct stat st;
 
@@ -948,7 +948,7 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 		struct rm_error te;
 
 		rm_error_clear(&te);
-		check_line(&bad, !rm_transport_check(&e.cfg, &te), "transport", te.kind ? te.msg : e.cfg.transport);
+		check_line(&bad, !rm_deliver_check(&e.cfg, &te), "transport", te.kind ? te.msg : e.cfg.transport);
 	}
 	if (rm_store_location_shared(e.cfg.state_db)) {
 		/* a PostgreSQL store: `robotmail store check` connects to it */

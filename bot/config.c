@@ -19,7 +19,7 @@
 static const char *const provider_names[] = { "none", "cgit", "github", "gitea", "gitlab",
 					      "local-git" };
 
-const char *rm_provider_name(enum rm_provider p)
+const char *rm_config_provider_name(enum rm_provider p)
 {
 	return (size_t)p < sizeof(provider_names) / sizeof(provider_names[0]) ?
 		       provider_names[p] : "?";

@@ -190,7 +190,7 @@ const struct rm_tree_cfg *rm_config_tree_for_branch(const struct rm_config *c,
 						    const char *branch);
 const struct rm_tree_cfg *rm_config_tree(const struct rm_config *c, const char *name);
 
-const char *rm_provider_name(enum rm_provider p);
+const char *rm_config_provider_name(enum rm_provider p);
 
 /* Where `key` (e.g. "paths.inbox", "delivery.transport") was set, as
  * "'FILE' line N", or "the default of 'KEY'" when no file set it; for

@@ -103,7 +103,7 @@ static int pi_spamcheck(const char *file, char **value, char *why, size_t len)
 	return 0;
 }
 
-int rm_transport_open(struct rm_transport **tp, const char *spec, const struct rm_smtp_cfg *smtp,
+int rm_deliver_open(struct rm_transport **tp, const char *spec, const struct rm_smtp_cfg *smtp,
 		      struct rm_error *err)
 {
 	struct rm_transport *t;
@@ -138,7 +138,7 @@ int rm_transport_open(struct rm_transport **tp, const char *spec, const struct r
 				     "delivery.transport: '%s': the program '%s' does not exist or is not executable",
 				     spec, prog);
 			free(prog);
-			rm_transport_free(t);
+			rm_deliver_free(t);
 			return -1;
 		}
 		free(prog);
@@ -146,12 +146,12 @@ int rm_transport_open(struct rm_transport **tp, const char *spec, const struct r
 		t->kind = T_PUBLIC_INBOX;
 		t->path = rm_xstrdup(spec + 13);
 		if (!smtp->pi_address) {
-			rm_transport_free(t);
+			rm_deliver_free(t);
 			return rm_error_set(err, RM_ERR_CONFIG,
 					    "delivery.public_inbox_address: needed for a public-inbox transport");
 		}
 		if (!program_exists("public-inbox-mda")) {
-			rm_transport_free(t);
+			rm_deliver_free(t);
 			return rm_error_set(err, RM_ERR_CONFIG,
 					    "delivery.transport: '%s': the program 'public-inbox-mda' is not in $PATH (Debian: apt-get install public-inbox)",
 					    spec);
@@ -184,7 +184,7 @@ int rm_transport_open(struct rm_transport **tp, const char *spec, const struct r
 			if (bad) {
 				free(sc);
 				rm_sb_release(&f);
-				rm_transport_free(t);
+				rm_deliver_free(t);
 				return -1;
 			}
 			free(sc);
@@ -193,7 +193,7 @@ int rm_transport_open(struct rm_transport **tp, const char *spec, const struct r
 		t->pi_address = rm_xstrdup(smtp->pi_address);
 		t->pi_config = smtp->pi_config ? rm_xstrdup(smtp->pi_config) : NULL;
 	} else {
-		rm_transport_free(t);
+		rm_deliver_free(t);
 		return rm_error_set(err, RM_ERR_CONFIG,
 				    "delivery.transport: '%s': expected smtp://HOST:PORT, smtps://HOST:PORT, mbox:PATH, maildir:PATH or sendmail:COMMAND",
 				    spec);
@@ -202,7 +202,7 @@ int rm_transport_open(struct rm_transport **tp, const char *spec, const struct r
 	return 0;
 }
 
-void rm_transport_free(struct rm_transport *t)
+void rm_deliver_free(struct rm_transport *t)
 {
 	if (!t)
 		return;
@@ -214,7 +214,7 @@ void rm_transport_free(struct rm_transport *t)
 	free(t);
 }
 
-const char *rm_transport_spec(const struct rm_transport *t)
+const char *rm_deliver_spec(const struct rm_transport *t)
 {
 	return t->spec;
 }
@@ -525,7 +525,7 @@ static int run_with_input(char *const argv[], char *const envp[], const char *by
 	return WEXITSTATUS(status);
 }
 
-int rm_transport_send(struct rm_transport *t, const char *from, char *const *rcpts, size_t n,
+int rm_deliver_send(struct rm_transport *t, const char *from, char *const *rcpts, size_t n,
 		      const char *bytes, size_t len, struct rm_rcpt_result *res, char *error,
 		      size_t errlen)
 {
@@ -567,7 +567,7 @@ int rm_transport_send(struct rm_transport *t, const char *from, char *const *rcp
 	return -1;
 }
 
-int rm_transport_check(const struct rm_config *cfg, struct rm_error *err)
+int rm_deliver_check(const struct rm_config *cfg, struct rm_error *err)
 {
 	struct rm_transport *t;
 	struct rm_smtp_cfg sc;
@@ -575,10 +575,10 @@ int rm_transport_check(const struct rm_config *cfg, struct rm_error *err)
 	memset(&sc, 0, sizeof(sc));
 	sc.pi_address = cfg->pi_address;
 	sc.pi_config = cfg->pi_config;
-	if (rm_transport_open(&t, cfg->transport, &sc, err)) {
+	if (rm_deliver_open(&t, cfg->transport, &sc, err)) {
 		rm_error_prefix(err, "%s", rm_config_where(cfg, "delivery.transport"));
 		return -1;
 	}
-	rm_transport_free(t);
+	rm_deliver_free(t);
 	return 0;
 }

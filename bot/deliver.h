@@ -33,15 +33,15 @@ struct rm_transport;
 
 /* Open a transport; smtp holds the SMTP settings used for smtp(s):// (its
  * url is replaced by spec).  RM_ERR_CONFIG when it can never work (see
- * above).  Caller frees with rm_transport_free(). */
-int rm_transport_open(struct rm_transport **t, const char *spec, const struct rm_smtp_cfg *smtp,
+ * above).  Caller frees with rm_deliver_free(). */
+int rm_deliver_open(struct rm_transport **t, const char *spec, const struct rm_smtp_cfg *smtp,
 		      struct rm_error *err);
-void rm_transport_free(struct rm_transport *t);
-const char *rm_transport_spec(const struct rm_transport *t);
+void rm_deliver_free(struct rm_transport *t);
+const char *rm_deliver_spec(const struct rm_transport *t);
 
 /* Deliver; res[i] for rcpts[i] as in rm_smtp_send().  Returns 0, or -1 with
  * `error` set when the attempt failed as a whole. */
-int rm_transport_send(struct rm_transport *t, const char *from, char *const *rcpts, size_t n,
+int rm_deliver_send(struct rm_transport *t, const char *from, char *const *rcpts, size_t n,
 		      const char *bytes, size_t len, struct rm_rcpt_result *res, char *error,
 		      size_t errlen);
 
@@ -49,6 +49,6 @@ int rm_transport_send(struct rm_transport *t, const char *from, char *const *rcp
  * public-inbox that can take mail)?  Opens and frees it, sending nothing.
  * Returns 0, or -1 with *err naming delivery.transport and where it was set
  * (a permanent problem: exit 2). */
-int rm_transport_check(const struct rm_config *cfg, struct rm_error *err);
+int rm_deliver_check(const struct rm_config *cfg, struct rm_error *err);
 
 #endif

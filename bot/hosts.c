@@ -5,7 +5,7 @@
 
 #include "strbuf.h"
 
-char *rm_machine_line(const struct rm_job *job)
+char *rm_hosts_machine_line(const struct rm_job *job)
 {
 	const char *cpu = rm_job_field(job, "nr_cpu");
 	const char *nodes = rm_job_field(job, "nr_node");

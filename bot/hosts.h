@@ -15,6 +15,6 @@
 
 /* The machine line (malloc'd, caller frees).  Falls back to the tbox_group,
  * then to "unknown machine", when the fields are missing. */
-char *rm_machine_line(const struct rm_job *job);
+char *rm_hosts_machine_line(const struct rm_job *job);
 
 #endif

@@ -57,7 +57,7 @@ const char *rm_job_axis(const struct rm_job *job, const char *key)
 	return kv_get(job->axes, job->naxes, key);
 }
 
-char *rm_rootfs_filename(const char *rootfs)
+char *rm_job_rootfs_filename(const char *rootfs)
 {
 	const char *last = rootfs, *p;
 
@@ -327,7 +327,7 @@ int rm_job_parse(struct rm_job *job, const struct rm_rules *rules, const char *f
 		const char *v = kv_get(fields.v, fields.n, maxis[i]);
 
 		if (!strcmp(maxis[i], "rootfs"))
-			kv_set(&axes, "rootfs", rm_rootfs_filename(v ? v : "debian-x86_64.cgz"));
+			kv_set(&axes, "rootfs", rm_job_rootfs_filename(v ? v : "debian-x86_64.cgz"));
 		else if (!strcmp(maxis[i], "compiler"))
 			kv_set(&axes, "compiler", rm_xstrdup(v ? v : "gcc-7"));
 		else if (v)

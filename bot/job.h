@@ -49,6 +49,6 @@ const char *rm_job_field(const struct rm_job *job, const char *key);
 const char *rm_job_axis(const struct rm_job *job, const char *key);
 
 /* rootfs_filename(): the last piece after splitting on [^a-zA-Z0-9._-]. */
-char *rm_rootfs_filename(const char *rootfs);
+char *rm_job_rootfs_filename(const char *rootfs);
 
 #endif

@@ -531,7 +531,7 @@ static int answer(struct pass *ps, const struct rm_inmail *m, const struct rm_st
 	in.references = refs;
 	in.nreferences = nrefs;
 	in.date = ps->now;
-	in.zone_seconds = rm_zone_seconds(ps->cfg->timezone);
+	in.zone_seconds = rm_report_zone_seconds(ps->cfg->timezone);
 	in.charset = "auto";
 	in.auto_replied = true;
 	in.body = body.buf;

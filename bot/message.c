@@ -39,7 +39,7 @@ static size_t utf8_len(const unsigned char *s)
 	return n ? n : 1;
 }
 
-char *rm_rfc2047_encode(const char *utf8)
+char *rm_message_rfc2047_encode(const char *utf8)
 {
 	static const char prefix[] = "=?UTF-8?Q?";
 	struct rm_sb out = RM_SB_INIT, word = RM_SB_INIT;
@@ -118,7 +118,7 @@ static char *header_text(const char *s)
 	return rm_sb_detach(&sb, NULL);
 }
 
-void rm_format_date(time_t t, long zone, char *buf, size_t len)
+void rm_message_format_date(time_t t, long zone, char *buf, size_t len)
 {
 	static const char *const days[] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
 	static const char *const mons[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
@@ -133,7 +133,7 @@ void rm_format_date(time_t t, long zone, char *buf, size_t len)
 		 zone < 0 ? '-' : '+', z / 3600, (z % 3600) / 60);
 }
 
-size_t rm_crlf_to_lf(char *buf, size_t len)
+size_t rm_message_crlf_to_lf(char *buf, size_t len)
 {
 	size_t i, j = 0;
 
@@ -179,7 +179,7 @@ static int add_addresses(struct mailimf_address_list **list, const struct rm_add
 					    a[i].addr ? a[i].addr : "(none)", why);
 		clean = rm_address_name(a[i].name);
 		if (clean) {
-			name = rm_rfc2047_encode(clean);
+			name = rm_message_rfc2047_encode(clean);
 			free(clean);
 		}
 		mailimf_address_list_add_mb(*list, name, strdup(a[i].addr));
@@ -287,7 +287,7 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 
 		clean = rm_address_name(in->from_name);
 		if (clean) {
-			name = rm_rfc2047_encode(clean);
+			name = rm_message_rfc2047_encode(clean);
 			free(clean);
 		}
 		mailimf_mailbox_list_add_mb(from, name, strdup(in->from_addr));
@@ -306,7 +306,7 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 	if (in->nreferences)
 		refs = id_list(in->references, in->nreferences);
 	clean = header_text(in->subject);
-	subject = rm_rfc2047_encode(clean);
+	subject = rm_message_rfc2047_encode(clean);
 	free(clean);
 	f = mailimf_fields_new_with_data_all(dt, from, NULL, NULL, to, cc, NULL,
 					     strdup(in->message_id), irt, refs, subject);
@@ -406,7 +406,7 @@ int rm_message_thread_first(struct rm_store *ob, const char *thread_key,
 	return rm_store_thread_first(ob, thread_key, &f->message_id, &f->subject, &f->refs, err);
 }
 
-void rm_thread_first_free(struct rm_thread_first *f)
+void rm_message_thread_first_free(struct rm_thread_first *f)
 {
 	free(f->message_id);
 	free(f->subject);
@@ -442,7 +442,7 @@ void rm_message_thread(const struct rm_thread_first *first, const char *message_
 	}
 }
 
-void rm_thread_free(struct rm_thread *t)
+void rm_message_thread_free(struct rm_thread *t)
 {
 	size_t i;
 
@@ -455,7 +455,7 @@ void rm_thread_free(struct rm_thread *t)
 	memset(t, 0, sizeof(*t));
 }
 
-char *rm_thread_refs_text(const struct rm_thread *t)
+char *rm_message_thread_refs_text(const struct rm_thread *t)
 {
 	struct rm_sb sb = RM_SB_INIT;
 	size_t i;

@@ -89,34 +89,34 @@ struct rm_thread_first {
 
 /* Read the first mail stored under `thread_key` from the store (may be
  * NULL: none).  Returns 1 with *f filled (free with
- * rm_thread_first_free()), 0 none, -1 (err set) when the store failed. */
+ * rm_message_thread_first_free()), 0 none, -1 (err set) when the store failed. */
 int rm_message_thread_first(struct rm_store *ob, const char *thread_key,
 			    struct rm_thread_first *f, struct rm_error *err);
-void rm_thread_first_free(struct rm_thread_first *f);
+void rm_message_thread_first_free(struct rm_thread_first *f);
 
 /* The thread of a report's mail: with a first mail `first` (may be NULL)
  * other than `message_id`, the mail follows it up: In-Reply-To that mail,
  * References its chain plus its id, Subject "Re: " and its subject ("Re: "
  * once).  Else, with `patch_msgid`, it replies to that patch mail:
  * In-Reply-To it (no References), Subject "Re: " + `subject`.  Else a new
- * thread with `subject`.  The caller frees *t with rm_thread_free(). */
+ * thread with `subject`.  The caller frees *t with rm_message_thread_free(). */
 void rm_message_thread(const struct rm_thread_first *first, const char *message_id,
 		       const char *patch_msgid, const char *subject, struct rm_thread *t);
-void rm_thread_free(struct rm_thread *t);
+void rm_message_thread_free(struct rm_thread *t);
 /* The chain as the store keeps it, one Message-ID per line; NULL when empty.
  * Caller frees. */
-char *rm_thread_refs_text(const struct rm_thread *t);
+char *rm_message_thread_refs_text(const struct rm_thread *t);
 
 /* RFC 2047 Q-encoding of UTF-8 text in words of at most 75 characters that
  * never split a character; ASCII text without specials comes back as is.
  * Caller frees. */
-char *rm_rfc2047_encode(const char *utf8);
+char *rm_message_rfc2047_encode(const char *utf8);
 
 /* The Date header value for t in a zone: "Wed, 10 Dec 2025 14:15:49 +0800". */
-void rm_format_date(time_t t, long zone_seconds, char *buf, size_t len);
+void rm_message_format_date(time_t t, long zone_seconds, char *buf, size_t len);
 
 /* CRLF to LF (for --dry-run output and mbox files); in place, returns the
  * new length. */
-size_t rm_crlf_to_lf(char *buf, size_t len);
+size_t rm_message_crlf_to_lf(char *buf, size_t len);
 
 #endif

@@ -167,7 +167,7 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 			const char *branch = rm_job_field(&grp->members[1]->job, "branch");
 			struct rm_report *r = NULL;
 
-			if (rm_compare(e->rules, grp->members[0], grp->members[1], &cmp, err))
+			if (rm_stats_compare(e->rules, grp->members[0], grp->members[1], &cmp, err))
 				goto fail;
 			nchanged = cmp.n - cmp.nfailure;
 			nfailures = cmp.nfailure;
@@ -206,7 +206,7 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 
 					if (ob && branch && !strcmp(ob, branch))
 						continue; /* the same tree: not another tree's head */
-					if (rm_compare(e->rules, grp->members[0], grp->others[i],
+					if (rm_stats_compare(e->rules, grp->members[0], grp->others[i],
 						       &t.also_cmp[t.nalso], err)) {
 						rm_report_test_free(&t);
 						goto fail;
@@ -371,7 +371,7 @@ static int compare_archive(struct rm_archive *a, const struct rm_rules *rules,
 		struct rm_table_commit head = { grp->members[1]->commit, NULL };
 		struct rm_sb out = RM_SB_INIT;
 
-		if (rm_compare(rules, grp->members[0], grp->members[1], &cmp, err))
+		if (rm_stats_compare(rules, grp->members[0], grp->members[1], &cmp, err))
 			return -1;
 		if (cfg && cmp.n)
 			lookup_subjects(cfg, cache, grp, subjects, verbose);
@@ -388,7 +388,7 @@ static int compare_archive(struct rm_archive *a, const struct rm_rules *rules,
 		rm_table_render(&out, &grp->members[1]->job, &base, &head, &cmp);
 		fwrite(out.buf, 1, out.len, stdout);
 		rm_sb_release(&out);
-		rm_comparison_free(&cmp);
+		rm_stats_comparison_free(&cmp);
 		free(subjects[0]);
 		free(subjects[1]);
 	}
@@ -441,7 +441,7 @@ static void mail_free(struct rm_mail *m)
 	free(m->bytes);
 	free(m->rcpts);
 	rm_recipients_free(&m->rcp);
-	rm_thread_free(&m->thread);
+	rm_message_thread_free(&m->thread);
 	free(m->message_id);
 	memset(m, 0, sizeof(*m));
 }
@@ -489,7 +489,7 @@ static void run_thread_add(struct rm_pipeline *p, const char *key, const struct 
 	t->thread_key = rm_xstrdup(key);
 	t->first.message_id = rm_xstrdup(m->message_id);
 	t->first.subject = rm_xstrdup(m->thread.subject);
-	t->first.refs = rm_thread_refs_text(&m->thread);
+	t->first.refs = rm_message_thread_refs_text(&m->thread);
 }
 
 static void run_threads_free(struct rm_pipeline *p)
@@ -498,7 +498,7 @@ static void run_threads_free(struct rm_pipeline *p)
 
 	for (i = 0; i < p->nthreads; i++) {
 		free(p->threads[i].thread_key);
-		rm_thread_first_free(&p->threads[i].first);
+		rm_message_thread_first_free(&p->threads[i].first);
 	}
 	free(p->threads);
 	p->threads = NULL;
@@ -539,7 +539,7 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 	m->reflect = p->to != NULL;
 	m->message_id = m->reflect ? reflect_id(r->message_id, p->now) : rm_xstrdup(r->message_id);
 	rm_message_thread(fp, r->message_id, r->patch_msgid, r->subject, &m->thread);
-	rm_thread_first_free(&first);
+	rm_message_thread_first_free(&first);
 	if (rm_recipients_build(&m->rcp, &ri, err))
 		return -1;
 	if (!p->to && rm_recipients_drop_optouts(&m->rcp, p->ob, r->tree_name, err)) {
@@ -566,7 +566,7 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 	in.subject = m->thread.subject;
 	in.message_id = m->message_id;
 	in.date = p->now; /* when it is (or would be) queued */
-	in.zone_seconds = rm_zone_seconds(p->cfg->timezone);
+	in.zone_seconds = rm_report_zone_seconds(p->cfg->timezone);
 	in.report_key = r->report_key;
 	in.charset = p->cfg->charset;
 	in.latin1_floor = r->kind != RM_REPORT_FUNCTIONAL; /* perf reports, as LKP's */
@@ -904,7 +904,7 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 		break;
 	}
 	memset(&m, 0, sizeof(m));
-	refs = rm_thread_refs_text(&mail->thread);
+	refs = rm_message_thread_refs_text(&mail->thread);
 	m.message_id = mail->message_id;
 	/* a --to reflection consumes nothing: no dedupe key, no thread */
 	m.dedupe_key = mail->reflect ? NULL : r->dedupe_key;
@@ -957,7 +957,7 @@ static void queue_archive(struct rm_sink *s, const char *path, enum rm_fate fate
 		fprintf(stderr, "robotmail: warning: %s\n", me.msg);
 }
 
-void rm_queue_sink_init(struct rm_queue_sink *q, struct rm_pipeline *p, const char *materials,
+void rm_pipeline_queue_sink_init(struct rm_queue_sink *q, struct rm_pipeline *p, const char *materials,
 			bool keep,
 			bool (*held)(const struct rm_config *, const char *, char *const *, size_t))
 {
@@ -982,7 +982,7 @@ static void print_mail(struct rm_print_sink *ps, const struct rm_pipe_item *it)
 	size_t len, k;
 
 	memcpy(msg, m->bytes, m->len);
-	len = rm_crlf_to_lf(msg, m->len);
+	len = rm_message_crlf_to_lf(msg, m->len);
 	if (ps->outdir) {
 		struct rm_sb name = RM_SB_INIT;
 		char *path;
@@ -1077,7 +1077,7 @@ static void print_archive(struct rm_sink *s, const char *path, enum rm_fate fate
 		ps->rc |= 1;
 }
 
-void rm_print_sink_init(struct rm_print_sink *ps, struct rm_pipeline *p, FILE *out,
+void rm_pipeline_print_sink_init(struct rm_print_sink *ps, struct rm_pipeline *p, FILE *out,
 			const char *outdir, bool force)
 {
 	memset(ps, 0, sizeof(*ps));

@@ -162,7 +162,7 @@ struct rm_queue_sink {
 	/* the delivery policy's hold rule (tree or recipient on delivery.hold) */
 	bool (*held)(const struct rm_config *cfg, const char *tree, char *const *rcpts, size_t n);
 };
-void rm_queue_sink_init(struct rm_queue_sink *q, struct rm_pipeline *p, const char *materials,
+void rm_pipeline_queue_sink_init(struct rm_queue_sink *q, struct rm_pipeline *p, const char *materials,
 			bool keep,
 			bool (*held)(const struct rm_config *, const char *, char *const *, size_t));
 
@@ -181,7 +181,7 @@ struct rm_print_sink {
 	bool force;
 	int rc;                        /* 1: something failed; 2: something held */
 };
-void rm_print_sink_init(struct rm_print_sink *ps, struct rm_pipeline *p, FILE *out,
+void rm_pipeline_print_sink_init(struct rm_print_sink *ps, struct rm_pipeline *p, FILE *out,
 			const char *outdir, bool force);
 
 #endif

@@ -153,7 +153,7 @@ bool rm_report_pick(const struct rm_rules *rules, const struct rm_result_root *b
 	} else {
 		best = pick_failure(head, cmp);
 		if (!best) {
-			rm_comparison_free(cmp);
+			rm_stats_comparison_free(cmp);
 			return false;
 		}
 		out->headline = best;
@@ -172,10 +172,10 @@ void rm_report_test_free(struct rm_report_test *t)
 	size_t i;
 
 	for (i = 0; i < t->nalso; i++)
-		rm_comparison_free(&t->also_cmp[i]);
+		rm_stats_comparison_free(&t->also_cmp[i]);
 	free(t->also_cmp);
 	free(t->also);
-	rm_comparison_free(&t->cmp);
+	rm_stats_comparison_free(&t->cmp);
 	rm_evidence_free(&t->evidence);
 	memset(t, 0, sizeof(*t));
 }
@@ -193,7 +193,7 @@ bool rm_report_same_report(const struct rm_report_test *a, const struct rm_repor
 
 /* ------------------------------------------------------------ ids and times */
 
-long rm_zone_seconds(const char *z)
+long rm_report_zone_seconds(const char *z)
 {
 	long h, m;
 
@@ -225,7 +225,7 @@ static uint64_t fnv1a(const char *s, unsigned bits)
 char *rm_report_message_id(const struct rm_config *cfg, const char *dedupe_key, time_t t)
 {
 	struct tm tm;
-	time_t local = t + rm_zone_seconds(cfg->timezone);
+	time_t local = t + rm_report_zone_seconds(cfg->timezone);
 	char stamp[32];
 	struct rm_sb sb = RM_SB_INIT;
 
@@ -278,7 +278,7 @@ static char *fmt_pct(double v)
 	struct rm_sb sb = RM_SB_INIT;
 
 	rm_sb_init(&sb);
-	rm_ruby_format_double(&sb, "", 0, 1, 'f', v);
+	rm_rubyfmt_double(&sb, "", 0, 1, 'f', v);
 	return rm_sb_detach(&sb, NULL);
 }
 
@@ -365,7 +365,7 @@ static char *addition_table(const struct rm_report *r)
 			   t->headline->change < 0 ? " " : "", pct, kind_word(t->kind));
 		free(pct);
 		rows[i][0] = rm_sb_detach(&c, NULL);
-		rows[i][1] = rm_machine_line(job);
+		rows[i][1] = rm_hosts_machine_line(job);
 		for (k = 0; k < np; k++)
 			rows[i][2 + k] = params[k];
 		free(params);
@@ -521,7 +521,7 @@ static char *patch_branch_url(const struct rm_config *cfg, const struct rm_job *
 		return NULL;
 	while (*subject == '[' && strchr(subject, ']'))
 		subject = strchr(subject, ']') + 1 + (strchr(subject, ']')[1] == ' ');
-	t = (time_t)(f->commit_time + rm_zone_seconds(cfg->timezone));
+	t = (time_t)(f->commit_time + rm_report_zone_seconds(cfg->timezone));
 	if (!gmtime_r(&t, &tm) || !strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm))
 		return NULL;
 	rm_sb_init(&sb);
@@ -1066,7 +1066,7 @@ static void report_vars(struct rm_report *r, const struct rm_config *cfg, const 
 	set_var(v, V_CONFIG_LINE, r->kind == RM_REPORT_FUNCTIONAL && tc && !strcmp(tc, "boot") &&
 					  r->created < CONFIG_LINE_SINCE ? "" : "yes");
 	set_var(v, V_COMPILER, rm_job_axis(job, "compiler"));
-	m = rm_machine_line(job);
+	m = rm_hosts_machine_line(job);
 	set_var(v, V_MACHINE, m);
 	free(m);
 	list_var(v, V_PARAMS);
@@ -1130,7 +1130,7 @@ static void report_vars(struct rm_report *r, const struct rm_config *cfg, const 
 		rm_sb_release(&tb);
 		set_item(det, V_DETAILS, D_ADDITIONAL, i ? "yes" : "");
 		set_item(det, V_DETAILS, D_TBOX_GROUP, rm_job_field(&t->head->job, "tbox_group"));
-		m = rm_machine_line(&t->head->job);
+		m = rm_hosts_machine_line(&t->head->job);
 		set_item(det, V_DETAILS, D_MACHINE, m);
 		free(m);
 	}

@@ -135,6 +135,6 @@ struct rm_tdata *rm_report_sample_vars(bool filled);
 /* Exposed for tests: the Message-ID for a dedupe key and a time. */
 char *rm_report_message_id(const struct rm_config *cfg, const char *dedupe_key, time_t t);
 /* Seconds east of UTC of a "+HHMM" zone. */
-long rm_zone_seconds(const char *zone);
+long rm_report_zone_seconds(const char *zone);
 
 #endif

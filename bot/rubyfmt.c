@@ -435,7 +435,7 @@ static void pad(struct rm_sb *sb, char c, long n)
 		rm_sb_addn(sb, c, (size_t)n);
 }
 
-void rm_ruby_format_double(struct rm_sb *sb, const char *flags, int width, int prec,
+void rm_rubyfmt_double(struct rm_sb *sb, const char *flags, int width, int prec,
 			   char conv, double v)
 {
 	int alt = 0, ladjust = 0, zeropad = 0, fprec = 0, expt = 0, ndig, size, expsize = 0;

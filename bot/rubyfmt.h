@@ -24,7 +24,7 @@
  * print as "NaN", "Inf", "-Inf" (with "+"/" " flags "+Inf", "+NaN"), padded
  * with blanks to the width as Ruby does.  The caller owns sb; nothing is
  * retained.  Thread-safe: no static mutable state. */
-void rm_ruby_format_double(struct rm_sb *sb, const char *flags, int width, int prec,
+void rm_rubyfmt_double(struct rm_sb *sb, const char *flags, int width, int prec,
 			   char conv, double v);
 
 #endif

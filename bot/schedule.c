@@ -10,7 +10,7 @@
 
 #include "deliver.h"
 #include "fileutil.h"
-#include "message.h" /* rm_crlf_to_lf */
+#include "message.h" /* rm_message_crlf_to_lf */
 
 static void logf_(const struct rm_schedule_log *log, enum rm_schedule_level level,
 		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -159,7 +159,7 @@ static int open_transport(const struct rm_config *cfg, struct rm_transport **t, 
 	sc.timeout = cfg->smtp_timeout;
 	sc.pi_config = cfg->pi_config;
 	sc.pi_address = cfg->pi_address;
-	return rm_transport_open(t, cfg->transport, &sc, err);
+	return rm_deliver_open(t, cfg->transport, &sc, err);
 }
 
 static void forget_secret(char *password)
@@ -258,7 +258,7 @@ again:
 			c->capped++;
 			continue;
 		}
-		rm_transport_send(t, m->mail_from, m->rcpts, m->nrcpts, m->bytes, m->len, res, error,
+		rm_deliver_send(t, m->mail_from, m->rcpts, m->nrcpts, m->bytes, m->len, res, error,
 				  sizeof(error));
 		for (k = 0; k < m->nrcpts; k++) {
 			if (res[k].code >= 500) /* every refusal visible, even in a quiet run */
@@ -282,7 +282,7 @@ again:
 				      error[0] ? error : "recipients kept deferring");
 			else
 				logf_(log, RM_SCHEDULE_INFO, "sent %s via %s", m->message_id,
-				      rm_transport_spec(t));
+				      rm_deliver_spec(t));
 			break;
 		case RM_STORE_QUEUED:
 			c->retried++;
@@ -304,7 +304,7 @@ again:
 			else
 				logf_(log, RM_SCHEDULE_ERROR,
 				      "%s: failed: no recipient was accepted via %s: %s", m->message_id,
-				      rm_transport_spec(t), why);
+				      rm_deliver_spec(t), why);
 			break;
 		}
 		free(res);
@@ -334,8 +334,8 @@ again:
 	if (retried)
 		logf_(log, RM_SCHEDULE_WARNING,
 		      "delivery via %s: %d message(s) deferred, next attempt in %lld s: %s",
-		      rm_transport_spec(t), retried, (long long)(retry_first - now), why_first);
-	rm_transport_free(t);
+		      rm_deliver_spec(t), retried, (long long)(retry_first - now), why_first);
+	rm_deliver_free(t);
 	rm_store_msgs_free(msgs, n);
 	forget_secret(password);
 	return rc;
@@ -386,7 +386,7 @@ static void queue_show(struct rm_sb *out, struct rm_store_msg *m)
 	if (m->last_error)
 		rm_sb_addf(out, "last-error: %s\n", m->last_error);
 	rm_sb_addc(out, '\n');
-	m->len = rm_crlf_to_lf(m->bytes, m->len);
+	m->len = rm_message_crlf_to_lf(m->bytes, m->len);
 	rm_sb_add(out, m->bytes, m->len);
 }
 

@@ -10,7 +10,7 @@
 
 /* ------------------------------------------------------------ arithmetic */
 
-double rm_ruby_sum(const double *v, const unsigned char *is_int, size_t n)
+double rm_stats_ruby_sum(const double *v, const unsigned char *is_int, size_t n)
 {
 	long double isum = 0;
 	double f, c = 0;
@@ -40,21 +40,21 @@ double rm_ruby_sum(const double *v, const unsigned char *is_int, size_t n)
 	return f + c;
 }
 
-double rm_mean(const double *v, const unsigned char *is_int, size_t n)
+double rm_stats_mean(const double *v, const unsigned char *is_int, size_t n)
 {
 	if (!n)
 		return 0;
-	return rm_ruby_sum(v, is_int, n) / (double)n;
+	return rm_stats_ruby_sum(v, is_int, n) / (double)n;
 }
 
-double rm_pstddev(const double *v, const unsigned char *is_int, size_t n)
+double rm_stats_pstddev(const double *v, const unsigned char *is_int, size_t n)
 {
 	double avg, sum = 0;
 	size_t i;
 
 	if (n < 2)
 		return -1;
-	avg = rm_mean(v, is_int, n);
+	avg = rm_stats_mean(v, is_int, n);
 	/* inject(0) { acc + (x - avg)**2 }, then 1 / n.to_f * sum */
 	for (i = 0; i < n; i++)
 		sum += (v[i] - avg) * (v[i] - avg);
@@ -73,7 +73,7 @@ static int cmp_tv(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-bool rm_summarize(const double *v, const unsigned char *is_int, size_t n, size_t max_margin,
+bool rm_stats_summarize(const double *v, const unsigned char *is_int, size_t n, size_t max_margin,
 		  struct rm_summary *out)
 {
 	struct tv stackbuf[64], *s = n <= 64 ? stackbuf : rm_xmalloc(n * sizeof(*s));
@@ -278,11 +278,11 @@ static void process(struct pass_ctx *p, const char *k, const struct rm_series *a
 	bn = bs ? bs->n : cols_b;
 
 	max_margin = func ? 0 : 3;
-	if (!rm_summarize(bv, bi, bn, max_margin, &sb))
+	if (!rm_stats_summarize(bv, bi, bn, max_margin, &sb))
 		goto out;
 	if (bn <= 3 && max_margin > 1)
 		max_margin = 1;
-	if (!rm_summarize(av, ai, an, max_margin, &sa))
+	if (!rm_stats_summarize(av, ai, an, max_margin, &sa))
 		goto out;
 
 	if (starts_with(k, "perf-profile.") && sa.mean_is_int) {
@@ -362,13 +362,13 @@ static void fill_row(const struct rm_rules *rules, struct rm_row *row, const cha
 		if (row->failure) {
 			const struct rm_series *s = rm_matrix_get(&m[i]->all, k);
 
-			row->fails[i] = s ? rm_ruby_sum(s->v, s->is_int, s->n) : 0;
+			row->fails[i] = s ? rm_stats_ruby_sum(s->v, s->is_int, s->n) : 0;
 			row->runs[i] = m[i]->all.cols;
 		} else {
 			const struct rm_series *s = rm_matrix_get(&m[i]->complete, k);
 
-			row->avg[i] = s && s->n ? rm_mean(s->v, s->is_int, s->n) : 0;
-			row->stddev[i] = s && s->n > 1 ? rm_pstddev(s->v, s->is_int, s->n) : -1;
+			row->avg[i] = s && s->n ? rm_stats_mean(s->v, s->is_int, s->n) : 0;
+			row->stddev[i] = s && s->n > 1 ? rm_stats_pstddev(s->v, s->is_int, s->n) : -1;
 		}
 	}
 	if (row->failure) {
@@ -472,7 +472,7 @@ static int cmp_cstr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int rm_compare(const struct rm_rules *rules, const struct rm_result_root *base,
+int rm_stats_compare(const struct rm_rules *rules, const struct rm_result_root *base,
 	       const struct rm_result_root *head, struct rm_comparison *out, struct rm_error *err)
 {
 	struct pass_ctx p;
@@ -515,7 +515,7 @@ int rm_compare(const struct rm_rules *rules, const struct rm_result_root *base,
 	return 0;
 }
 
-void rm_comparison_free(struct rm_comparison *c)
+void rm_stats_comparison_free(struct rm_comparison *c)
 {
 	size_t i;
 

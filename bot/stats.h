@@ -45,19 +45,19 @@ struct rm_comparison {
 	size_t skipped_bad;  /* stats left out because of NaN/Infinity/non-numbers */
 };
 
-/* Compare base and head.  Fills out (caller frees with rm_comparison_free()). */
-int rm_compare(const struct rm_rules *rules, const struct rm_result_root *base,
+/* Compare base and head.  Fills out (caller frees with rm_stats_comparison_free()). */
+int rm_stats_compare(const struct rm_rules *rules, const struct rm_result_root *base,
 	       const struct rm_result_root *head, struct rm_comparison *out, struct rm_error *err);
-void rm_comparison_free(struct rm_comparison *c);
+void rm_stats_comparison_free(struct rm_comparison *c);
 
 /* Exposed for unit tests. */
 
 /* Ruby's Array#sum for a column of values (exact integer prefix, then
  * Kahan-Babuska compensated float summation). */
-double rm_ruby_sum(const double *v, const unsigned char *is_int, size_t n);
+double rm_stats_ruby_sum(const double *v, const unsigned char *is_int, size_t n);
 /* lkp-tests' Array#average and population standard deviation. */
-double rm_mean(const double *v, const unsigned char *is_int, size_t n);
-double rm_pstddev(const double *v, const unsigned char *is_int, size_t n);
+double rm_stats_mean(const double *v, const unsigned char *is_int, size_t n);
+double rm_stats_pstddev(const double *v, const unsigned char *is_int, size_t n);
 
 struct rm_summary {
 	double min, mean, max;   /* mean is the upper median s[size/2] */
@@ -66,7 +66,7 @@ struct rm_summary {
 };
 /* StatSummary: sort, drop leading -1, trim min(size>>5, max_margin) from
  * each end.  Returns false when nothing is left. */
-bool rm_summarize(const double *v, const unsigned char *is_int, size_t n, size_t max_margin,
+bool rm_stats_summarize(const double *v, const unsigned char *is_int, size_t n, size_t max_margin,
 		  struct rm_summary *out);
 
 #endif

@@ -28,9 +28,9 @@ void rm_table_value(struct rm_sb *out, double avg)
 
 	/* Ruby's float formatting, which differs from printf near ties */
 	if (a < 1000)
-		rm_ruby_format_double(out, "", ABS_WIDTH, 2, 'f', avg);
+		rm_rubyfmt_double(out, "", ABS_WIDTH, 2, 'f', avg);
 	else if (a > 100000000)
-		rm_ruby_format_double(out, "", ABS_WIDTH, 4, 'g', avg);
+		rm_rubyfmt_double(out, "", ABS_WIDTH, 4, 'g', avg);
 	else
 		add_truncated(out, ABS_WIDTH, avg);
 }
@@ -53,9 +53,9 @@ void rm_table_stddev(struct rm_sb *out, double avg, double stddev)
 void rm_table_change(struct rm_sb *out, double p, int abs_change)
 {
 	if (fabs(p) < 100000)
-		rm_ruby_format_double(out, "+", REL_WIDTH, 1, 'f', p);
+		rm_rubyfmt_double(out, "+", REL_WIDTH, 1, 'f', p);
 	else
-		rm_ruby_format_double(out, "+", REL_WIDTH, 2, 'g', p);
+		rm_rubyfmt_double(out, "+", REL_WIDTH, 2, 'g', p);
 	rm_sb_adds(out, abs_change ? "  " : "% ");
 }
 
@@ -169,7 +169,7 @@ void rm_table_render_style(struct rm_sb *out, const struct rm_job *job,
 			const struct rm_row *r = &cmp->rows[i];
 
 			add_fails(out, r->fails[0], r->runs[0]);
-			rm_ruby_format_double(out, "", REL_WIDTH, 0, 'f', r->reproduction);
+			rm_rubyfmt_double(out, "", REL_WIDTH, 0, 'f', r->reproduction);
 			rm_sb_adds(out, "% ");
 			add_fails(out, r->fails[1], r->runs[1]);
 			rm_sb_addf(out, "  %s\n", r->name);

@@ -73,12 +73,12 @@ static inline void fuzz_compare_all(struct rm_archive *a)
 		struct rm_sb out;
 
 		rm_error_clear(&err);
-		if (rm_compare(&fuzz_rules, grp->members[0], grp->members[1], &cmp, &err))
+		if (rm_stats_compare(&fuzz_rules, grp->members[0], grp->members[1], &cmp, &err))
 			continue;
 		rm_sb_init(&out);
 		rm_table_render(&out, &grp->members[1]->job, &base, &head, &cmp);
 		rm_sb_release(&out);
-		rm_comparison_free(&cmp);
+		rm_stats_comparison_free(&cmp);
 	}
 }
 

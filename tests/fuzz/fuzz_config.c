@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		for (k = 0; k < t->aliases.n; k++)
 			(void)rm_config_tree_for_branch(&c, t->aliases.v[k]);
-		(void)rm_provider_name(t->provider);
+		(void)rm_config_provider_name(t->provider);
 		for (k = 0; k < t->mail_to.n; k++)
 			check_one_line(t->mail_to.v[k]);
 	}

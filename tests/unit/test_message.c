@@ -30,7 +30,7 @@ static void test_rfc2047_round_trip(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *enc = rm_rfc2047_encode(cases[i]);
+		char *enc = rm_message_rfc2047_encode(cases[i]);
 		char *dec = decode(enc), *w;
 
 		assert_string_equal(dec, cases[i]);
@@ -41,7 +41,7 @@ static void test_rfc2047_round_trip(void **state)
 		free(dec);
 	}
 	{
-		char *plain = rm_rfc2047_encode("plain ascii subject");
+		char *plain = rm_message_rfc2047_encode("plain ascii subject");
 
 		assert_string_equal(plain, "plain ascii subject");
 		free(plain);
@@ -53,11 +53,11 @@ static void test_date_half_hour_zones(void **state)
 	char buf[64];
 
 	(void)state;
-	rm_format_date(1765347349, 8 * 3600, buf, sizeof(buf));
+	rm_message_format_date(1765347349, 8 * 3600, buf, sizeof(buf));
 	assert_string_equal(buf, "Wed, 10 Dec 2025 14:15:49 +0800");
-	rm_format_date(1765347349, 5 * 3600 + 1800, buf, sizeof(buf));
+	rm_message_format_date(1765347349, 5 * 3600 + 1800, buf, sizeof(buf));
 	assert_string_equal(buf, "Wed, 10 Dec 2025 11:45:49 +0530");
-	rm_format_date(1765347349, -(9 * 3600 + 1800), buf, sizeof(buf));
+	rm_message_format_date(1765347349, -(9 * 3600 + 1800), buf, sizeof(buf));
 	assert_string_equal(buf, "Tue, 9 Dec 2025 20:45:49 -0930");
 }
 

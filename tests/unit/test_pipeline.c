@@ -45,8 +45,8 @@ static void test_thread_new_and_patch_reply(void **state)
 	assert_int_equal(t.nrefs, 0);
 	assert_false(t.send_refs);
 	assert_string_equal(t.subject, "[t:b] x: y 1% regression");
-	assert_null(rm_thread_refs_text(&t));
-	rm_thread_free(&t);
+	assert_null(rm_message_thread_refs_text(&t));
+	rm_message_thread_free(&t);
 
 	/* a patch reply: In-Reply-To only, "Re: " once */
 	rm_message_thread(NULL, "id1@example.org", "patch@example.org", "Re: [PATCH] mm: fix", &t);
@@ -55,7 +55,7 @@ static void test_thread_new_and_patch_reply(void **state)
 	assert_false(t.send_refs);
 	assert_int_equal(t.nrefs, 1);
 	assert_string_equal(t.subject, "Re: [PATCH] mm: fix");
-	rm_thread_free(&t);
+	rm_message_thread_free(&t);
 }
 
 static void test_thread_follow_up(void **state)
@@ -75,16 +75,16 @@ static void test_thread_follow_up(void **state)
 	assert_string_equal(t.refs[1], "old@example.org");
 	assert_string_equal(t.refs[2], "first@example.org");
 	assert_string_equal(t.subject, "Re: [PATCH] mm: fix");
-	refs = rm_thread_refs_text(&t);
+	refs = rm_message_thread_refs_text(&t);
 	assert_string_equal(refs, "patch@example.org\nold@example.org\nfirst@example.org");
 	free(refs);
-	rm_thread_free(&t);
+	rm_message_thread_free(&t);
 
 	/* the first mail itself is no follow-up of itself */
 	rm_message_thread(&f, "first@example.org", NULL, "[t:b] s", &t);
 	assert_null(t.in_reply_to);
 	assert_string_equal(t.subject, "[t:b] s");
-	rm_thread_free(&t);
+	rm_message_thread_free(&t);
 }
 
 static void test_store_threads_and_reports(void **state)
@@ -123,7 +123,7 @@ static void test_store_threads_and_reports(void **state)
 	assert_string_equal(f.message_id, "first@example.org");
 	assert_string_equal(f.subject, "Re: s");
 	assert_string_equal(f.refs, "patch@example.org");
-	rm_thread_first_free(&f);
+	rm_message_thread_first_free(&f);
 	/* another direction is another finding */
 	assert_int_equal(rm_message_thread_first(ob, "t:b|head|axes|metric|improvement", &f, &err), 0);
 	assert_null(f.message_id);

@@ -17,13 +17,13 @@ static void test_mean_and_population_stddev(void **state)
 	double one[] = { 42.5 };
 
 	(void)state;
-	assert_true(rm_mean(a, ints, 3) == 1161061.0);
+	assert_true(rm_stats_mean(a, ints, 3) == 1161061.0);
 	/* population, not sample: sqrt(((35000^2)*2)/3) */
-	assert_true(fabs(rm_pstddev(a, ints, 3) - 28577.380332470415) < 1e-6);
+	assert_true(fabs(rm_stats_pstddev(a, ints, 3) - 28577.380332470415) < 1e-6);
 	/* a single run has no stddev */
-	assert_true(rm_pstddev(one, floats, 1) == -1);
-	assert_true(rm_mean(one, floats, 1) == 42.5);
-	assert_true(rm_mean(NULL, NULL, 0) == 0);
+	assert_true(rm_stats_pstddev(one, floats, 1) == -1);
+	assert_true(rm_stats_mean(one, floats, 1) == 42.5);
+	assert_true(rm_stats_mean(NULL, NULL, 0) == 0);
 }
 
 static void test_ruby_sum_is_compensated(void **state)
@@ -33,9 +33,9 @@ static void test_ruby_sum_is_compensated(void **state)
 	double w[] = { 1e100, 1.0, -1e100 };
 
 	(void)state;
-	assert_true(rm_ruby_sum(v, floats, 2) == 0.30000000000000004);
+	assert_true(rm_stats_ruby_sum(v, floats, 2) == 0.30000000000000004);
 	/* Kahan-Babuska keeps the 1.0 that naive summation loses */
-	assert_true(rm_ruby_sum(w, floats, 3) == 1.0);
+	assert_true(rm_stats_ruby_sum(w, floats, 3) == 1.0);
 }
 
 static void test_summary_upper_median_and_margin(void **state)
@@ -47,7 +47,7 @@ static void test_summary_upper_median_and_margin(void **state)
 	int i;
 
 	(void)state;
-	assert_true(rm_summarize(v, ints, 4, 3, &s));
+	assert_true(rm_stats_summarize(v, ints, 4, 3, &s));
 	assert_true(s.min == 1 && s.mean == 4 && s.max == 5); /* s[size/2], the upper median */
 	/* 40 runs: margin = min(40 >> 5, 3) = 1 value trimmed from each end */
 	for (i = 0; i < 40; i++)
@@ -56,13 +56,13 @@ static void test_summary_upper_median_and_margin(void **state)
 		unsigned char wi[40];
 
 		memset(wi, 1, sizeof(wi));
-		assert_true(rm_summarize(w, wi, 40, 3, &s));
+		assert_true(rm_stats_summarize(w, wi, 40, 3, &s));
 		assert_true(s.min == 1 && s.max == 38 && s.size == 38);
-		assert_true(rm_summarize(w, wi, 40, 0, &s));
+		assert_true(rm_stats_summarize(w, wi, 40, 0, &s));
 		assert_true(s.min == 0 && s.max == 39);
 	}
 	/* leading -1 values are "empty data points" */
-	assert_true(rm_summarize(neg, ints, 5, 3, &s));
+	assert_true(rm_stats_summarize(neg, ints, 5, 3, &s));
 	assert_true(s.min == 3 && s.mean == 5 && s.max == 7 && s.size == 3);
 }
 
@@ -154,7 +154,7 @@ static void compare(const struct fake *b, size_t nb, size_t cb, const struct fak
 
 	make_root(&base, b, nb, cb);
 	make_root(&head, h, nh, ch);
-	assert_int_equal(rm_compare(unit_rules(), &base, &head, out, &err), 0);
+	assert_int_equal(rm_stats_compare(unit_rules(), &base, &head, out, &err), 0);
 	free_root(&base);
 	free_root(&head);
 }
@@ -191,7 +191,7 @@ static void test_detection_of_section8_example(void **state)
 	assert_true(fabs(c.rows[0].change - 10.5649) < 1e-3);
 	assert_true(c.rows[1].weight > 0); /* stress-ng.*_per_sec: higher is better */
 	assert_true(c.rows[0].weight == 0); /* .ops has no direction */
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 }
 
 static void test_stat_only_in_head_is_never_shown(void **state)
@@ -208,7 +208,7 @@ static void test_stat_only_in_head_is_never_shown(void **state)
 	(void)state;
 	compare(b, 1, 3, h, 2, 3, &c);
 	assert_int_equal(c.n, 0);
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 }
 
 static void test_perf_profile_new_in_head_is_shown(void **state)
@@ -233,7 +233,7 @@ static void test_perf_profile_new_in_head_is_shown(void **state)
 	assert_true(r->avg[0] == 0);
 	assert_true(fabs(r->change - 0.73) < 1e-9);
 	assert_null(find(&c, "perf-profile.self.cycles-pp.a"));
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 }
 
 static void test_zero_base_uses_1e_minus_100(void **state)
@@ -250,7 +250,7 @@ static void test_zero_base_uses_1e_minus_100(void **state)
 	compare(b, 1, 3, h, 1, 3, &c);
 	assert_int_equal(c.n, 1);
 	assert_true(c.rows[0].change == 100.0 * (2.6 - 1e-100) / 1e-100);
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 }
 
 static void test_fewer_than_three_runs_on_both_sides_is_skipped(void **state)
@@ -263,11 +263,11 @@ static void test_fewer_than_three_runs_on_both_sides_is_skipped(void **state)
 	(void)state;
 	compare(b, 1, 2, h, 1, 2, &c);
 	assert_int_equal(c.n, 0);
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 	/* three runs on one side are enough */
 	compare(b, 1, 2, h3, 1, 3, &c);
 	assert_int_equal(c.n, 1);
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 }
 
 static void test_single_run_row_has_no_stddev(void **state)
@@ -280,7 +280,7 @@ static void test_single_run_row_has_no_stddev(void **state)
 	compare(b, 1, 1, h, 1, 3, &c);
 	assert_int_equal(c.n, 1);
 	assert_true(c.rows[0].stddev[0] == -1);
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 }
 
 static void test_small_changes_are_filtered(void **state)
@@ -303,7 +303,7 @@ static void test_small_changes_are_filtered(void **state)
 	(void)state;
 	compare(b, 3, 3, h, 3, 3, &c);
 	assert_int_equal(c.n, 0);
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 }
 
 static void test_overlapping_runs_are_not_a_change(void **state)
@@ -315,7 +315,7 @@ static void test_overlapping_runs_are_not_a_change(void **state)
 	(void)state;
 	compare(b, 1, 3, h, 1, 3, &c);
 	assert_int_equal(c.n, 0);
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 }
 
 static void test_denylisted_monitor_never_shown(void **state)
@@ -329,7 +329,7 @@ static void test_denylisted_monitor_never_shown(void **state)
 	(void)state;
 	compare(b, 2, 3, h, 2, 3, &c);
 	assert_int_equal(c.n, 0);
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 }
 
 static void test_negative_mean_and_large_stddev(void **state)
@@ -344,7 +344,7 @@ static void test_negative_mean_and_large_stddev(void **state)
 	assert_true(c.rows[0].avg[0] == -11);
 	/* stddev of {0,0,300} is 141.42, i.e. 141% of the mean 100 */
 	assert_true(fabs(c.rows[0].stddev[1] / c.rows[0].avg[1] * 100 - 141.42) < 0.01);
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 }
 
 static void test_nan_stat_is_left_out_and_counted(void **state)
@@ -360,7 +360,7 @@ static void test_nan_stat_is_left_out_and_counted(void **state)
 	assert_int_equal(c.n, 1);
 	assert_string_equal(c.rows[0].name, "stress-ng.y.ops_per_sec");
 	assert_int_equal(c.skipped_bad, 1);
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 }
 
 static void test_failure_stats_and_reproduction(void **state)
@@ -379,7 +379,7 @@ static void test_failure_stats_and_reproduction(void **state)
 	assert_true(c.rows[0].failure);
 	assert_true(c.rows[0].fails[1] == 3 && c.rows[0].runs[0] == 4);
 	assert_true(c.rows[0].reproduction == 75);
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 }
 
 static void test_row_order_counts_then_names_then_change(void **state)
@@ -419,7 +419,7 @@ static void test_row_order_counts_then_names_then_change(void **state)
 	assert_int_equal(c.n, 7);
 	for (i = 0; i < 7; i++)
 		assert_string_equal(c.rows[i].name, want[i]);
-	rm_comparison_free(&c);
+	rm_stats_comparison_free(&c);
 }
 
 const struct CMUnitTest unit_stats_tests[] = {
