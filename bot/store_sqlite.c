@@ -1432,8 +1432,8 @@ static int sq_counts(struct rm_store *base, struct rm_store_counts *c, struct rm
 		"SELECT count(*) FROM rcpt_results",
 		"SELECT count(*) FROM commit_cache",
 		"SELECT coalesce(sum(attempts), 0) FROM messages",
-		"SELECT count(*) FROM messages m WHERE dedupe_key IS NOT NULL AND NOT EXISTS"
-		" (SELECT 1 FROM reports r WHERE r.dedupe_key = m.dedupe_key)",
+		("SELECT count(*) FROM messages m WHERE dedupe_key IS NOT NULL AND NOT EXISTS"
+		 " (SELECT 1 FROM reports r WHERE r.dedupe_key = m.dedupe_key)"),
 	};
 	long *dst[] = { &c->reports, &c->messages, &c->rcpt_results, &c->cache, &c->attempts,
 			&c->orphans };
