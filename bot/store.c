@@ -648,3 +648,43 @@ int rm_store_check(struct rm_store *st, struct rm_sb *out, struct rm_error *err)
 	rm_sb_addf(out, "store check: %s\n", problems ? "problems found" : "consistent");
 	return problems ? 1 : 0;
 }
+
+enum rm_store_state rm_store_state_from(const char *v)
+{
+	int i;
+
+	for (i = RM_STORE_HELD; v && i <= RM_STORE_FAILED; i++)
+		if (!strcmp(v, rm_store_state_name((enum rm_store_state)i)))
+			return (enum rm_store_state)i;
+	return RM_STORE_FAILED;
+}
+
+char *rm_store_join_lines(char *const *v, size_t n)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	size_t i;
+
+	rm_sb_init(&sb);
+	for (i = 0; i < n; i++) {
+		rm_sb_adds(&sb, v[i]);
+		rm_sb_addc(&sb, '\n');
+	}
+	return rm_sb_detach(&sb, NULL);
+}
+
+void rm_store_split_lines(const char *v, char ***out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	while (v && *v) {
+		size_t l = strcspn(v, "\n");
+
+		if (l) {
+			*out = rm_xrealloc(*out, (*n + 1) * sizeof(char *));
+			(*out)[(*n)++] = rm_xstrndup(v, l);
+		}
+		v += l;
+		if (*v)
+			v++;
+	}
+}

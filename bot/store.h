@@ -128,6 +128,18 @@ void rm_store_msg_free(struct rm_store_msg *m);
 void rm_store_msgs_free(struct rm_store_msg *v, size_t n);
 const char *rm_store_state_name(enum rm_store_state s);
 
+/* ---- for the backends: the stored forms of a state and of a list */
+
+/* The state stored as `v` ("queued" ...; rm_store_state_name's words);
+ * anything else reads as failed. */
+enum rm_store_state rm_store_state_from(const char *v);
+/* The list as it is stored: one item per line, each ended by '\n'.
+ * Caller frees. */
+char *rm_store_join_lines(char *const *v, size_t n);
+/* The stored list `v` back into *out[0..*n) (empty lines skipped); the
+ * caller frees each item and the array. */
+void rm_store_split_lines(const char *v, char ***out, size_t *n);
+
 /* The first message of a thread (its Message-ID, subject and References
  * chain), if any: 1 found (strings malloc'd, caller frees), 0 none. */
 int rm_store_thread_first(struct rm_store *st, const char *thread_key, char **message_id,

@@ -467,46 +467,6 @@ static int pgs_cache_put(struct rm_store *base, const char *tree, const char *sh
 
 /* ---- messages */
 
-static enum rm_store_state state_from(const char *v)
-{
-	size_t i;
-
-	for (i = 0; v && i < sizeof(state_names) / sizeof(state_names[0]); i++)
-		if (!strcmp(v, state_names[i]))
-			return (enum rm_store_state)i;
-	return RM_STORE_FAILED;
-}
-
-static char *join_lines(char *const *v, size_t n)
-{
-	struct rm_sb sb = RM_SB_INIT;
-	size_t i;
-
-	rm_sb_init(&sb);
-	for (i = 0; i < n; i++) {
-		rm_sb_adds(&sb, v[i]);
-		rm_sb_addc(&sb, '\n');
-	}
-	return rm_sb_detach(&sb, NULL);
-}
-
-static void split_lines(const char *v, char ***out, size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	while (v && *v) {
-		size_t l = strcspn(v, "\n");
-
-		if (l) {
-			*out = rm_xrealloc(*out, (*n + 1) * sizeof(char *));
-			(*out)[(*n)++] = rm_xstrndup(v, l);
-		}
-		v += l;
-		if (*v)
-			v++;
-	}
-}
-
 /* the message bytes travel as hex ('\x...'): BYTEA's text form */
 static char *hex_of(const char *b, size_t len)
 {
@@ -541,7 +501,7 @@ static void msg_from_row(const PGresult *r, int row, struct rm_store_msg *m)
 	m->tree = get_text(r, row, 3);
 	m->subject = get_text(r, row, 4);
 	m->mail_from = get_text(r, row, 5);
-	split_lines(PQgetvalue(r, row, 6), &m->rcpts, &m->nrcpts);
+	rm_store_split_lines(PQgetvalue(r, row, 6), &m->rcpts, &m->nrcpts);
 	b = PQunescapeBytea((const unsigned char *)PQgetvalue(r, row, 7), &len);
 	m->bytes = rm_xmalloc(len + 1);
 	if (b && len)
@@ -550,7 +510,7 @@ static void msg_from_row(const PGresult *r, int row, struct rm_store_msg *m)
 	m->bytes[m->len] = '\0';
 	PQfreemem(b);
 	v = PQgetvalue(r, row, 8);
-	m->state = state_from(v);
+	m->state = rm_store_state_from(v);
 	m->attempts = (int)get_ll(r, row, 9);
 	m->last_error = get_text(r, row, 10);
 	m->next_attempt = (time_t)get_ll(r, row, 11);
@@ -595,7 +555,7 @@ static int insert_msg(struct pg_store *s, const struct rm_store_msg *m, bool kee
 		      time_t now, time_t updated, bool *added, struct rm_error *err)
 {
 	struct num a = { "" }, b = { "" }, c = { "" }, d = { "" }, e = { "" }, f = { "" };
-	char *rcpts = join_lines(m->rcpts, m->nrcpts), *hex = hex_of(m->bytes, m->len);
+	char *rcpts = rm_store_join_lines(m->rcpts, m->nrcpts), *hex = hex_of(m->bytes, m->len);
 	const char *p[17] = {
 		m->message_id, m->dedupe_key, m->tree, m->subject, m->mail_from, rcpts, hex,
 		state_names[m->state], num(&a, m->attempts), m->last_error,
@@ -828,7 +788,7 @@ static int pgs_record(struct rm_store *base, long long id, const struct rm_rcpt_
 			keep_add(&keep, &nkeep, PQgetvalue(r, k, 0));
 		PQclear(r);
 	}
-	rcpts = join_lines(keep, nkeep);
+	rcpts = rm_store_join_lines(keep, nkeep);
 	{
 		const char *p[6] = { state_names[*state], rcpts, error, num(&nretry, retry_at), nnow.b,
 				     nid.b };

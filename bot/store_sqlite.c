@@ -568,46 +568,6 @@ static int sq_cache_put(struct rm_store *base, const char *tree, const char *sha
 
 /* ================================================================ messages */
 
-static enum rm_store_state state_from(const char *v)
-{
-	size_t i;
-
-	for (i = 0; v && i < sizeof(state_names) / sizeof(state_names[0]); i++)
-		if (!strcmp(v, state_names[i]))
-			return (enum rm_store_state)i;
-	return RM_STORE_FAILED;
-}
-
-static char *join_lines(char *const *v, size_t n)
-{
-	struct rm_sb sb = RM_SB_INIT;
-	size_t i;
-
-	rm_sb_init(&sb);
-	for (i = 0; i < n; i++) {
-		rm_sb_adds(&sb, v[i]);
-		rm_sb_addc(&sb, '\n');
-	}
-	return rm_sb_detach(&sb, NULL);
-}
-
-static void split_lines(const char *v, char ***out, size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	while (v && *v) {
-		size_t l = strcspn(v, "\n");
-
-		if (l) {
-			*out = rm_xrealloc(*out, (*n + 1) * sizeof(char *));
-			(*out)[(*n)++] = rm_xstrndup(v, l);
-		}
-		v += l;
-		if (*v)
-			v++;
-	}
-}
-
 static char *col_text(sqlite3_stmt *st, int i)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);
@@ -632,7 +592,7 @@ static void msg_from_row(sqlite3_stmt *st, struct rm_store_msg *m)
 	m->subject = col_text(st, 4);
 	m->mail_from = col_text(st, 5);
 	v = col_text(st, 6);
-	split_lines(v, &m->rcpts, &m->nrcpts);
+	rm_store_split_lines(v, &m->rcpts, &m->nrcpts);
 	free(v);
 	b = sqlite3_column_blob(st, 7);
 	m->len = (size_t)sqlite3_column_bytes(st, 7);
@@ -641,7 +601,7 @@ static void msg_from_row(sqlite3_stmt *st, struct rm_store_msg *m)
 		memcpy(m->bytes, b, m->len);
 	m->bytes[m->len] = '\0';
 	v = col_text(st, 8);
-	m->state = state_from(v);
+	m->state = rm_store_state_from(v);
 	free(v);
 	m->attempts = sqlite3_column_int(st, 9);
 	m->last_error = col_text(st, 10);
@@ -712,7 +672,7 @@ static int sq_enqueue(struct rm_store *base, const struct rm_store_msg *m, time_
 			return 0; /* seen before: never twice */
 		}
 	}
-	rcpts = join_lines(m->rcpts, m->nrcpts);
+	rcpts = rm_store_join_lines(m->rcpts, m->nrcpts);
 	rc = prep(s,
 		  "INSERT OR IGNORE INTO messages (message_id, dedupe_key, tree, subject, mail_from,"
 		  " rcpts, bytes, state, attempts, next_attempt, created_at, updated_at,"
@@ -889,7 +849,7 @@ static int sq_record(struct rm_store *base, long long id, const struct rm_rcpt_r
 		if (rc != SQLITE_DONE)
 			goto fail;
 	}
-	rcpts = join_lines(keep, nkeep);
+	rcpts = rm_store_join_lines(keep, nkeep);
 	rc = prep(s,
 		  "UPDATE messages SET state = ?1, rcpts = ?2, attempts = attempts + 1, last_error = ?3,"
 		  " next_attempt = ?4, updated_at = ?5,"
