@@ -377,7 +377,7 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 			char *end;
 			long long v = strtoll(optarg, &end, 10);
 
-			if (*end || v < 0)
+			if (!*optarg || *end || v < 0)
 				return rm_error_set(err, RM_ERR_USAGE, "--now: expected seconds since the epoch, not '%s'", optarg);
 			now = (time_t)v;
 			break;
@@ -408,6 +408,12 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 	    rm_config_check_identity(&e.cfg, err) ||
 	    (note && read_note(note, &e.note, err)) ||
 	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READONLY, err)) {
+		env_close(&e);
+		return -1;
+	}
+	if (outdir && rm_mkdir_p(outdir)) {
+		rm_error_set(err, RM_ERR_USAGE, "--dry-run: -o: cannot create directory '%s': %s", outdir,
+			     strerror(errno));
 		env_close(&e);
 		return -1;
 	}
@@ -516,9 +522,16 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		case 'n':
 			note = optarg;
 			break;
-		case 'N':
-			now = (time_t)strtoll(optarg, NULL, 10);
+		case 'N': {
+			char *end;
+			long long v = strtoll(optarg, &end, 10);
+
+			if (!*optarg || *end || v < 0)
+				return rm_error_set(err, RM_ERR_USAGE, "run: --now: expected seconds since the epoch, not '%s'",
+						    optarg);
+			now = (time_t)v;
 			break;
+		}
 		case 't':
 			to = optarg;
 			if (!rm_address_valid(to))
@@ -666,7 +679,9 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 	    (rm_schedule_queue_cmd_needs_id(cmd) && i + 1 >= argc))
 		return rm_error_set(err, RM_ERR_USAGE, "queue: unknown action '%s'", argv[i]), 2;
 	if (rm_schedule_queue_cmd_needs_id(cmd))
-		which = argv[i + 1];
+		which = argv[++i];
+	if (i + 1 < argc)
+		return rm_error_set(err, RM_ERR_USAGE, "queue: unexpected argument '%s'", argv[i + 1]), 2;
 	if (env_open(&e, config, NULL, NULL, false, false, err) ||
 	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READWRITE, err)) {
 		env_close(&e);

@@ -84,3 +84,29 @@ int rm_write_file(const char *path, const char *data, size_t len)
 	bad |= fclose(f) != 0;
 	return bad ? -1 : 0;
 }
+
+int rm_mkdir_p(const char *dir)
+{
+	char *p = rm_xstrdup(dir), *s;
+	struct stat st;
+	int rc = 0;
+
+	for (s = p + 1; *s && !rc; s++) {
+		if (*s == '/' && s[-1] != '/') {
+			*s = '\0';
+			if (mkdir(p, 0777) && errno != EEXIST)
+				rc = -1;
+			*s = '/';
+		}
+	}
+	if (!rc && mkdir(p, 0777) && errno != EEXIST)
+		rc = -1;
+	if (!rc && stat(p, &st))
+		rc = -1;
+	else if (!rc && !S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		rc = -1;
+	}
+	free(p);
+	return rc;
+}

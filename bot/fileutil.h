@@ -2,7 +2,7 @@
  * fileutil.h - reading whole files, safely bounded.
  *
  * Owns: open/read/close of one regular file into memory with a size cap,
- * and writing one whole file.
+ * writing one whole file, and creating a directory with its parents.
  * Must not: interpret contents.
  */
 #ifndef RM_FILEUTIL_H
@@ -22,6 +22,12 @@ int rm_read_file(const char *path, size_t max, char **buf, size_t *len, struct r
  * the umask).  The file is closed whatever happens.  0, or -1 with errno
  * set when opening, writing or closing failed. */
 int rm_write_file(const char *path, const char *data, size_t len);
+
+/* Create the directory `dir` and any missing parents (mkdir -p; new ones
+ * get mode 0777 less the umask).  An existing directory is fine.  0, or -1
+ * with errno set (ENOTDIR when `dir` or a parent exists but is not a
+ * directory). */
+int rm_mkdir_p(const char *dir);
 
 /* Join two path pieces with one '/'; caller frees. */
 char *rm_path_join(const char *a, const char *b);

@@ -149,6 +149,15 @@ int rm_inbox_scan(const struct rm_config *cfg, time_t now, int verbose, struct r
 			free(p);
 			continue;
 		}
+		if (l > 5 && !strcmp(de->d_name + l - 5, ".part")) {
+			/* by convention an archive still being copied in: left
+			 * alone until it is renamed to its final name */
+			if (verbose)
+				fprintf(stderr, "robotmail: '%s' is still being written (.part); later\n", p);
+			s->nwaiting++;
+			free(p);
+			continue;
+		}
 		if (lstat(p, &st)) {
 			/* gone since readdir: another process moved it */
 			if (verbose)

@@ -4,7 +4,8 @@
  *
  * Owns: claiming the inbox for one run (the lock file beside the state
  * database), scanning `paths.inbox` for finished archives (a "<name>.done"
- * marker beside it, or unchanged for `delivery.settle` seconds), the rules
+ * marker beside it, or unchanged for `delivery.settle` seconds; never a
+ * "<name>.part", which is still being copied in), the rules
  * for entries that are not plain archives (symlinks are followed only when
  * `paths.inbox_links` names a directory their target lies in; anything else
  * that is neither a file nor a directory is refused with its reason), moving
@@ -37,7 +38,8 @@ struct rm_inbox_refused {
 };
 
 /* What a scan found.  Every entry of the inbox is in exactly one of: ready,
- * refused, waiting (not settled yet: named on stderr with -v), or ignored
+ * refused, waiting (not settled yet, or named NAME.part - an archive still
+ * being copied in, by convention - named on stderr with -v), or ignored
  * (hidden names and .done markers, which go with their archive). */
 struct rm_inbox_scan {
 	char **ready;                     /* finished archives, sorted by name */

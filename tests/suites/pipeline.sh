@@ -243,3 +243,27 @@ touch "$T/inbox/orphan.tar.xz.done"
 run -v
 grep -q "'$T/inbox/.hidden.tar.xz': a hidden name, ignored" "$T/err" && grep -q "'$T/inbox/orphan.tar.xz.done': a marker without its archive, ignored" "$T/err" &&
 	[ $rc -eq 0 ] && ok "-v names every inbox entry it leaves alone (hidden names, orphan markers)" || not_ok "ignored entries named" "$(cat "$T/err")"
+
+# NAME.part (an archive still being copied in, by convention): never taken,
+# file or directory, and named with -v
+reset
+cp $MINCORE "$T/inbox/copying.tar.xz.part"
+mkdir -p "$T/inbox/tree.part"
+run -v
+[ $rc -eq 0 ] && [ "$(count_new)" = 0 ] && [ -e "$T/inbox/copying.tar.xz.part" ] && [ -d "$T/inbox/tree.part" ] &&
+	[ ! -e "$T/failed" -o -z "$(ls "$T/failed" 2>/dev/null)" ] &&
+	grep -q "'$T/inbox/copying.tar.xz.part' is still being written" "$T/err" &&
+	grep -q "'$T/inbox/tree.part' is still being written" "$T/err" &&
+	ok "an inbox NAME.part file or directory is left alone and named as still being written" ||
+	not_ok "NAME.part left alone" "rc=$rc new=$(count_new)" "$(ls "$T/inbox" "$T/failed" 2>&1)" "$(cat "$T/err")"
+
+# --dry-run -o DIR creates DIR (and its parents); an error naming DIR when it cannot
+reset
+rm -rf "$T/eml"
+dry -o "$T/eml/a/b" $MINCORE
+[ $drc -eq 0 ] && [ "$(ls "$T/eml/a/b" | grep -c '\.eml$')" = 1 ] &&
+	ok "--dry-run -o DIR creates a missing DIR with its parents" || not_ok "-o creates DIR" "rc=$drc" "$(ls -R "$T/eml" 2>&1)" "$(cat "$T/dry.err")"
+touch "$T/eml/file"
+dry -o "$T/eml/file/sub" $MINCORE
+[ $drc -eq 2 ] && grep -q "cannot create directory '$T/eml/file/sub'" "$T/dry.err" && [ ! -s "$T/dry" ] &&
+	ok "--dry-run -o DIR that cannot be created exits 2 naming DIR" || not_ok "-o uncreatable DIR" "rc=$drc" "$(cat "$T/dry.err")"

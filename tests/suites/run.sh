@@ -83,6 +83,19 @@ grep -q '^state: held$' "$T/show" && grep -q '^Message-ID: <' "$T/show" && ok "q
 	ok "queue drop ID fails a message for good" || not_ok "drop"
 "$ROBOTMAIL" queue -c "$T/cfg.yaml" release 99 >/dev/null 2>"$T/e2"
 [ $? -eq 1 ] && grep -q "no message '99'" "$T/e2" && ok "queue on an unknown id exits 1 with a message" || not_ok "queue unknown id" "$(cat "$T/e2")"
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" release 1 extra >/dev/null 2>"$T/e2"
+r2=$?
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" list 1 >/dev/null 2>"$T/e3"
+r3=$?
+[ $r2 -eq 2 ] && grep -q "unexpected argument 'extra'" "$T/e2" && [ $r3 -eq 2 ] && grep -q "unexpected argument '1'" "$T/e3" &&
+	ok "queue with an argument after the action and its ID exits 2 naming it" || not_ok "queue extra argument" "$(cat "$T/e2" "$T/e3")"
+bad=
+for v in abc -5 12x ''; do
+	"$ROBOTMAIL" run -c "$T/cfg.yaml" --now "$v" >/dev/null 2>"$T/e2"
+	r=$?
+	[ $r -eq 2 ] && grep -q -- "--now: expected seconds since the epoch, not '$v'" "$T/e2" || bad="$bad [$v] rc=$r $(cat "$T/e2")"
+done
+[ -z "$bad" ] && ok "run --now with a non-number or a negative exits 2 naming the option and the value" || not_ok "run --now" "$bad"
 
 # mbox transport
 reset; fill
