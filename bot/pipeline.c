@@ -517,7 +517,7 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 		p->cfg, rm_job_field(&r->tests[0].head->job, "branch"));
 	struct rm_recipients_in ri = { p->cfg, t, r->head_facts,
 				       rm_job_field(&r->tests[0].head->job, "testcase"), r->patch,
-				       p->to };
+				       p->to, &p->rcx };
 	struct rm_thread_first first;
 	const struct rm_thread_first *fp = run_thread_find(p, r->thread_key);
 	char *footer = NULL;
@@ -787,9 +787,13 @@ int rm_pipeline_run(struct rm_pipeline *p, char *const *paths, size_t npaths,
 	size_t i;
 	int rc = 0;
 
+	/* the recipient rules compiled, MAINTAINERS and the opt-out file read
+	 * once for the run, not once per report */
+	rm_recipients_ctx_open(&p->rcx, p->cfg);
 	for (i = 0; i < npaths && !rc; i += RM_PIPELINE_CHUNK)
 		rc = run_chunk(p, paths + i,
 			       npaths - i < RM_PIPELINE_CHUNK ? npaths - i : RM_PIPELINE_CHUNK, err);
+	rm_recipients_ctx_close(&p->rcx);
 	run_threads_free(p);
 	for (i = 0; i < p->nskipped; i++)
 		free(p->skipped[i]);

@@ -128,6 +128,9 @@ struct rm_pipeline {
 	 * warning per branch per run) */
 	char **skipped;
 	size_t nskipped;
+	/* the recipients context of a run: opened and closed by
+	 * rm_pipeline_run (owned) */
+	struct rm_recipients_ctx rcx;
 };
 
 /* Run the pipeline over paths[0..npaths).  Errors of single archives and

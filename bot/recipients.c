@@ -48,14 +48,24 @@ static char *trim(const char *s, size_t n)
 	return rm_xstrndup(s, n);
 }
 
+/* A section of the MAINTAINERS file, parsed once per context: its lines
+ * "K: value" in file order, an N: line's pattern compiled (NULL when it
+ * does not compile: such a line matches nothing, as before). */
+struct maint_line {
+	char key;
+	char *value;
+	pcre2_code *re;
+};
+
+struct rm_recipients_section {
+	struct maint_line *v;
+	size_t n;
+};
+
 struct builder {
 	struct rm_recipients *r;
 	const struct rm_recipients_in *in;
-	char **optout;        /* exact addresses */
-	size_t noptout;
-	pcre2_code **optre;   /* /regex/ lines */
-	char **optre_text;
-	size_t noptre;
+	struct rm_recipients_ctx *ctx;
 	pcre2_match_data *md;
 };
 
@@ -74,14 +84,15 @@ static bool seen(const struct rm_recipients *r, const char *addr)
 
 static const char *opted_out(struct builder *b, const char *addr)
 {
+	const struct rm_recipients_ctx *c = b->ctx;
 	size_t i;
 
-	for (i = 0; i < b->noptout; i++)
-		if (!strcasecmp(b->optout[i], addr))
+	for (i = 0; i < c->noptout; i++)
+		if (!strcasecmp(c->optout[i], addr))
 			return "on the opt-out list";
-	for (i = 0; i < b->noptre; i++)
-		if (pcre2_match(b->optre[i], (PCRE2_SPTR)addr, strlen(addr), 0, 0, b->md, NULL) >= 0)
-			return b->optre_text[i];
+	for (i = 0; i < c->noptre; i++)
+		if (pcre2_match(c->optre[i], (PCRE2_SPTR)addr, strlen(addr), 0, 0, b->md, NULL) >= 0)
+			return c->optre_text[i];
 	return NULL;
 }
 
@@ -179,13 +190,36 @@ static void add_author(struct builder *b, const struct rm_person *who)
 	add_address(b, true, &a, "the commit author");
 }
 
-static int load_optout(struct builder *b, const char *file, struct rm_error *err)
+static void optout_free(struct rm_recipients_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->noptout; i++)
+		free(c->optout[i]);
+	free(c->optout);
+	for (i = 0; i < c->noptre; i++) {
+		pcre2_code_free(c->optre[i]);
+		free(c->optre_text[i]);
+	}
+	free(c->optre);
+	free(c->optre_text);
+	c->optout = NULL;
+	c->optre = NULL;
+	c->optre_text = NULL;
+	c->noptout = c->noptre = 0;
+}
+
+/* Read and compile the opt-out file into c, the first time it is needed;
+ * a failure leaves c without it (the next report tries again and fails the
+ * same way, as when every report read the file). */
+static int load_optout(struct rm_recipients_ctx *c, const char *file, struct rm_error *err)
 {
 	char *buf, *line, *save = NULL;
 	size_t len;
 
-	if (!file)
+	if (!file || c->optout_loaded)
 		return 0;
+	c->reads++;
 	if (rm_read_file(file, RCPT_MAX_FILE, &buf, &len, err))
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -202,26 +236,29 @@ static int load_optout(struct builder *b, const char *file, struct rm_error *err
 			pcre2_code *re;
 
 			t[l - 1] = '\0';
+			c->compiled++;
 			re = pcre2_compile((PCRE2_SPTR)(t + 1), PCRE2_ZERO_TERMINATED,
 					   PCRE2_CASELESS | PCRE2_UTF, &ec, &eo, NULL);
 			if (!re) {
 				rm_error_set(err, RM_ERR_CONFIG, "'%s': bad pattern '%s'", file, t + 1);
 				free(t);
 				free(buf);
+				optout_free(c);
 				return -1;
 			}
-			b->optre = rm_xrealloc(b->optre, (b->noptre + 1) * sizeof(*b->optre));
-			b->optre_text = rm_xrealloc(b->optre_text, (b->noptre + 1) * sizeof(char *));
-			b->optre[b->noptre] = re;
-			b->optre_text[b->noptre] = rm_xstrdup(t + 1);
-			b->noptre++;
+			c->optre = rm_xrealloc(c->optre, (c->noptre + 1) * sizeof(*c->optre));
+			c->optre_text = rm_xrealloc(c->optre_text, (c->noptre + 1) * sizeof(char *));
+			c->optre[c->noptre] = re;
+			c->optre_text[c->noptre] = rm_xstrdup(t + 1);
+			c->noptre++;
 			free(t);
 			continue;
 		}
-		b->optout = rm_xrealloc(b->optout, (b->noptout + 1) * sizeof(char *));
-		b->optout[b->noptout++] = t;
+		c->optout = rm_xrealloc(c->optout, (c->noptout + 1) * sizeof(char *));
+		c->optout[c->noptout++] = t;
 	}
 	free(buf);
+	c->optout_loaded = true;
 	return 0;
 }
 
@@ -232,23 +269,19 @@ static bool re_any(pcre2_code *re, pcre2_match_data *md, const char *s)
 
 static void apply_rules(struct builder *b)
 {
-	const struct rm_config *cfg = b->in->cfg;
+	const struct rm_config *cfg = b->ctx->cfg;
 	const struct rm_commit_facts *h = b->in->head;
 	size_t i, k;
 
 	for (i = 0; i < cfg->nrules; i++) {
 		const struct rm_rcpt_rule *rule = &cfg->rules[i];
-		int ec;
-		PCRE2_SIZE eo;
-		pcre2_code *re = pcre2_compile((PCRE2_SPTR)rule->pattern, PCRE2_ZERO_TERMINATED,
-					       PCRE2_UTF, &ec, &eo, NULL);
-		pcre2_match_data *md;
+		pcre2_code *re = b->ctx->rules[i];
+		pcre2_match_data *md = b->ctx->rules_md[i];
 		bool hit = false;
 		char src[64];
 
 		if (!re)
 			continue; /* checked when the configuration was loaded */
-		md = pcre2_match_data_create_from_pattern(re, NULL);
 		if (!strcmp(rule->on, "subject")) {
 			hit = h && re_any(re, md, h->subject);
 		} else if (!strcmp(rule->on, "testcase")) {
@@ -257,8 +290,6 @@ static void apply_rules(struct builder *b)
 			for (k = 0; h && k < h->nfiles && !hit; k++)
 				hit = re_any(re, md, h->files[k]);
 		}
-		pcre2_match_data_free(md);
-		pcre2_code_free(re);
 		snprintf(src, sizeof(src), "rule at line %d", rule->line);
 		for (k = 0; hit && k < rule->cc.n; k++)
 			add(b, false, rule->cc.v[k], src, false);
@@ -277,76 +308,153 @@ static bool maint_match(const char *pat, const char *path)
 	return !strcmp(pat, path);
 }
 
-static int apply_maintainers(struct builder *b, struct rm_error *err)
+static void maintainers_free(struct rm_recipients_ctx *c)
 {
-	const struct rm_config *cfg = b->in->cfg;
-	const struct rm_commit_facts *h = b->in->head;
-	char *buf, *p;
-	size_t len, added = 0;
+	size_t i, k;
 
-	if (!cfg->maintainers || !h || !h->nfiles || !cfg->maintainers_cap)
+	for (i = 0; i < c->nmaint; i++) {
+		for (k = 0; k < c->maint[i].n; k++) {
+			free(c->maint[i].v[k].value);
+			pcre2_code_free(c->maint[i].v[k].re);
+		}
+		free(c->maint[i].v);
+	}
+	free(c->maint);
+	c->maint = NULL;
+	c->nmaint = 0;
+}
+
+/* Read and parse the MAINTAINERS file into c, the first time it is
+ * needed: sections are the text up to a blank line, lines shorter than 3
+ * or without ':' second are skipped, an N: pattern is compiled here.  A
+ * failure leaves c without it (the next report tries again). */
+static int load_maintainers(struct rm_recipients_ctx *c, const char *file, struct rm_error *err)
+{
+	char *buf, *p;
+	size_t len;
+
+	if (c->maint_loaded)
 		return 0;
-	if (rm_read_file(cfg->maintainers, RCPT_MAX_FILE, &buf, &len, err))
+	c->reads++;
+	if (rm_read_file(file, RCPT_MAX_FILE, &buf, &len, err))
 		return -1;
 	p = buf;
-	while (*p && added < (size_t)cfg->maintainers_cap) {
-		/* one section: lines up to a blank line */
+	while (*p) {
 		char *end = strstr(p, "\n\n");
 		char *sec = rm_xstrndup(p, end ? (size_t)(end - p) : strlen(p));
 		char *line, *save = NULL;
-		char **who = NULL;
-		size_t nwho = 0, k;
-		bool match = false, excluded = false;
+		struct rm_recipients_section ms = { NULL, 0 };
 
 		for (line = strtok_r(sec, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			const char *v = line + 2;
+			struct maint_line ml = { 0, NULL, NULL };
 
 			if (strlen(line) < 3 || line[1] != ':')
 				continue;
 			while (*v == ' ' || *v == '\t')
 				v++;
-			for (k = 0; k < h->nfiles; k++) {
-				if (line[0] == 'F' && maint_match(v, h->files[k]))
-					match = true;
-				if (line[0] == 'X' && maint_match(v, h->files[k]))
-					excluded = true;
-				if (line[0] == 'N') {
-					int ec;
-					PCRE2_SIZE eo;
-					pcre2_code *re = pcre2_compile((PCRE2_SPTR)v, PCRE2_ZERO_TERMINATED,
-								       0, &ec, &eo, NULL);
+			ml.key = line[0];
+			ml.value = rm_xstrdup(v);
+			if (ml.key == 'N') {
+				int ec;
+				PCRE2_SIZE eo;
 
-					if (re) {
-						pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-
-						match |= re_any(re, md, h->files[k]);
-						pcre2_match_data_free(md);
-						pcre2_code_free(re);
-					}
-				}
+				c->compiled++;
+				ml.re = pcre2_compile((PCRE2_SPTR)v, PCRE2_ZERO_TERMINATED, 0, &ec, &eo,
+						      NULL);
 			}
-			if (line[0] == 'M' || line[0] == 'R' || line[0] == 'L') {
-				who = rm_xrealloc(who, (nwho + 1) * sizeof(char *));
-				who[nwho++] = rm_xstrdup(v);
-			}
+			ms.v = rm_xrealloc(ms.v, (ms.n + 1) * sizeof(*ms.v));
+			ms.v[ms.n++] = ml;
 		}
-		for (k = 0; k < nwho; k++) {
-			if (match && !excluded && added < (size_t)cfg->maintainers_cap) {
-				size_t before = b->r->ncc;
-
-				add(b, false, who[k], "MAINTAINERS", false);
-				added += b->r->ncc > before;
-			}
-			free(who[k]);
-		}
-		free(who);
 		free(sec);
+		c->maint = rm_xrealloc(c->maint, (c->nmaint + 1) * sizeof(*c->maint));
+		c->maint[c->nmaint++] = ms;
 		if (!end)
 			break;
 		p = end + 2;
 	}
 	free(buf);
+	c->maint_loaded = true;
 	return 0;
+}
+
+static int apply_maintainers(struct builder *b, struct rm_error *err)
+{
+	const struct rm_config *cfg = b->ctx->cfg;
+	const struct rm_commit_facts *h = b->in->head;
+	size_t s, added = 0;
+
+	if (!cfg->maintainers || !h || !h->nfiles || !cfg->maintainers_cap)
+		return 0;
+	if (load_maintainers(b->ctx, cfg->maintainers, err))
+		return -1;
+	for (s = 0; s < b->ctx->nmaint && added < (size_t)cfg->maintainers_cap; s++) {
+		const struct rm_recipients_section *ms = &b->ctx->maint[s];
+		bool match = false, excluded = false;
+		size_t i, k;
+
+		for (i = 0; i < ms->n; i++) {
+			const struct maint_line *l = &ms->v[i];
+
+			for (k = 0; k < h->nfiles; k++) {
+				if (l->key == 'F' && maint_match(l->value, h->files[k]))
+					match = true;
+				if (l->key == 'X' && maint_match(l->value, h->files[k]))
+					excluded = true;
+				if (l->key == 'N' && l->re)
+					match |= re_any(l->re, b->md, h->files[k]);
+			}
+		}
+		for (i = 0; i < ms->n; i++) {
+			const struct maint_line *l = &ms->v[i];
+
+			if ((l->key == 'M' || l->key == 'R' || l->key == 'L') && match && !excluded &&
+			    added < (size_t)cfg->maintainers_cap) {
+				size_t before = b->r->ncc;
+
+				add(b, false, l->value, "MAINTAINERS", false);
+				added += b->r->ncc > before;
+			}
+		}
+	}
+	return 0;
+}
+
+void rm_recipients_ctx_open(struct rm_recipients_ctx *ctx, const struct rm_config *cfg)
+{
+	size_t i;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->cfg = cfg;
+	ctx->rules = rm_xcalloc(cfg->nrules + 1, sizeof(*ctx->rules));
+	ctx->rules_md = rm_xcalloc(cfg->nrules + 1, sizeof(*ctx->rules_md));
+	for (i = 0; i < cfg->nrules; i++) {
+		int ec;
+		PCRE2_SIZE eo;
+
+		ctx->compiled++;
+		ctx->rules[i] = pcre2_compile((PCRE2_SPTR)cfg->rules[i].pattern,
+					      PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+		if (ctx->rules[i])
+			ctx->rules_md[i] = pcre2_match_data_create_from_pattern(ctx->rules[i], NULL);
+	}
+}
+
+void rm_recipients_ctx_close(struct rm_recipients_ctx *ctx)
+{
+	size_t i;
+
+	if (!ctx->cfg)
+		return;
+	for (i = 0; i < ctx->cfg->nrules; i++) {
+		pcre2_match_data_free(ctx->rules_md[i]);
+		pcre2_code_free(ctx->rules[i]);
+	}
+	free(ctx->rules);
+	free(ctx->rules_md);
+	optout_free(ctx);
+	maintainers_free(ctx);
+	memset(ctx, 0, sizeof(*ctx));
 }
 
 int rm_recipients_build(struct rm_recipients *r, const struct rm_recipients_in *in,
@@ -356,19 +464,27 @@ int rm_recipients_build(struct rm_recipients *r, const struct rm_recipients_in *
 	const struct rm_tree_cfg *tree = in->tree;
 	const struct rm_commit_facts *head = in->head;
 	struct builder b;
+	struct rm_recipients_ctx own;
 	size_t i, k;
 	int rc = 0;
 
 	memset(r, 0, sizeof(*r));
 	memset(&b, 0, sizeof(b));
+	memset(&own, 0, sizeof(own));
 	b.r = r;
 	b.in = in;
+	if (in->ctx) {
+		b.ctx = in->ctx;
+	} else {
+		rm_recipients_ctx_open(&own, cfg);
+		b.ctx = &own;
+	}
 	b.md = pcre2_match_data_create(4, NULL);
 	if (in->override) {
 		add(&b, true, in->override, "--to", false);
 		goto out;
 	}
-	if (load_optout(&b, cfg->opt_out, err)) {
+	if (load_optout(b.ctx, cfg->opt_out, err)) {
 		rc = -1;
 		goto out;
 	}
@@ -404,15 +520,7 @@ int rm_recipients_build(struct rm_recipients *r, const struct rm_recipients_in *
 	if (cfg->cc_self)
 		add(&b, false, cfg->robot_address, "robot.cc_self", false);
 out:
-	for (i = 0; i < b.noptout; i++)
-		free(b.optout[i]);
-	free(b.optout);
-	for (i = 0; i < b.noptre; i++) {
-		pcre2_code_free(b.optre[i]);
-		free(b.optre_text[i]);
-	}
-	free(b.optre);
-	free(b.optre_text);
+	rm_recipients_ctx_close(&own);
 	pcre2_match_data_free(b.md);
 	return rc;
 }

@@ -21,11 +21,18 @@
  * recipients beyond `max` are dropped from the end of the Cc list (the
  * robot's own copy is kept).  Every address left out is reported with its
  * reason.
+ * Also owns the recipients context of a run (struct rm_recipients_ctx):
+ * the per-subsystem rules compiled once, the MAINTAINERS file parsed once
+ * and the opt-out file read once (each file the first time a report needs
+ * it, so that a run that never needs one never reads it, and a failure to
+ * read one fails each report that needs it, with the same error, as when
+ * every report read the files).
  * Must not: build headers or send.
  */
 #ifndef RM_RECIPIENTS_H
 #define RM_RECIPIENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "commit.h"
@@ -54,10 +61,42 @@ struct rm_recipients_in {
 	const char *testcase;                 /* may be NULL */
 	const struct rm_patch_mail *patch;    /* replying to a patch: its To/Cc, may be NULL */
 	const char *override;                 /* --to: replaces everyone */
+	struct rm_recipients_ctx *ctx;        /* the run's context (opened with
+					       * the same cfg), or NULL: one for
+					       * this call alone */
 };
 
-/* Fill r; err is set (and -1 returned) only when the MAINTAINERS or opt-out
- * file cannot be read. */
+/* What does not change from report to report of a run.  Opened by the
+ * pipeline once per run; used by one thread at a time (the rules' match
+ * data live here). */
+struct rm_recipients_ctx {
+	const struct rm_config *cfg;          /* borrowed: outlives the context */
+	struct pcre2_real_code_8 **rules;     /* cfg->rules[i] compiled, NULL if
+					       * it does not compile */
+	struct pcre2_real_match_data_8 **rules_md;
+	bool optout_loaded;
+	char **optout;                        /* exact addresses */
+	size_t noptout;
+	struct pcre2_real_code_8 **optre;     /* /regex/ lines of the opt-out file */
+	char **optre_text;
+	size_t noptre;
+	bool maint_loaded;
+	struct rm_recipients_section *maint;          /* the MAINTAINERS file's sections */
+	size_t nmaint;
+	unsigned compiled;                    /* patterns compiled, files read: */
+	unsigned reads;                       /* counted for the tests */
+};
+
+/* Open ctx for cfg (borrowed; it must outlive ctx): compile the rules.  A
+ * rule that does not compile is left out (config.c checks them when the
+ * configuration is loaded).  Cannot fail; everything ctx holds is owned by
+ * it until rm_recipients_ctx_close(). */
+void rm_recipients_ctx_open(struct rm_recipients_ctx *ctx, const struct rm_config *cfg);
+/* Free everything ctx holds (a zeroed ctx is left alone). */
+void rm_recipients_ctx_close(struct rm_recipients_ctx *ctx);
+
+/* Fill r (owned by the caller: rm_recipients_free()); err is set (and -1
+ * returned) only when the MAINTAINERS or opt-out file cannot be read. */
 int rm_recipients_build(struct rm_recipients *r, const struct rm_recipients_in *in,
 			struct rm_error *err);
 void rm_recipients_free(struct rm_recipients *r);

@@ -400,6 +400,65 @@ static void test_unreadable_opt_out_is_an_error(void **state)
 	rm_recipients_free(&r);
 }
 
+/* A context opened once serves every report of a run: the rules, the
+ * MAINTAINERS N: pattern and the opt-out /regex/ are compiled once, each
+ * file read once (rewriting them afterwards changes nothing), and each
+ * report gets what a report built on its own gets. */
+static void test_context_compiles_and_reads_once(void **state)
+{
+	struct fixture *f = *state;
+	struct rm_commit_facts h;
+	struct rm_recipients r0, r1, r2;
+	struct rm_recipients_in in = { 0 };
+	struct rm_recipients_ctx ctx;
+	struct rm_error err;
+	char *s0, *s1, *s2;
+	unsigned compiled;
+
+	put(f, "MAINTAINERS", maintainers);
+	put(f, "opt-out", "stable@example.org\n/^ack@/\n");
+	load(f, base_yaml);
+	head_facts(&h);
+	build(f, &h, "stress-ng", NULL, &r0); /* on its own, no context */
+	s0 = summary(&r0);
+
+	rm_recipients_ctx_open(&ctx, &f->cfg);
+	assert_int_equal(ctx.compiled, f->cfg.nrules);
+	assert_int_equal(ctx.reads, 0);
+	in.cfg = &f->cfg;
+	in.tree = &f->cfg.trees[0];
+	in.head = &h;
+	in.testcase = "stress-ng";
+	in.ctx = &ctx;
+	if (rm_recipients_build(&r1, &in, &err))
+		fail_msg("rm_recipients_build: %s", err.msg);
+	compiled = ctx.compiled;
+	assert_int_equal(compiled, f->cfg.nrules + 2); /* + N: mincore, + /^ack@/ */
+	assert_int_equal(ctx.reads, 2);
+	put(f, "MAINTAINERS", "");
+	put(f, "opt-out", "");
+	if (rm_recipients_build(&r2, &in, &err))
+		fail_msg("rm_recipients_build: %s", err.msg);
+	assert_int_equal(ctx.compiled, compiled);
+	assert_int_equal(ctx.reads, 2);
+	s1 = summary(&r1);
+	s2 = summary(&r2);
+	assert_string_equal(s1, s0);
+	assert_string_equal(s2, s0);
+	assert_non_null(strstr(s0, "mm-maint@example.org"));
+	assert_non_null(strstr(s0, "rx@example.org"));
+	assert_null(strstr(s0, " ack@example.org")); /* not fallback@ */
+	assert_null(strstr(s0, "stable@example.org"));
+	assert_true(dropped(&r2, "ack@example.org", "opted out"));
+	rm_recipients_ctx_close(&ctx);
+	free(s0);
+	free(s1);
+	free(s2);
+	rm_recipients_free(&r0);
+	rm_recipients_free(&r1);
+	rm_recipients_free(&r2);
+}
+
 const struct CMUnitTest unit_recipients_tests[] = {
 	cmocka_unit_test_setup_teardown(test_every_source_in_order, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_unknown_author_uses_mail_to, setup, teardown),
@@ -408,5 +467,6 @@ const struct CMUnitTest unit_recipients_tests[] = {
 	cmocka_unit_test_setup_teardown(test_cap_drops_from_the_end_keeping_the_robot, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_override_and_bad_addresses, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_unreadable_opt_out_is_an_error, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_context_compiles_and_reads_once, setup, teardown),
 };
 const size_t unit_recipients_ntests = sizeof(unit_recipients_tests) / sizeof(unit_recipients_tests[0]);
