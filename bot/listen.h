@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "config.h"
@@ -104,5 +105,9 @@ struct rm_listen_stats {
  * Maildir or an unsupported source; a store failure). */
 int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
 		  struct rm_listen_stats *stats, struct rm_error *err);
+
+/* The pass's line on out: "robotmail: listen: N read, N ignored, N
+ * refused, N command(s) applied, N answer(s) queued". */
+void rm_listen_stats_print(const struct rm_listen_stats *stats, FILE *out);
 
 #endif
