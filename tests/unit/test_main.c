@@ -63,6 +63,7 @@ int main(void)
 	failed += _cmocka_run_group_tests("fileutil", unit_fileutil_tests, unit_fileutil_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("lookup", unit_lookup_tests, unit_lookup_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("checkconfig", unit_checkconfig_tests, unit_checkconfig_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("setup", unit_setup_tests, unit_setup_ntests, NULL, NULL);
 	if (rules_loaded)
 		rm_rules_free(&rules);
 	return failed ? 1 : 0;
