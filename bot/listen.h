@@ -98,6 +98,10 @@ struct rm_listen_stats {
 	int answered; /* answers queued (commands not understood) */
 };
 
+/* The pass's line on out: "robotmail: listen: N read, N ignored, N
+ * refused, N command(s) applied, N answer(s) queued". */
+void rm_listen_stats_print(const struct rm_listen_stats *stats, FILE *out);
+
 /* One pass over every configured source: each mail not read before is
  * read, acted on, and remembered in the store.  Each mail's outcome is
  * logged on stderr ("robotmail: listen: <Message-ID>: ...").  Returns 0, or
@@ -105,9 +109,5 @@ struct rm_listen_stats {
  * Maildir or an unsupported source; a store failure). */
 int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
 		  struct rm_listen_stats *stats, struct rm_error *err);
-
-/* The pass's line on out: "robotmail: listen: N read, N ignored, N
- * refused, N command(s) applied, N answer(s) queued". */
-void rm_listen_stats_print(const struct rm_listen_stats *stats, FILE *out);
 
 #endif

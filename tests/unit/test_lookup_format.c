@@ -1,4 +1,4 @@
-/* test_lookup.c - rm_lookup_format: `robotmail commit`'s text for a found
+/* test_lookup_format.c - rm_lookup_format: `robotmail commit`'s text for a found
  * commit, every fact on its line and where it came from. */
 #include "unit.h"
 
@@ -71,8 +71,8 @@ static void test_format_bare_from_cache(void **state)
 	rm_sb_release(&out);
 }
 
-const struct CMUnitTest unit_lookup_tests[] = {
+const struct CMUnitTest unit_lookup_format_tests[] = {
 	cmocka_unit_test(test_format_every_fact),
 	cmocka_unit_test(test_format_bare_from_cache),
 };
-const size_t unit_lookup_ntests = sizeof(unit_lookup_tests) / sizeof(unit_lookup_tests[0]);
+const size_t unit_lookup_format_ntests = sizeof(unit_lookup_format_tests) / sizeof(unit_lookup_format_tests[0]);
