@@ -1,12 +1,15 @@
 /*
  * cli.h - robotmail's subcommands.
  *
- * Owns: parsing each subcommand's arguments, help, and wiring the stages
- * for it: the pipeline (pipeline.h) with the queueing sink for `run`, the
- * printing sink for `--dry-run`, its first stages for `compare`.  A command
- * returns 0, or -1 with a struct rm_error whose kind main() maps to the
- * exit code; main() prints it once.
- * Must not: hold the logic of any stage, print an error.
+ * Owns: parsing each subcommand's arguments, help, and calling the stages
+ * for it: the setup (setup.h), then run.h for `run`, the pipeline
+ * (pipeline.h) with the printing sink for `--dry-run`, its first stages for
+ * `compare`, lookup.h for `commit`, checkconfig.h for `check-config`,
+ * schedule.h for `queue`, listen.h, status.h, store.h.  A command returns 0,
+ * or -1 with a struct rm_error whose kind main() maps to the exit code;
+ * main() prints it once.
+ * Must not: hold the logic of any stage, format a stage's data (the module
+ * owning it does), print an error.
  */
 #ifndef RM_CLI_H
 #define RM_CLI_H

@@ -386,6 +386,13 @@ void rm_inmail_free(struct rm_inmail *m)
 	memset(m, 0, sizeof(*m));
 }
 
+void rm_listen_stats_print(const struct rm_listen_stats *stats, FILE *out)
+{
+	fprintf(out,
+		"robotmail: listen: %d read, %d ignored, %d refused, %d command(s) applied, %d answer(s) queued\n",
+		stats->read, stats->ignored, stats->refused, stats->applied, stats->answered);
+}
+
 /* ---------------------------------------------------------------- rules */
 
 /* The id of a List-Id ("Name <id>" or "id"), compared without case. */

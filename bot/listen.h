@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "config.h"
@@ -96,6 +97,10 @@ struct rm_listen_stats {
 	int applied;  /* commands that changed the store */
 	int answered; /* answers queued (commands not understood) */
 };
+
+/* The pass's line on out: "robotmail: listen: N read, N ignored, N
+ * refused, N command(s) applied, N answer(s) queued". */
+void rm_listen_stats_print(const struct rm_listen_stats *stats, FILE *out);
 
 /* One pass over every configured source: each mail not read before is
  * read, acted on, and remembered in the store.  Each mail's outcome is

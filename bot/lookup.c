@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "cgit.h"
 #include "forge.h"
@@ -349,4 +350,41 @@ int rm_lookup_run(struct rm_lookup_req *reqs, size_t n, const struct rm_gitweb_o
 	free(jobs);
 	free(convs);
 	return rc;
+}
+
+void rm_lookup_format(const struct rm_lookup_req *r, struct rm_sb *out)
+{
+	const struct rm_commit_facts *f = &r->facts;
+	size_t i;
+
+	rm_sb_addf(out, "sha: %s\n", f->sha ? f->sha : "");
+	if (f->upstream_sha)
+		rm_sb_addf(out, "matched-by-subject: %s\n", f->upstream_sha);
+	rm_sb_addf(out, "subject: %s\n", f->subject ? f->subject : "");
+	rm_sb_addf(out, "author: %s <%s>\n", f->author.name ? f->author.name : "",
+		   f->author.email ? f->author.email : "");
+	if (f->committer.name || f->committer.email)
+		rm_sb_addf(out, "committer: %s <%s>\n", f->committer.name ? f->committer.name : "",
+			   f->committer.email ? f->committer.email : "");
+	if (f->date)
+		rm_sb_addf(out, "date: %s\n", f->date);
+	if (f->commit_time) {
+		char when[32];
+		struct tm tm;
+		time_t t = (time_t)f->commit_time;
+
+		gmtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		rm_sb_addf(out, "committed: %s\n", when);
+	}
+	if (f->parent)
+		rm_sb_addf(out, "parent: %s\n", f->parent);
+	if (f->patch_msgid)
+		rm_sb_addf(out, "patch-message-id: <%s>\n", f->patch_msgid);
+	for (i = 0; i < f->ntrailers; i++)
+		rm_sb_addf(out, "trailer: %s: %s\n", f->trailers[i].key, f->trailers[i].value);
+	for (i = 0; i < f->nfiles; i++)
+		rm_sb_addf(out, "file: %s\n", f->files[i]);
+	rm_sb_addf(out, "source: %s (%u request%s)\n", r->from_cache ? "cache" : "network", r->requests,
+		   r->requests == 1 ? "" : "s");
 }

@@ -12,7 +12,8 @@
  *
  * Must not: set curl options or credentials (gitweb.c), parse a provider's
  * answer itself (cgit.c, forge.c), decide what a failed lookup does to a
- * report (the caller defers or fails it), print.
+ * report (the caller defers or fails it), print (rm_lookup_format gives
+ * `robotmail commit` its text; the caller prints it).
  */
 #ifndef RM_LOOKUP_H
 #define RM_LOOKUP_H
@@ -24,6 +25,7 @@
 #include "config.h"
 #include "error.h"
 #include "gitweb.h"
+#include "strbuf.h"
 
 enum rm_lookup_status {
 	RM_LOOKUP_FOUND,
@@ -53,5 +55,12 @@ struct rm_lookup_req {
  * an internal error. */
 int rm_lookup_run(struct rm_lookup_req *reqs, size_t n, const struct rm_gitweb_opts *opts,
 		  const struct rm_commit_cache *cache, struct rm_error *err);
+
+/* `robotmail commit`'s answer for a FOUND request, appended to out: one
+ * "name: value" line per fact (sha, matched-by-subject, subject, author,
+ * committer, date, committed in UTC, parent, patch-message-id, each trailer
+ * and file), then where it came from (cache or network, with the number of
+ * requests). */
+void rm_lookup_format(const struct rm_lookup_req *r, struct rm_sb *out);
 
 #endif

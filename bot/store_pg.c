@@ -261,6 +261,29 @@ static long count_of(const PGresult *r)
 	return PQntuples(r) > 0 ? (long)get_ll(r, 0, 0) : 0;
 }
 
+/* ---- reads of one row or none */
+
+/* Copies row `row` of a result into what ctx points at. */
+typedef void pg_row_fn(const PGresult *r, int row, void *ctx);
+
+/* Run sql with its n text parameters (as q() does); on a row, row(r, 0,
+ * ctx) copies the first.  Returns 1 (a row was read), 0 (none), or -1 with
+ * err set (what names the operation). */
+static int read_one(struct pg_store *s, const char *sql, int n, const char *const *params,
+		    pg_row_fn *row, void *ctx, struct rm_error *err, const char *what)
+{
+	PGresult *r = q(s, sql, n, params, err, what);
+	int found;
+
+	if (!r)
+		return -1;
+	found = PQntuples(r) > 0;
+	if (found)
+		row(r, 0, ctx);
+	PQclear(r);
+	return found;
+}
+
 /* ---- schema */
 
 static int read_version(struct pg_store *s, int *v, struct rm_error *err)
@@ -488,8 +511,9 @@ static char *hex_of(const char *b, size_t len)
 	"id, message_id, dedupe_key, tree, subject, mail_from, rcpts, bytes, state, attempts," \
 	" last_error, next_attempt, created_at, sent_at, thread_key, refs, updated_at"
 
-static void msg_from_row(const PGresult *r, int row, struct rm_store_msg *m)
+static void msg_from_row(const PGresult *r, int row, void *msg)
 {
+	struct rm_store_msg *m = msg;
 	char *v;
 	unsigned char *b;
 	size_t len = 0;
@@ -530,23 +554,26 @@ static void read_msgs(const PGresult *r, struct rm_store_msg **out, size_t *n)
 		msg_from_row(r, i, &(*out)[i]);
 }
 
+struct report_row {
+	char **message_id;
+	time_t *at;
+};
+
+static void report_from_row(const PGresult *r, int row, void *ctx)
+{
+	const struct report_row *c = ctx;
+
+	*c->message_id = get_text(r, row, 0);
+	*c->at = (time_t)get_ll(r, row, 1);
+}
+
 static int pgs_report_get(struct rm_store *base, const char *key, char **message_id, time_t *at,
 			  struct rm_error *err)
 {
-	const char *p[1] = { key };
-	PGresult *r = q(pg(base), "SELECT message_id, created_at FROM reports WHERE dedupe_key = $1",
-			1, p, err, "reading the reports seen");
-	int found;
+	struct report_row c = { message_id, at };
 
-	if (!r)
-		return -1;
-	found = PQntuples(r) > 0;
-	if (found) {
-		*message_id = get_text(r, 0, 0);
-		*at = (time_t)get_ll(r, 0, 1);
-	}
-	PQclear(r);
-	return found;
+	return read_one(pg(base), "SELECT message_id, created_at FROM reports WHERE dedupe_key = $1",
+			1, &key, report_from_row, &c, err, "reading the reports seen");
 }
 
 /* Insert one message row (id kept when m->id > 0 and `keep_id`); *added is
@@ -878,18 +905,8 @@ static int pgs_list(struct rm_store *base, struct rm_store_msg **out, size_t *n,
 static int pgs_get(struct rm_store *base, const char *which, struct rm_store_msg *m,
 		   struct rm_error *err)
 {
-	const char *p[1] = { which };
-	PGresult *r = q(pg(base), "SELECT " MSG_COLUMNS " FROM messages WHERE " WHICH, 1, p, err,
-			"reading the queue");
-	int found;
-
-	if (!r)
-		return -1;
-	found = PQntuples(r) > 0;
-	if (found)
-		msg_from_row(r, 0, m);
-	PQclear(r);
-	return found;
+	return read_one(pg(base), "SELECT " MSG_COLUMNS " FROM messages WHERE " WHICH, 1, &which,
+			msg_from_row, m, err, "reading the queue");
 }
 
 static int pgs_set_state(struct rm_store *base, const char *which, enum rm_store_action action,
@@ -1229,8 +1246,10 @@ static enum rm_finding_state finding_from(const char *v)
 /* columns: key, tree, state, arg, updated_at */
 #define FINDING_COLUMNS "key, tree, state, arg, updated_at"
 
-static void finding_from_row(const PGresult *r, int row, struct rm_store_finding *f)
+static void finding_from_row(const PGresult *r, int row, void *finding)
 {
+	struct rm_store_finding *f = finding;
+
 	f->key = get_text(r, row, 0);
 	f->tree = get_text(r, row, 1);
 	f->state = finding_from(PQgetisnull(r, row, 2) ? NULL : PQgetvalue(r, row, 2));
@@ -1242,21 +1261,11 @@ static int pgs_finding_get(struct rm_store *base, const char *key, struct rm_sto
 			   struct rm_error *err)
 {
 	struct pg_store *s = pg(base);
-	const char *p[1] = { key };
-	PGresult *r;
-	int found;
 
 	if (s->before_findings)
 		return 0;
-	r = q(s, "SELECT " FINDING_COLUMNS " FROM findings WHERE key = $1", 1, p, err,
-	      "reading findings");
-	if (!r)
-		return -1;
-	found = PQntuples(r) > 0;
-	if (found)
-		finding_from_row(r, 0, f);
-	PQclear(r);
-	return found;
+	return read_one(s, "SELECT " FINDING_COLUMNS " FROM findings WHERE key = $1", 1, &key,
+			finding_from_row, f, err, "reading findings");
 }
 
 static int pgs_findings(struct rm_store *base, struct rm_store_finding **out, size_t *n,

@@ -250,6 +250,38 @@ static int step_count(sqlite3_stmt **st, long *count)
 	return rc;
 }
 
+/* ---- reads of one row or none */
+
+/* Copies a result row into what ctx points at. */
+typedef void sq_row_fn(sqlite3_stmt *st, void *ctx);
+
+/* Prepare sql, bind params[0..n) as text ?1..?n (NULL: SQL NULL), step
+ * once: on a row, row(st, ctx) copies it.  Finalizes the statement.
+ * Returns 1 (a row was read), 0 (none), or -1 with err set (what names the
+ * operation). */
+static int read_one(struct sq_store *s, const char *sql, int n, const char *const *params,
+		    sq_row_fn *row, void *ctx, struct rm_error *err, const char *what)
+{
+	sqlite3_stmt *st;
+	int i, rc;
+
+	if (prep(s, sql, &st))
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (b_text(st, i + 1, params[i]))
+			goto fail;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		row(st, ctx);
+	else if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW;
+fail:
+	sqlite3_finalize(st);
+	return db_error(s, err, what);
+}
+
 static int schema_version(struct sq_store *s, int *v)
 {
 	sqlite3_stmt *st;
@@ -579,8 +611,9 @@ static char *col_text(sqlite3_stmt *st, int i)
 	"id, message_id, dedupe_key, tree, subject, mail_from, rcpts, bytes, state, attempts," \
 	" last_error, next_attempt, created_at, sent_at, thread_key, refs"
 
-static void msg_from_row(sqlite3_stmt *st, struct rm_store_msg *m)
+static void msg_from_row(sqlite3_stmt *st, void *msg)
 {
+	struct rm_store_msg *m = msg;
 	char *v;
 	const void *b;
 
@@ -627,27 +660,26 @@ static int read_msgs(sqlite3_stmt **st, struct rm_store_msg **out, size_t *n)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+struct report_row {
+	char **message_id;
+	time_t *at;
+};
+
+static void report_from_row(sqlite3_stmt *st, void *ctx)
+{
+	const struct report_row *r = ctx;
+
+	*r->message_id = col_text(st, 0);
+	*r->at = (time_t)sqlite3_column_int64(st, 1);
+}
+
 static int sq_report_get(struct rm_store *base, const char *key, char **message_id, time_t *at,
 			 struct rm_error *err)
 {
-	struct sq_store *s = sq(base);
-	sqlite3_stmt *st;
-	int rc;
+	struct report_row r = { message_id, at };
 
-	if (prep(s, "SELECT message_id, created_at FROM reports WHERE dedupe_key = ?", &st) ||
-	    b_text(st, 1, key)) {
-		sqlite3_finalize(st);
-		return db_error(s, err, "reading the reports seen");
-	}
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*message_id = col_text(st, 0);
-		*at = (time_t)sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(s, err, "reading the reports seen");
-	return rc == SQLITE_ROW;
+	return read_one(sq(base), "SELECT message_id, created_at FROM reports WHERE dedupe_key = ?", 1,
+			&key, report_from_row, &r, err, "reading the reports seen");
 }
 
 static int sq_enqueue(struct rm_store *base, const struct rm_store_msg *m, time_t now,
@@ -945,22 +977,8 @@ static int sq_list(struct rm_store *base, struct rm_store_msg **out, size_t *n,
 static int sq_get(struct rm_store *base, const char *which, struct rm_store_msg *m,
 		  struct rm_error *err)
 {
-	struct sq_store *s = sq(base);
-	sqlite3_stmt *st;
-	int rc;
-
-	if (prep(s, "SELECT " MSG_COLUMNS " FROM messages WHERE " WHICH, &st) ||
-	    b_text(st, 1, which)) {
-		sqlite3_finalize(st);
-		return db_error(s, err, "reading the queue");
-	}
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		msg_from_row(st, m);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(s, err, "reading the queue");
-	return rc == SQLITE_ROW;
+	return read_one(sq(base), "SELECT " MSG_COLUMNS " FROM messages WHERE " WHICH, 1, &which,
+			msg_from_row, m, err, "reading the queue");
 }
 
 static int sq_set_state(struct rm_store *base, const char *which, enum rm_store_action action,
@@ -1037,8 +1055,9 @@ static enum rm_finding_state finding_from(const char *v)
 	return RM_FINDING_OPEN;
 }
 
-static void finding_from_row(sqlite3_stmt *st, struct rm_store_finding *f)
+static void finding_from_row(sqlite3_stmt *st, void *finding)
 {
+	struct rm_store_finding *f = finding;
 	char *v = col_text(st, 2);
 
 	f->key = col_text(st, 0);
@@ -1053,24 +1072,11 @@ static int sq_finding_get(struct rm_store *base, const char *key, struct rm_stor
 			  struct rm_error *err)
 {
 	struct sq_store *s = sq(base);
-	sqlite3_stmt *st;
-	int rc;
 
 	if (s->before_findings)
 		return 0;
-
-	if (prep(s, "SELECT key, tree, state, arg, updated_at FROM findings WHERE key = ?", &st) ||
-	    b_text(st, 1, key)) {
-		sqlite3_finalize(st);
-		return db_error(s, err, "reading findings");
-	}
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		finding_from_row(st, f);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(s, err, "reading findings");
-	return rc == SQLITE_ROW;
+	return read_one(s, "SELECT key, tree, state, arg, updated_at FROM findings WHERE key = ?", 1,
+			&key, finding_from_row, f, err, "reading findings");
 }
 
 static int sq_findings(struct rm_store *base, struct rm_store_finding **out, size_t *n,

@@ -36,6 +36,10 @@ int main(void)
 	int failed = 0;
 
 	failed += _cmocka_run_group_tests("table", unit_table_tests, unit_table_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("lookup-format", unit_lookup_format_tests, unit_lookup_format_ntests,
+					  NULL, NULL);
+	failed += _cmocka_run_group_tests("checkconfig", unit_checkconfig_tests, unit_checkconfig_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("setup", unit_setup_tests, unit_setup_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("stats", unit_stats_tests, unit_stats_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("parse", unit_parse_tests, unit_parse_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("message", unit_message_tests, unit_message_ntests, NULL, NULL);

@@ -51,6 +51,12 @@ extern const struct CMUnitTest unit_config_tests[];
 extern const size_t unit_config_ntests;
 extern const struct CMUnitTest unit_listen_tests[];
 extern const size_t unit_listen_ntests;
+extern const struct CMUnitTest unit_lookup_format_tests[];
+extern const size_t unit_lookup_format_ntests;
+extern const struct CMUnitTest unit_checkconfig_tests[];
+extern const size_t unit_checkconfig_ntests;
+extern const struct CMUnitTest unit_setup_tests[];
+extern const size_t unit_setup_ntests;
 
 /* The store tests again over PostgreSQL, when $ROBOTMAIL_TEST_PG names an
  * empty database (tests/suites/postgres.sh starts a server for it): the

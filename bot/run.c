@@ -1,0 +1,189 @@
+/* run.c - see run.h. */
+#include "run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "deliver.h"
+#include "inbox.h"
+#include "pipeline.h"
+#include "schedule.h"
+#include "setup.h"
+#include "strbuf.h"
+
+struct run_stats {
+	int archives, reports, queued, duplicates, held, sent, retried, failed_msgs;
+	int bad_archives, deferred;
+};
+
+/* Schedule's log lines on stderr: errors and warnings always, the rest
+ * with -v. */
+static void schedule_log(void *ctx, enum rm_schedule_level level, const char *text)
+{
+	const int *verbose = ctx;
+
+	if (level == RM_SCHEDULE_INFO && !*verbose)
+		return;
+	fprintf(stderr, "robotmail: %s%s\n", level == RM_SCHEDULE_ERROR ? "error: " : "", text);
+}
+
+/* The run's last line, even when quiet (issue 13 item 7): what became of
+ * the archives (reported and done, failed, still waiting in the inbox), the
+ * new reports, and the mails: queued, sent, failed this run, and all that
+ * wait in the outbox after it (a backoff or a cap; held ones apart). */
+static void summary_line(struct rm_setup *e, const struct rm_pipeline_stats *ps,
+			 const struct run_stats *st)
+{
+	struct rm_error le;
+	int waiting, held;
+	bool known;
+
+	rm_error_clear(&le);
+	known = !rm_schedule_waiting(e->ob, &waiting, &held, &le);
+	fprintf(stderr,
+		"robotmail: archives %d (new %d, failed %d, deferred %d); reports %d; "
+		"mails queued %d, sent %d, failed %d, waiting ",
+		ps->arch_done + ps->arch_failed + ps->arch_waiting, ps->arch_done, ps->arch_failed,
+		ps->arch_waiting, st->reports - st->duplicates, st->queued, st->sent, st->failed_msgs);
+	if (!known)
+		fprintf(stderr, "unknown (%s)\n", le.msg);
+	else if (held)
+		fprintf(stderr, "%d, held %d\n", waiting, held);
+	else
+		fprintf(stderr, "%d\n", waiting);
+}
+
+/* Entries that are no archive: on a shared store one run sets each aside. */
+static int refuse_entries(struct rm_setup *e, struct rm_pipeline *p,
+			  const struct rm_inbox_scan *scan, struct rm_error *err)
+{
+	struct rm_inbox_refused *rv;
+	size_t nrv;
+	struct rm_error re;
+	int prc = rm_inbox_claim_refused(e->ob, &e->cfg, scan->refused, scan->nrefused, &rv, &nrv,
+					 err);
+
+	if (!prc)
+		rm_pipeline_refuse(p, rv, nrv);
+	if (rm_inbox_release_refused(e->ob, rv, nrv, prc ? &re : err) && !prc)
+		prc = -1;
+	free(rv);
+	return prc;
+}
+
+/* A few archives at a time, each claimed in the store first (on a shared
+ * store other hosts' runs take the rest). */
+static int report_archives(struct rm_setup *e, struct rm_pipeline *p,
+			   const struct rm_inbox_scan *scan, struct rm_error *err)
+{
+	size_t i, batch = 1;
+
+	for (i = 0; i < scan->nready; i += batch) {
+		char **mine;
+		size_t nmine;
+		struct rm_error re;
+		int prc;
+
+		batch = rm_inbox_claim_batch(&e->cfg, scan->nready);
+		prc = rm_inbox_claim_archives(e->ob, &e->cfg, scan->ready + i,
+					      scan->nready - i < batch ? scan->nready - i : batch, &mine,
+					      &nmine, err);
+		if (!prc && nmine)
+			prc = rm_pipeline_run(p, mine, nmine, err);
+		if (rm_inbox_release_archives(e->ob, mine, nmine, prc ? &re : err) && !prc)
+			prc = -1;
+		free(mine);
+		if (prc)
+			return -1;
+	}
+	return 0;
+}
+
+int rm_run(const struct rm_run_opts *o, struct rm_error *err)
+{
+	struct run_stats st;
+	struct rm_setup e;
+	struct rm_pipeline p;
+	struct rm_queue_sink q;
+	struct rm_inbox_scan scan;
+	int verbose = o->verbose;
+	struct rm_schedule_log slog = { schedule_log, &verbose };
+	struct rm_schedule_counts sc;
+	int rc = -1, lockfd, got;
+
+	memset(&st, 0, sizeof(st));
+	memset(&scan, 0, sizeof(scan));
+	if (rm_setup_open(&e, o->config, NULL, NULL, true, false, err) ||
+	    rm_config_check_identity(&e.cfg, err) || rm_inbox_check_state_dir(&e.cfg, err) ||
+	    (!o->once && rm_inbox_check_dir(&e.cfg, err)) || rm_deliver_check(&e.cfg, err) ||
+	    (o->note && rm_setup_read_note(&e, o->note, err))) {
+		rm_setup_close(&e);
+		return -1;
+	}
+	/* one run at a time: another run holding the inbox is not an error */
+	got = rm_inbox_claim(&e.cfg, &lockfd, err);
+	if (got <= 0) {
+		rm_setup_close(&e);
+		return got;
+	}
+	if (rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READWRITE, err))
+		goto out;
+	rm_setup_wire_cache(&e);
+	{
+		char host[201] = "";
+
+		if (!e.cfg.host_id && gethostname(host, sizeof(host) - 1))
+			snprintf(host, sizeof(host), "unknown");
+		rm_store_set_owner(e.ob, e.cfg.host_id ? e.cfg.host_id : host, e.cfg.lease);
+	}
+	if (rm_schedule_recover(e.ob, &slog, err))
+		goto out;
+	if (o->once) {
+		scan.ready = rm_xcalloc(1, sizeof(char *));
+		scan.ready[0] = rm_xstrdup(o->once);
+		scan.nready = 1;
+	} else if (rm_inbox_scan(&e.cfg, o->now, verbose, &scan, err)) {
+		goto out;
+	}
+	rm_setup_pipeline(&e, &p, o->to, o->now, verbose);
+	/* --once and --to leave the archives where they are: a reflection
+	 * consumes nothing */
+	rm_pipeline_queue_sink_init(&q, &p, o->materials, o->once != NULL || o->to != NULL,
+				    rm_schedule_held);
+	if (refuse_entries(&e, &p, &scan, err) || report_archives(&e, &p, &scan, err))
+		goto out;
+	st.archives = p.st.archives;
+	st.reports = p.st.reports;
+	st.queued = p.st.queued;
+	st.held = p.st.held;
+	st.duplicates = p.st.duplicates;
+	st.deferred = p.st.deferred;
+	st.bad_archives = p.st.bad_archives;
+	memset(&sc, 0, sizeof(sc));
+	if (rm_schedule_deliver(e.ob, &e.cfg, o->now, &slog, &sc, err))
+		goto out;
+	st.sent = sc.sent;
+	st.retried = sc.retried;
+	st.failed_msgs = sc.failed;
+	if (verbose)
+		fprintf(stderr,
+			"robotmail: %d archive(s), %d report(s): %d queued (%d held), %d already reported,"
+			" %d deferred; %d sent, %d to retry, %d failed\n",
+			st.archives, st.reports, st.queued, st.held, st.duplicates, st.deferred, st.sent,
+			st.retried, st.failed_msgs);
+	summary_line(&e, &p.st, &st);
+	/* each failure was logged as it happened; the worst sets the exit */
+	if (st.bad_archives || st.failed_msgs) /* a bad archive, or a message no server accepted */
+		rc = rm_error_logged(err, RM_ERR_INPUT);
+	else if (st.deferred || st.retried)
+		rc = rm_error_logged(err, RM_ERR_TEMP);
+	else
+		rc = 0;
+out:
+	rm_inbox_scan_free(&scan);
+	rm_setup_close(&e);
+	rm_inbox_release(lockfd);
+	return rc;
+}
