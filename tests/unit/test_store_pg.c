@@ -270,6 +270,18 @@ void unit_pg_test_migrate_round_trip(void **state)
 	assert_non_null(strstr(out.buf, "target: 4 reports, 4 messages (1 held, 1 queued, 0 sending,"
 					" 1 sent, 1 failed; 2 attempts), 4 recipient results, 2 commit-cache rows"));
 	assert_non_null(strstr(out.buf, "target: 1 findings (3 commands), 1 inbound mails read, 1 opt-outs"));
+	/* the thread row: its first message, as in the source */
+	assert_non_null(strstr(out.buf, "source: 1 threads (one first message per thread key)\n"));
+	assert_non_null(strstr(out.buf, "target: 1 threads (one first message per thread key)\n"));
+	{
+		char *mid, *subj, *refs;
+
+		assert_int_equal(rm_store_thread_first(dst, "t", &mid, &subj, &refs, &err), 1);
+		assert_string_equal(mid, "m0@example.org");
+		free(mid);
+		free(subj);
+		free(refs);
+	}
 	rm_sb_release(&out);
 	{
 		struct rm_store_finding f;
