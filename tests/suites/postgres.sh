@@ -325,8 +325,11 @@ mrc=$?
 "$ROBOTMAIL" queue -c "$T/host-a/cfg.yaml" list >"$T/sq/list.pg"
 if [ $mrc = 0 ] && grep -q '^store migrate: every count matches$' "$T/sq/migrate" &&
 	grep -q '^target: 2 reports, 2 messages (0 held, 0 queued, 0 sending, 2 sent, 0 failed; 2 attempts), 11 recipient results, [0-9]* commit-cache rows$' "$T/sq/migrate" &&
+	grep -q '^source: 2 threads (one first message per thread key)$' "$T/sq/migrate" &&
+	grep -q '^target: 2 threads (one first message per thread key)$' "$T/sq/migrate" &&
+	[ "$(sql "SELECT count(*) FROM threads t JOIN messages m ON m.message_id = t.message_id AND m.thread_key = t.key")" = 2 ] &&
 	cmp -s "$T/sq/list" "$T/sq/list.pg"; then
-	ok "store migrate --to postgresql://: every count matches, the queue lists the same"
+	ok "store migrate --to postgresql://: every count matches (the 2 thread rows too), the queue lists the same"
 else
 	not_ok "store migrate" "rc $mrc" "$(cat "$T/sq/migrate")" "$(diff "$T/sq/list" "$T/sq/list.pg")"
 fi

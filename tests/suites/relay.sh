@@ -28,7 +28,7 @@ trap cleanup EXIT
 smtp_peer_start "$T/peer" 0
 [ -n "$PEER_PORT" ] || { not_ok "smtp-peer starts" "$(cat "$T/peer.out")"; exit 1; }
 if ! PF_PORT=$(tests/peers/postfix.sh start "$T/pf" "$PEER_PORT" '/^refused@/' 2>"$T/pf.err"); then
-	not_ok "a private Postfix starts on 127.0.0.1 (postfix -c DIR start)" "$(cat "$T/pf.err")" "$(tail -20 "$T/pf/maillog" 2>/dev/null)"
+	not_ok "a private Postfix starts on 127.0.0.1 (its master with -c DIR)" "$(cat "$T/pf.err")" "$(tail -20 "$T/pf/maillog" 2>/dev/null)"
 	exit 1
 fi
 ok "a private Postfix (config, queue and log in the test's directory) listens on 127.0.0.1:$PF_PORT and relays to the SMTP peer on :$PEER_PORT"
