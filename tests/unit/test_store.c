@@ -728,6 +728,24 @@ static void test_schema_5_store_threads(void **state)
 	assert_string_equal(dump.threads.cells[1], "a@example.org");
 	rm_store_dump_free(&dump);
 	rm_store_close(st);
+	/* a thread key whose row is gone: `store check` names the problem */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DELETE FROM threads WHERE key = 'U'", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READONLY, &err), 0);
+	{
+		struct rm_sb out = RM_SB_INIT;
+
+		rm_sb_init(&out);
+		assert_int_equal(rm_store_check(st, &out, &err), 1);
+		assert_non_null(strstr(out.buf, "\nrows: 1 threads (one first message per thread key)\n"));
+		assert_non_null(
+			strstr(out.buf, "\nproblem: 1 thread key(s) without a stored first message\n"));
+		assert_non_null(strstr(out.buf, "\nstore check: problems found\n"));
+		rm_sb_release(&out);
+	}
+	rm_store_close(st);
 	free(path);
 	rm_dir(d);
 }
