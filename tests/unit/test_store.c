@@ -977,6 +977,7 @@ const struct CMUnitTest unit_store_pg_tests[] = {
 	cmocka_unit_test(unit_pg_test_dedupe_across_hosts),
 	cmocka_unit_test(unit_pg_test_archive_claims),
 	cmocka_unit_test(unit_pg_test_migrate_round_trip),
+	cmocka_unit_test(unit_pg_test_migrate_before_threads),
 	cmocka_unit_test(unit_pg_test_parameters_not_sql),
 	cmocka_unit_test(unit_pg_test_delivery_rounds),
 	/* test_listen.c: findings, inbound mail, opt-outs (listen, status) */
