@@ -17,14 +17,18 @@
 mk_tmp
 T=$TEST_TMP
 chmod 711 "$T" # Postfix's daemons run as the user postfix and live in $T/pf
-PEER_PID=
+PEER_PID= REPO_PID=
 cleanup() {
+	[ -n "$REPO_PID" ] && kill "$REPO_PID" 2>/dev/null && wait "$REPO_PID" 2>/dev/null
 	tests/peers/postfix.sh stop "$T/pf" >/dev/null 2>&1
 	[ -n "$PEER_PID" ] && kill "$PEER_PID" 2>/dev/null && wait "$PEER_PID" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
 
+# the git repository of the commit facts, made while the servers start
+tests/peers/make-test-repo.sh "$T/repo" >/dev/null &
+REPO_PID=$!
 smtp_peer_start "$T/peer" 0
 [ -n "$PEER_PORT" ] || { not_ok "smtp-peer starts" "$(cat "$T/peer.out")"; exit 1; }
 if ! PF_PORT=$(tests/peers/postfix.sh start "$T/pf" "$PEER_PORT" '/^refused@/' 2>"$T/pf.err"); then
@@ -33,7 +37,8 @@ if ! PF_PORT=$(tests/peers/postfix.sh start "$T/pf" "$PEER_PORT" '/^refused@/' 2
 fi
 ok "a private Postfix (config, queue and log in the test's directory) listens on 127.0.0.1:$PF_PORT and relays to the SMTP peer on :$PEER_PORT"
 
-tests/peers/make-test-repo.sh "$T/repo" >/dev/null
+wait $REPO_PID || { REPO_PID=; not_ok "the test repository is made (tests/peers/make-test-repo.sh)"; exit 1; }
+REPO_PID=
 # cfg NAME TRANSPORT MSGID_LOCAL: a configuration with its own state and inbox
 cfg() {
 	mkdir -p "$T/$1/inbox"
