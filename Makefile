@@ -54,6 +54,9 @@ all: deps
 
 build: $(BUILD)/robotmail
 
+# postfix is installed with debconf "No configuration": the system instance stays
+# unconfigured and stopped (nothing listens on port 25); tests run private
+# instances (tests/peers/postfix.sh, smtp-sink.sh).
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \

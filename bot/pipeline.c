@@ -875,6 +875,40 @@ static void write_materials(const char *dir, const struct rm_archive *a,
 	free(rd);
 }
 
+/* Store a report's mail in the outbox: rm_store_enqueue()'s result (1, 0,
+ * RM_STORE_THREAD_TAKEN, -1); *held says whether it was stored held. */
+static int enqueue_mail(struct rm_queue_sink *q, const struct rm_report *r,
+			const struct rm_mail *mail, bool *held, struct rm_error *err)
+{
+	struct rm_pipeline *p = q->p;
+	struct rm_store_msg m;
+	char *refs;
+	int got;
+
+	memset(&m, 0, sizeof(m));
+	refs = rm_message_thread_refs_text(&mail->thread);
+	m.message_id = mail->message_id;
+	/* a --to reflection consumes nothing: no dedupe key, no thread */
+	m.dedupe_key = mail->reflect ? NULL : r->dedupe_key;
+	m.thread_key = mail->reflect ? NULL : r->thread_key;
+	/* built as the finding's first report (a reply to a patch mail too) */
+	m.starts_thread = m.thread_key && !mail->thread.first_id;
+	m.refs = refs;
+	m.tree = r->tree_name;
+	m.subject = mail->thread.subject;
+	m.mail_from = (char *)mail->mail_from;
+	m.rcpts = mail->rcpts;
+	m.nrcpts = mail->nrcpts;
+	m.bytes = mail->bytes;
+	m.len = mail->len;
+	m.state = q->held && q->held(p->cfg, r->tree_name, m.rcpts, m.nrcpts) ? RM_STORE_HELD :
+										  RM_STORE_QUEUED;
+	*held = m.state == RM_STORE_HELD;
+	got = rm_store_enqueue(p->ob, &m, p->now, err);
+	free(refs);
+	return got;
+}
+
 static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *fate_failed,
 			struct rm_error *err)
 {
@@ -882,8 +916,8 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	struct rm_pipeline *p = q->p;
 	const struct rm_report *r = it->report;
 	const struct rm_mail *mail = it->mail;
-	struct rm_store_msg m;
-	char *refs;
+	struct rm_mail again;
+	bool held = false;
 	int got;
 
 	switch (it->outcome) {
@@ -907,41 +941,65 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	case RM_OUT_MAIL:
 		break;
 	}
-	memset(&m, 0, sizeof(m));
-	refs = rm_message_thread_refs_text(&mail->thread);
-	m.message_id = mail->message_id;
-	/* a --to reflection consumes nothing: no dedupe key, no thread */
-	m.dedupe_key = mail->reflect ? NULL : r->dedupe_key;
-	m.thread_key = mail->reflect ? NULL : r->thread_key;
-	m.refs = refs;
-	m.tree = r->tree_name;
-	m.subject = mail->thread.subject;
-	m.mail_from = (char *)mail->mail_from;
-	m.rcpts = mail->rcpts;
-	m.nrcpts = mail->nrcpts;
-	m.bytes = mail->bytes;
-	m.len = mail->len;
-	m.state = q->held && q->held(p->cfg, r->tree_name, m.rcpts, m.nrcpts) ? RM_STORE_HELD :
-										  RM_STORE_QUEUED;
-	got = rm_store_enqueue(p->ob, &m, p->now, err);
-	free(refs);
-	if (got < 0)
+	memset(&again, 0, sizeof(again));
+	got = enqueue_mail(q, r, mail, &held, err);
+	if (got == RM_STORE_THREAD_TAKEN) {
+		/* another run (here or on another host) stored the first report
+		 * of this finding after this mail was built as the first: build
+		 * it again, now a reply to that run's report */
+		struct rm_error me;
+		bool store_failed;
+
+		rm_error_clear(&me);
+		if (make_mail(p, r, it->archive->source, &again, &store_failed, &me)) {
+			mail_free(&again);
+			if (store_failed) {
+				*err = me;
+				return -1;
+			}
+			fprintf(stderr, "robotmail: error: '%s': %s\n", it->archive->source, me.msg);
+			p->st.failed_reports++;
+			*fate_failed = true;
+			return 0;
+		}
+		if (p->verbose)
+			fprintf(stderr,
+				"robotmail: %s: another run started the thread of this finding first:"
+				" replying to <%s>\n",
+				again.message_id, again.thread.first_id ? again.thread.first_id : "?");
+		mail = &again;
+		got = again.thread.first_id ? enqueue_mail(q, r, mail, &held, err) :
+					      rm_error_set(err, RM_ERR_INTERNAL,
+							   "'%s': the thread of its finding is taken"
+							   " but has no first message",
+							   it->archive->source);
+		if (got == RM_STORE_THREAD_TAKEN)
+			got = rm_error_set(err, RM_ERR_INTERNAL,
+					   "'%s': a reply was refused as a thread's start",
+					   it->archive->source);
+		if (got == 1)
+			run_thread_add(p, r->thread_key, mail); /* the run's own memory: this reply */
+	}
+	if (got < 0) {
+		mail_free(&again);
 		return -1;
+	}
 	if (got == 0) {
 		p->st.duplicates++;
 		if (p->verbose)
 			fprintf(stderr, "robotmail: %s: already queued\n", mail->message_id);
+		mail_free(&again);
 		return 0;
 	}
 	p->st.queued++;
-	if (m.state == RM_STORE_HELD)
+	if (held)
 		p->st.held++;
 	write_materials(q->materials, it->archive, r->tests[0].head, &r->tests[0].evidence,
 			mail->message_id, p->verbose);
 	if (p->verbose)
 		fprintf(stderr, "robotmail: queued %s%s: %s\n", mail->message_id,
-			m.state == RM_STORE_HELD ? " (held)" : "", mail->thread.subject);
-	(void)fate_failed;
+			held ? " (held)" : "", mail->thread.subject);
+	mail_free(&again);
 	return 0;
 }
 

@@ -477,6 +477,7 @@ int rm_store_dump(struct rm_store *st, struct rm_store_dump *d, struct rm_error 
 	memset(d, 0, sizeof(*d));
 	for (i = 0; i < 4; i++)
 		d->listen[i].ncols = rm_store_listen_tables[i].ncols;
+	d->threads.ncols = rm_store_thread_table.ncols;
 	return st ? st->ops->dump(st, d, err) : 0;
 }
 
@@ -500,6 +501,10 @@ const struct rm_store_listen_table rm_store_listen_tables[4] = {
 	{ "optouts", "addr, scope, message_id, at", "addr, scope", "lower($1), $2, $3, $4::bigint", 4 },
 };
 
+const struct rm_store_listen_table rm_store_thread_table = {
+	"threads", "key, message_id, created_at", "key", "$1, $2, $3::bigint", 3
+};
+
 void rm_store_text_rows_add(struct rm_store_text_rows *t, char **row)
 {
 	t->cells = rm_xrealloc(t->cells, (t->nrows + 1) * t->ncols * sizeof(*t->cells));
@@ -516,6 +521,9 @@ void rm_store_dump_free(struct rm_store_dump *d)
 			free(d->listen[i].cells[j]);
 		free(d->listen[i].cells);
 	}
+	for (j = 0; j < d->threads.nrows * d->threads.ncols; j++)
+		free(d->threads.cells[j]);
+	free(d->threads.cells);
 
 	for (i = 0; i < d->nreports; i++) {
 		free(d->reports[i].dedupe_key);
@@ -577,6 +585,7 @@ static void counts_line(struct rm_sb *out, const char *what, const struct rm_sto
 		   c->rcpt_results, c->cache);
 	rm_sb_addf(out, "%s: %ld findings (%ld commands), %ld inbound mails read, %ld opt-outs\n", what,
 		   c->listen[0], c->listen[1], c->listen[2], c->listen[3]);
+	rm_sb_addf(out, "%s: %ld threads (one first message per thread key)\n", what, c->threads);
 }
 
 int rm_store_migrate(struct rm_store *src, struct rm_store *dst, struct rm_sb *out,
@@ -597,6 +606,8 @@ int rm_store_migrate(struct rm_store *src, struct rm_store *dst, struct rm_sb *o
 	     (size_t)a.rcpt_results != d.nrcpts || (size_t)a.cache != d.ncache;
 	for (i = 0; i < 4; i++)
 		rc |= (size_t)a.listen[i] != d.listen[i].nrows;
+	/* a source from before the threads table dumps none (the target makes them) */
+	rc |= d.threads.nrows && (size_t)a.threads != d.threads.nrows;
 	if (rc) {
 		rm_store_dump_free(&d);
 		return rm_error_set(err, RM_ERR_TEMP,
@@ -614,6 +625,7 @@ int rm_store_migrate(struct rm_store *src, struct rm_store *dst, struct rm_sb *o
 		rc |= a.by_state[i] != b.by_state[i];
 	for (i = 0; i < 4; i++)
 		rc |= a.listen[i] != b.listen[i];
+	rc |= a.threads != b.threads;
 	if (rc)
 		return rm_error_set(err, RM_ERR_INTERNAL,
 				    "store migrate: the target's counts differ from the source's (see above)");
@@ -637,6 +649,11 @@ int rm_store_check(struct rm_store *st, struct rm_sb *out, struct rm_error *err)
 	if (c.orphans) {
 		rm_sb_addf(out, "problem: %ld message(s) carry a dedupe key no report row has\n",
 			   c.orphans);
+		problems++;
+	}
+	if (c.thread_orphans) {
+		rm_sb_addf(out, "problem: %ld thread key(s) without a stored first message\n",
+			   c.thread_orphans);
 		problems++;
 	}
 	if (c.stale_leases)

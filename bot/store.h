@@ -121,6 +121,9 @@ struct rm_store_msg {
 	int attempts;
 	char *last_error;
 	time_t next_attempt, created_at, sent_at;
+	bool starts_thread; /* rm_store_enqueue() only (never read back): the
+			     * caller built this mail as the first of its thread
+			     * (no reply to an earlier report of the finding) */
 };
 
 /* Free a message's strings (not the struct), or an array from the store. */
@@ -141,7 +144,9 @@ char *rm_store_join_lines(char *const *v, size_t n);
 void rm_store_split_lines(const char *v, char ***out, size_t *n);
 
 /* The first message of a thread (its Message-ID, subject and References
- * chain), if any: 1 found (strings malloc'd, caller frees), 0 none. */
+ * chain), if any: 1 found (strings malloc'd, caller frees), 0 none.  The
+ * store keeps one first message per thread key (a unique key: the
+ * `threads` table), set by the enqueue that stored it. */
 int rm_store_thread_first(struct rm_store *st, const char *thread_key, char **message_id,
 			  char **subject, char **refs, struct rm_error *err);
 /* Has a report with this dedupe key been queued before? */
@@ -155,7 +160,16 @@ int rm_store_report_get(struct rm_store *st, const char *dedupe_key, char **mess
 /* Store a report's message (state queued, or held when m->state is HELD)
  * and its dedupe key in one durable transaction.  Returns 1 when stored, 0
  * when the dedupe key or the Message-ID is already there (nothing changed),
- * -1 on error.  Borrows m. */
+ * -1 on error.  Borrows m.
+ * Threads: a message with a thread key whose thread has no first message
+ * yet becomes that first message (in the same transaction).  When the
+ * thread has one already and m->starts_thread is set (another run, on this
+ * host or another, stored its first report of the finding after this one
+ * read rm_store_thread_first()), nothing is stored and it returns
+ * RM_STORE_THREAD_TAKEN: the caller builds the mail again as a reply to
+ * rm_store_thread_first() and enqueues that.  On PostgreSQL an enqueue
+ * whose thread key another transaction is storing waits for it to end. */
+#define RM_STORE_THREAD_TAKEN 2
 int rm_store_enqueue(struct rm_store *st, const struct rm_store_msg *m, time_t now,
 		     struct rm_error *err);
 /* Messages left `sending` by a crashed run go back to `queued`; *n says how many. */
@@ -336,6 +350,9 @@ struct rm_store_counts {
 	long stale_leases;    /* `sending` messages whose lease expired (PostgreSQL) */
 	long archive_claims;  /* archives claimed now (PostgreSQL) */
 	long listen[4];       /* rows of rm_store_listen_tables[i] (findings, ...) */
+	long threads;         /* thread keys with their first message (`threads`) */
+	long thread_orphans;  /* thread keys of messages that no `threads` row has,
+			       * or whose row names no stored message */
 };
 int rm_store_counts(struct rm_store *st, struct rm_store_counts *c, struct rm_error *err);
 
@@ -349,6 +366,8 @@ struct rm_store_listen_table {
 	size_t ncols;
 };
 extern const struct rm_store_listen_table rm_store_listen_tables[4];
+/* The `threads` table (thread key -> first Message-ID), copied the same way. */
+extern const struct rm_store_listen_table rm_store_thread_table;
 /* rows of text cells, row-major (a NULL cell: SQL NULL) */
 struct rm_store_text_rows {
 	char **cells;
@@ -368,12 +387,15 @@ struct rm_store_dump {
 	struct rm_store_rcpt_row *rcpts; size_t nrcpts;
 	struct rm_store_cache_row *cache; size_t ncache;
 	struct rm_store_text_rows listen[4]; /* rm_store_listen_tables[i]'s rows */
+	struct rm_store_text_rows threads;   /* rm_store_thread_table's rows */
 };
 /* Read every row (malloc'd; free with rm_store_dump_free). */
 int rm_store_dump(struct rm_store *st, struct rm_store_dump *d, struct rm_error *err);
 /* Write every row of d into an empty store in one transaction, keeping the
  * messages' ids.  A store that already holds messages or reports is refused
- * (RM_ERR_CONFIG). */
+ * (RM_ERR_CONFIG).  Thread keys of messages without a `threads` row (a
+ * source from before that table) get their first message by id, as the
+ * schema step that added it does. */
 int rm_store_load(struct rm_store *st, const struct rm_store_dump *d, struct rm_error *err);
 void rm_store_dump_free(struct rm_store_dump *d);
 /* `store migrate`: copy every row of `src` into the empty `dst` and compare

@@ -2,8 +2,9 @@
  *
  * One connection per process.  Every statement goes through PQexecParams
  * with its values as parameters (never string-built SQL).  The schema is the
- * SQLite one in PostgreSQL's types, step for step (1-5; step 4: leases and
- * archive claims; step 5: findings, inbound mail, opt-outs), its version in a `schema_version` table.  Migrations
+ * SQLite one in PostgreSQL's types, step for step (1-6; step 4: leases and
+ * archive claims; step 5: findings, inbound mail, opt-outs; step 6: threads,
+ * one first message per thread key), its version in a `schema_version` table.  Migrations
  * run in one transaction each under an advisory lock, so several hosts that
  * start at once migrate once.
  *
@@ -38,6 +39,8 @@ struct pg_store {
 	time_t renewed;       /* when rm_store_renew() last extended the leases */
 	bool before_findings; /* read-only at a schema before 5: no findings, inbound
 			       * mail or opt-outs yet (reads find none) */
+	bool before_threads;  /* read-only before the `threads` table: a thread's
+			       * first message is its thread key's first by id */
 };
 
 static struct pg_store *pg(struct rm_store *st)
@@ -142,6 +145,17 @@ static const char *const migrations[] = {
 	"  at BIGINT NOT NULL,"
 	"  PRIMARY KEY (addr, scope)"
 	")",
+	/* 6: threads (store_sqlite.c's step 6): one first message per thread
+	 * key, a unique key, so two hosts cannot both start one thread */
+	"CREATE TABLE threads ("
+	"  key TEXT PRIMARY KEY,"
+	"  message_id TEXT NOT NULL,"
+	"  created_at BIGINT NOT NULL"
+	");"
+	"INSERT INTO threads (key, message_id, created_at)"
+	"  SELECT thread_key, message_id, created_at FROM messages m"
+	"  WHERE thread_key IS NOT NULL"
+	"  AND id = (SELECT min(id) FROM messages f WHERE f.thread_key = m.thread_key)",
 };
 
 static const char *const state_names[] = { "held", "queued", "sending", "sent", "failed" };
@@ -443,6 +457,13 @@ int rm_store_pg_open(struct rm_store **stp, const char *url, enum rm_store_mode 
 			}
 			s->before_findings = v < 5;
 		}
+		r = q(s, "SELECT to_regclass('threads') IS NULL", 0, NULL, err, "reading the schema");
+		if (!r) {
+			pgs_close(&s->base);
+			return -1;
+		}
+		s->before_threads = !strcmp(PQgetvalue(r, 0, 0), "t");
+		PQclear(r);
 	}
 	*stp = &s->base;
 	return 0;
@@ -649,6 +670,27 @@ static int pgs_enqueue(struct rm_store *base, const struct rm_store_msg *m, time
 	if (!added) {
 		rollback(s);
 		return 0;
+	}
+	if (m->thread_key) {
+		/* the thread's first message, unless it has one; a transaction
+		 * storing the same key (another host) is waited for */
+		struct num n = { "" };
+		const char *p[3] = { m->thread_key, m->message_id, num(&n, now) };
+		PGresult *r = q(s,
+				"INSERT INTO threads (key, message_id, created_at)"
+				" VALUES ($1, $2, $3::bigint) ON CONFLICT (key) DO NOTHING",
+				3, p, err, "queueing a message");
+
+		if (!r) {
+			rollback(s);
+			return -1;
+		}
+		added = changed_rows(r) > 0;
+		PQclear(r);
+		if (!added && m->starts_thread) {
+			rollback(s);
+			return RM_STORE_THREAD_TAKEN;
+		}
 	}
 	return commit(s, err, "queueing a message") ? -1 : 1;
 }
@@ -951,8 +993,12 @@ static int pgs_thread_first(struct rm_store *base, const char *thread_key, char 
 {
 	const char *p[1] = { thread_key };
 	PGresult *r = q(pg(base),
-			"SELECT message_id, subject, refs FROM messages WHERE thread_key = $1"
-			" ORDER BY id LIMIT 1",
+			pg(base)->before_threads ?
+				"SELECT message_id, subject, refs FROM messages WHERE thread_key = $1"
+				" ORDER BY id LIMIT 1" :
+				/* the row of the thread key; its message for the subject and chain */
+				"SELECT t.message_id, m.subject, m.refs FROM threads t"
+				" LEFT JOIN messages m ON m.message_id = t.message_id WHERE t.key = $1",
 			1, p, err, "reading threads");
 	int found;
 
@@ -1060,6 +1106,21 @@ static int pgs_counts(struct rm_store *base, struct rm_store_counts *c, struct r
 	c->stale_leases = (long)get_ll(r, 0, 11);
 	c->archive_claims = (long)get_ll(r, 0, 12);
 	PQclear(r);
+	if (pg(base)->before_threads) {
+		/* what the step that adds `threads` will make */
+		if (count_q(pg(base), "SELECT count(DISTINCT thread_key) FROM messages", 0, NULL,
+			    &c->threads, err, "counting rows"))
+			return -1;
+	} else if (count_q(pg(base), "SELECT count(*) FROM threads", 0, NULL, &c->threads, err,
+			   "counting rows") ||
+		   count_q(pg(base),
+			   "SELECT (SELECT count(DISTINCT thread_key) FROM messages m WHERE NOT EXISTS"
+			   "   (SELECT 1 FROM threads t WHERE t.key = m.thread_key)) +"
+			   " (SELECT count(*) FROM threads t WHERE NOT EXISTS"
+			   "   (SELECT 1 FROM messages m WHERE m.message_id = t.message_id))",
+			   0, NULL, &c->thread_orphans, err, "counting rows")) {
+		return -1;
+	}
 	for (i = 0; i < 4 && !pg(base)->before_findings; i++) {
 		char sql[128];
 
@@ -1142,6 +1203,21 @@ static int pgs_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_er
 		}
 		PQclear(r);
 	}
+	if (!s->before_threads) {
+		r = q(s, "SELECT key, message_id, created_at FROM threads ORDER BY key", 0, NULL, err,
+		      "reading threads");
+		if (!r)
+			return -1;
+		for (i = 0; i < PQntuples(r); i++) {
+			char *cells[3];
+			int j;
+
+			for (j = 0; j < 3; j++)
+				cells[j] = get_text(r, i, j);
+			rm_store_text_rows_add(&d->threads, cells);
+		}
+		PQclear(r);
+	}
 	return 0;
 }
 
@@ -1219,6 +1295,28 @@ static int pgs_load(struct rm_store *base, const struct rm_store_dump *d, struct
 			      err, what))
 				goto fail;
 	}
+	{
+		const struct rm_store_listen_table *t = &rm_store_thread_table;
+		char sql[256];
+		size_t row;
+
+		/* constant names of store.c's list; the cells are parameters */
+		snprintf(sql, sizeof(sql), "INSERT INTO %s (%s) VALUES (%s)", t->name, t->columns,
+			 t->pg_values);
+		for (row = 0; row < d->threads.nrows; row++)
+			if (x(s, sql, (int)t->ncols,
+			      (const char *const *)d->threads.cells + row * d->threads.ncols, err, what))
+				goto fail;
+	}
+	/* thread keys the source had no row for (it predates the table): their
+	 * first message by id, as the schema step does */
+	if (x(s, "INSERT INTO threads (key, message_id, created_at)"
+		 " SELECT thread_key, message_id, created_at FROM messages m"
+		 " WHERE thread_key IS NOT NULL"
+		 " AND id = (SELECT min(id) FROM messages f WHERE f.thread_key = m.thread_key)"
+		 " ON CONFLICT (key) DO NOTHING",
+	      0, NULL, err, what))
+		goto fail;
 	/* new messages continue after the copied ids */
 	if (x(s, "SELECT setval('messages_id_seq', greatest((SELECT max(id) FROM messages), 1))", 0,
 	      NULL, err, what))

@@ -33,6 +33,8 @@ struct sq_store {
 	char *snapshot_dir;   /* a read-only snapshot's private copy, removed at close */
 	bool before_findings; /* read-only at a schema before 5: no findings, inbound
 			       * mail or opt-outs yet (reads find none) */
+	bool before_threads;  /* read-only before the `threads` table: a thread's
+			       * first message is its thread key's first by id */
 };
 
 static struct sq_store *sq(struct rm_store *st)
@@ -138,6 +140,19 @@ static const char *const migrations[] = {
 	"  at INTEGER NOT NULL,"
 	"  PRIMARY KEY (addr, scope)"
 	");",
+	/* 6: threads: the thread key is unique, so two runs that start the
+	 * first report of one finding at once cannot both start a thread (the
+	 * enqueue that finds the key taken stores nothing, see store.h).  Each
+	 * thread key's first message by id is the one a thread already had. */
+	"CREATE TABLE threads ("
+	"  key TEXT PRIMARY KEY,"       /* the thread key */
+	"  message_id TEXT NOT NULL,"   /* its first message */
+	"  created_at INTEGER NOT NULL"
+	");"
+	"INSERT INTO threads (key, message_id, created_at)"
+	"  SELECT thread_key, message_id, created_at FROM messages m"
+	"  WHERE thread_key IS NOT NULL"
+	"  AND id = (SELECT min(id) FROM messages f WHERE f.thread_key = m.thread_key);",
 };
 
 /* The state names as stored (the CHECK above), indexed by enum rm_store_state. */
@@ -452,6 +467,23 @@ static char *immutable_uri(const char *path)
 	return rm_sb_detach(&sb, NULL);
 }
 
+/* Does the table `name` exist?  0 or an SQLite code. */
+static int has_table(struct sq_store *s, const char *name, bool *yes)
+{
+	sqlite3_stmt *st;
+	long n = 0;
+	int rc;
+
+	rc = prep(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", &st);
+	if (!rc)
+		rc = b_text(st, 1, name);
+	if (!rc)
+		rc = step_count(&st, &n);
+	sqlite3_finalize(st);
+	*yes = n > 0;
+	return rc;
+}
+
 int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_mode mode,
 			 struct rm_error *err)
 {
@@ -530,6 +562,12 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 			return 0;
 		}
 		s->before_findings = v < 5;
+		if (has_table(s, "threads", &s->before_threads)) {
+			db_error(s, err, "reading the schema");
+			sq_close(&s->base);
+			return -1;
+		}
+		s->before_threads = !s->before_threads;
 	}
 	*stp = &s->base;
 	return 0;
@@ -724,6 +762,18 @@ static int sq_enqueue(struct rm_store *base, const struct rm_store_msg *m, time_
 	if (sqlite3_changes(s->db) == 0) {
 		rollback(s);
 		return 0;
+	}
+	if (m->thread_key) {
+		/* the thread's first message, unless it has one */
+		if (prep(s, "INSERT OR IGNORE INTO threads (key, message_id, created_at) VALUES (?, ?, ?)",
+			 &st) ||
+		    b_text(st, 1, m->thread_key) || b_text(st, 2, m->message_id) || b_int(st, 3, now) ||
+		    step_done(&st))
+			goto fail;
+		if (sqlite3_changes(s->db) == 0 && m->starts_thread) {
+			rollback(s);
+			return RM_STORE_THREAD_TAKEN;
+		}
 	}
 	if (exec(s, "COMMIT", err)) {
 		rollback(s);
@@ -1022,8 +1072,12 @@ static int sq_thread_first(struct rm_store *base, const char *thread_key, char *
 	sqlite3_stmt *st;
 	int rc;
 
-	if (prep(s, "SELECT message_id, subject, refs FROM messages WHERE thread_key = ?"
-		    " ORDER BY id LIMIT 1",
+	if (prep(s, s->before_threads ?
+			    "SELECT message_id, subject, refs FROM messages WHERE thread_key = ?"
+			    " ORDER BY id LIMIT 1" :
+			    /* the row of the thread key; its message for the subject and chain */
+			    "SELECT t.message_id, m.subject, m.refs FROM threads t"
+			    " LEFT JOIN messages m ON m.message_id = t.message_id WHERE t.key = ?",
 		 &st) ||
 	    b_text(st, 1, thread_key)) {
 		sqlite3_finalize(st);
@@ -1418,6 +1472,22 @@ static int sq_counts(struct rm_store *base, struct rm_store_counts *c, struct rm
 			sqlite3_finalize(st);
 			return db_error(s, err, "counting rows");
 		}
+	if (prep(s, s->before_threads ?
+			    /* what the step that adds `threads` will make */
+			    "SELECT count(DISTINCT thread_key) FROM messages" :
+			    "SELECT count(*) FROM threads",
+		 &st) ||
+	    step_count(&st, &c->threads) ||
+	    (!s->before_threads &&
+	     (prep(s, "SELECT (SELECT count(DISTINCT thread_key) FROM messages m WHERE NOT EXISTS"
+		      "   (SELECT 1 FROM threads t WHERE t.key = m.thread_key)) +"
+		      " (SELECT count(*) FROM threads t WHERE NOT EXISTS"
+		      "   (SELECT 1 FROM messages m WHERE m.message_id = t.message_id))",
+		   &st) ||
+	      step_count(&st, &c->thread_orphans)))) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "counting rows");
+	}
 	for (i = 0; i < 4 && !s->before_findings; i++) {
 		char q[128];
 
@@ -1507,6 +1577,21 @@ static int sq_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_err
 			for (j = 0; j < t->ncols; j++)
 				row[j] = col_text(st, (int)j);
 			rm_store_text_rows_add(&d->listen[i], row);
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+		if (rc != SQLITE_DONE)
+			goto fail;
+	}
+	if (!s->before_threads) {
+		if (prep(s, "SELECT key, message_id, created_at FROM threads ORDER BY key", &st))
+			goto fail;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			char *row[3];
+
+			for (i = 0; i < 3; i++)
+				row[i] = col_text(st, (int)i);
+			rm_store_text_rows_add(&d->threads, row);
 		}
 		sqlite3_finalize(st);
 		st = NULL;

@@ -12,6 +12,8 @@
 #   - kill -9 a run mid-delivery: a run started at once leaves its leased
 #     messages alone, a run after the lease expired takes them over; every
 #     report arrives, none twice except the one whose DATA was in flight
+#   - 4 runs that queue the first report of one finding at the same moment
+#     (held at one point by a table lock): one thread start, 3 replies to it
 #   - the server stopped mid-run: the run exits 75, the next run finishes
 #   - store migrate from SQLite, round trip; the password never shown
 ASAN_TOO=1
@@ -49,7 +51,7 @@ else
 	if [ $urc -eq 0 ] && [ "$(sed -n '/^\[ RUN      \] unit_pg_test_two_hosts_claim/,$p' "$T/unit.log" | grep -c '^\[       OK \]')" -ge 5 ] &&
 		grep -q 'store-postgresql\|unit_pg_test_migrate_round_trip' "$T/unit.log" &&
 		! grep -q 'store-postgresql: not run' "$T/unit.log"; then
-		ok "store unit tests over PostgreSQL: $(awk '/^\[ RUN      \] test_enqueue_dedupe/ {n = 0; on = 1} on && /^\[       OK \]/ {n++} /^\[  PASSED  \]/ {on = 0} END {print n}' "$T/unit.log") cmocka tests passed in the store-postgresql group (7 shared with SQLite, 6 PostgreSQL-only, 2 of listen's findings, inbound mail and opt-outs)"
+		ok "store unit tests over PostgreSQL: $(awk '/^\[ RUN      \] test_enqueue_dedupe/ {n = 0; on = 1} on && /^\[       OK \]/ {n++} /^\[  PASSED  \]/ {on = 0} END {print n}' "$T/unit.log") cmocka tests passed in the store-postgresql group (8 shared with SQLite, 7 PostgreSQL-only, 2 of listen's findings, inbound mail and opt-outs)"
 	else
 		not_ok "store unit tests over PostgreSQL" "rc=$urc" "$(grep -B2 -A3 'FAILED\|ERROR' "$T/unit.log" | head -30)" "$pgpart"
 	fi
@@ -127,10 +129,11 @@ run_host host-a
 	ok "... the same archives again: already reported, nothing sent" || not_ok "rerun" "$(cat "$T/host-a/err")"
 "$ROBOTMAIL" store -c "$T/host-a/cfg.yaml" check >"$T/check" 2>&1
 crc=$?
-[ $crc = 0 ] && grep -q '^backend: postgresql$' "$T/check" && grep -q '^schema version: 5$' "$T/check" &&
+[ $crc = 0 ] && grep -q '^backend: postgresql$' "$T/check" && grep -q '^schema version: 6$' "$T/check" &&
 	grep -q '^rows: 2 reports, 2 messages (0 held, 0 queued, 0 sending, 2 sent, 0 failed; 2 attempts)' "$T/check" &&
+	grep -q '^rows: 2 threads (one first message per thread key)$' "$T/check" &&
 	grep -q '^store check: consistent$' "$T/check" &&
-	ok "store check: backend, schema version 5, counts, consistent" || not_ok "store check" "rc=$crc" "$(cat "$T/check")"
+	ok "store check: backend, schema version 6, counts (2 threads), consistent" || not_ok "store check" "rc=$crc" "$(cat "$T/check")"
 if grep -rq "$(cut -d: -f5 "$T/pg/pgpass")" "$T/host-a" "$T/check"; then
 	not_ok "the database password appears in no output"
 else
@@ -163,6 +166,90 @@ for h in h1 h2 h3 h4; do grep -Eq ' [1-9][0-9]* queued' "$T/$h/err" && hosts_bus
 	not_ok "work shared" "only $hosts_busy run(s) queued anything" "$(grep -h 'report(s)' "$T"/h[1-4]/err)"
 [ "$(sql 'SELECT count(*) FROM archive_claims')" = 0 ] && ok "... every archive claim was released" ||
 	not_ok "claims released" "$(sql 'SELECT * FROM archive_claims')"
+
+# ---- 4 hosts start the first report of one finding at the same moment
+# Four archives of one finding (the same head, test and metric; four bases:
+# four reports, one thread key), one in each host's own inbox.  To make the
+# race certain, a psql session holds an ACCESS EXCLUSIVE lock on `optouts`:
+# every run reads the thread's first message (none yet), builds its mail as
+# the thread's start, and then waits in its opt-out check (the next store
+# read) until all four wait there; the lock is let go and all four queue at
+# once.  The thread key is unique: one run stores the start, the others find
+# the key taken and reply to it.  (The binary before the `threads` table
+# sent four thread starts here.)
+gen_bases() { # the mlockmany example with its base commit replaced, one archive per host
+	"$PY" - "$T" "$@" <<'PYEOF'
+import io, lzma, sys, tarfile
+src = tarfile.open(fileobj=io.BytesIO(lzma.decompress(open('contrib/examples/mlockmany.tar.xz', 'rb').read())))
+members = [(m.name, src.extractfile(m).read()) for m in src.getmembers() if m.isfile()]
+old = '8f756b95ffe4a7bb2037d8856596585c3235a6f3'
+for i, new in enumerate(sys.argv[2:]):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode='w') as t:
+        for name, data in members:
+            data = data.replace(old.encode(), new.encode())
+            info = tarfile.TarInfo(name.replace(old, new))
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    open('%s/t%d/inbox/base%d.tar' % (sys.argv[1], i + 1, i + 1), 'wb').write(buf.getvalue())
+PYEOF
+}
+fresh
+peer_restart
+for h in t0 t1 t2 t3 t4; do
+	cfg $h
+	sed -i "s|^  inbox: .*|  inbox: $T/$h/inbox|" "$T/$h/cfg.yaml"
+	mkdir -p "$T/$h/inbox"
+done
+run_host t0 # an empty inbox: the schema is made
+gen_bases 8f756b95ffe4a7bb2037d8856596585c3235a6f3 84e39935160611a9a2d5791c335339ee6c6ce0c3 \
+	3d47c79463956a7bbf8cfa997664e7dcd7acf8f1 73b35a7ca810591ceacc045a6219b93f82008fd8
+waiters() { sql "SELECT count(*) FROM pg_locks WHERE relation = 'optouts'::regclass AND NOT granted"; }
+rm -f "$T/lockfifo"
+mkfifo "$T/lockfifo"
+psql -X -q "$URL" <"$T/lockfifo" >"$T/lock.out" 2>&1 &
+LOCK_PID=$!
+exec 3>"$T/lockfifo"
+echo "BEGIN; LOCK TABLE optouts IN ACCESS EXCLUSIVE MODE;" >&3
+for _ in $(seq 100); do
+	[ "$(sql "SELECT count(*) FROM pg_locks WHERE relation = 'optouts'::regclass AND granted AND mode = 'AccessExclusiveLock'")" = 1 ] && break
+	sleep 0.1
+done
+pids=
+for h in t1 t2 t3 t4; do run_host $h & pids="$pids $!"; done
+for _ in $(seq 300); do [ "$(waiters)" = 4 ] && break; sleep 0.1; done
+at_once=$(waiters)
+echo "COMMIT;" >&3
+exec 3>&-
+wait $LOCK_PID
+wait $pids
+rcs=$(cat "$T"/t[1-4]/rc | tr '\n' ' ')
+# the mails as the peer received them: one thread start, three replies to it
+thread=$("$PY" - "$T/peer" <<'PYEOF'
+import email, glob, sys
+starts, replies = [], []
+for f in sorted(glob.glob(sys.argv[1] + '/msg-*.eml')):
+    m = email.message_from_binary_file(open(f, 'rb'))
+    (replies if m['In-Reply-To'] else starts).append(m)
+ids = [m['Message-ID'] for m in starts]
+ok = len(starts) == 1 and all(r['In-Reply-To'] == ids[0] and ids[0] in r['References'] and
+                              r['Subject'].startswith('Re: ') for r in replies)
+print('%d start(s) %s, %d replies%s' % (len(starts), ' '.join(ids), len(replies),
+      '' if ok else ' NOT all to it: ' + ' '.join(str(r['In-Reply-To']) for r in replies)))
+PYEOF
+)
+rows=$(sql "SELECT count(*) FROM threads" 2>&1)
+if [ "$at_once" = 4 ] && [ "$rcs" = "0 0 0 0 " ] && [ "$(delivered)" = 4 ] && [ "$(distinct)" = 4 ] &&
+	echo "$thread" | grep -q '^1 start(s) <[^ ]*>, 3 replies$' && [ "$rows" = 1 ] &&
+	[ "$(grep -l 'another run started the thread of this finding first' "$T"/t[1-4]/err | wc -l)" = 3 ]; then
+	ok "4 hosts queue the first report of one finding at once: one thread start, the 3 others reply to it ($thread)"
+else
+	not_ok "one thread start among hosts racing" "runs waiting at once: $at_once; exit codes: $rcs; peer accepted $(delivered) ($(distinct) distinct); $thread; threads rows: $rows" \
+		"$(cat "$T"/t[1-4]/err | grep -v '^robotmail: queued\|^robotmail: sent')"
+fi
+"$ROBOTMAIL" store -c "$T/t1/cfg.yaml" check >"$T/check" 2>&1
+grep -q '^rows: 1 threads (one first message per thread key)$' "$T/check" && grep -q '^store check: consistent$' "$T/check" &&
+	ok "... store check: 1 thread, consistent" || not_ok "store check after the race" "$(cat "$T/check")"
 
 # ---- kill -9 a host mid-delivery; another takes over after its lease
 N=12
@@ -238,8 +325,11 @@ mrc=$?
 "$ROBOTMAIL" queue -c "$T/host-a/cfg.yaml" list >"$T/sq/list.pg"
 if [ $mrc = 0 ] && grep -q '^store migrate: every count matches$' "$T/sq/migrate" &&
 	grep -q '^target: 2 reports, 2 messages (0 held, 0 queued, 0 sending, 2 sent, 0 failed; 2 attempts), 11 recipient results, [0-9]* commit-cache rows$' "$T/sq/migrate" &&
+	grep -q '^source: 2 threads (one first message per thread key)$' "$T/sq/migrate" &&
+	grep -q '^target: 2 threads (one first message per thread key)$' "$T/sq/migrate" &&
+	[ "$(sql "SELECT count(*) FROM threads t JOIN messages m ON m.message_id = t.message_id AND m.thread_key = t.key")" = 2 ] &&
 	cmp -s "$T/sq/list" "$T/sq/list.pg"; then
-	ok "store migrate --to postgresql://: every count matches, the queue lists the same"
+	ok "store migrate --to postgresql://: every count matches (the 2 thread rows too), the queue lists the same"
 else
 	not_ok "store migrate" "rc $mrc" "$(cat "$T/sq/migrate")" "$(diff "$T/sq/list" "$T/sq/list.pg")"
 fi

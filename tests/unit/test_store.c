@@ -96,7 +96,8 @@ static void test_enqueue_dedupe(void **state)
 	/* one schema for both backends: step 4 added leases and archive claims */
 	assert_string_equal(rm_store_backend(st), unit_store_pg_url ? "postgresql" : "sqlite");
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 5); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs */
+	assert_int_equal(v, 6); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs;
+				 * 6: threads */
 	assert_int_equal(rm_store_report_seen(st, "k1", &seen, &err), 0);
 	assert_false(seen);
 	assert_int_equal(enqueue(st, "m1@example.org", "k1", rcpts, false, T0), 1);
@@ -430,7 +431,7 @@ static void test_schema_4_store(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
 				      "DROP TABLE finding_events; DROP TABLE findings; DROP TABLE inbound;"
-				      " DROP TABLE optouts; PRAGMA user_version = 4",
+				      " DROP TABLE optouts; DROP TABLE threads; PRAGMA user_version = 4",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
@@ -458,10 +459,10 @@ static void test_schema_4_store(void **state)
 	rm_store_dump_free(&dump);
 	rm_store_close(st);
 
-	/* to write: step 5 runs, the findings are there */
+	/* to write: step 5 runs (and the steps after it), the findings are there */
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 5);
+	assert_int_equal(v, 6);
 	assert_int_equal(rm_store_finding_set(st, "k1", "linus", RM_FINDING_INVALID, NULL,
 					      "#robotmail invalid", "dora@example.org", "r1", T0, &err),
 			 1);
@@ -581,6 +582,169 @@ static void test_read_only_changes_nothing(void **state)
 	assert_string_equal(before, after);
 	free(before);
 	free(after);
+	rm_store_close(st);
+	free(path);
+	rm_dir(d);
+}
+
+/* A message of thread `tkey`: the thread's start (no reply), or a reply
+ * whose References name `reply_to`. */
+static int enqueue_in_thread(struct rm_store *st, const char *mid, const char *key,
+			     const char *tkey, bool starts, const char *reply_to)
+{
+	static const char *const rcpts[] = { "dora@example.org", NULL };
+	struct rm_store_msg m;
+
+	memset(&m, 0, sizeof(m));
+	rm_error_clear(&enqueue_err);
+	m.message_id = (char *)mid;
+	m.dedupe_key = (char *)key;
+	m.thread_key = (char *)tkey;
+	m.starts_thread = starts;
+	m.refs = (char *)reply_to;
+	m.tree = (char *)"linus";
+	m.subject = (char *)(starts ? "[linus:master] a 10.0% regression" :
+				      "Re: [linus:master] a 10.0% regression");
+	m.mail_from = (char *)"robot@example.org";
+	m.rcpts = (char **)rcpts;
+	m.nrcpts = 1;
+	m.bytes = (char *)"Subject: x\r\n\r\nbody\r\n";
+	m.len = strlen(m.bytes);
+	m.state = RM_STORE_QUEUED;
+	return rm_store_enqueue(st, &m, T0, &enqueue_err);
+}
+
+static void assert_thread_first(struct rm_store *st, const char *tkey, const char *want)
+{
+	struct rm_error err;
+	char *mid, *subj, *refs;
+	int got = rm_store_thread_first(st, tkey, &mid, &subj, &refs, &err);
+
+	assert_int_equal(got, want ? 1 : 0);
+	if (want) {
+		assert_string_equal(mid, want);
+		assert_string_equal(subj, "[linus:master] a 10.0% regression");
+	}
+	free(mid);
+	free(subj);
+	free(refs);
+}
+
+/* The thread key is unique: a thread has one first message.  A second
+ * thread start of one finding (another run built it before the first was
+ * stored) stores nothing and says so, with nothing of it left behind (not
+ * even its dedupe key); its rebuilt reply is stored. */
+static void test_thread_key_unique(void **state)
+{
+	struct rm_store *st = mem_store();
+	struct rm_store_counts c;
+	struct rm_sb out = RM_SB_INIT;
+	struct rm_store_msg m;
+	struct rm_error err;
+	bool seen;
+	int v;
+
+	(void)state;
+	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
+	assert_int_equal(v, 6); /* 6: threads */
+	assert_thread_first(st, "T", NULL);
+	assert_int_equal(enqueue_in_thread(st, "a@example.org", "ka", "T", true, NULL), 1);
+	assert_thread_first(st, "T", "a@example.org");
+	/* another run's first report of the same finding, built as a start */
+	assert_int_equal(enqueue_in_thread(st, "b@example.org", "kb", "T", true, NULL),
+			 RM_STORE_THREAD_TAKEN);
+	assert_int_equal(rm_store_get(st, "b@example.org", &m, &err), 0);
+	assert_int_equal(rm_store_report_seen(st, "kb", &seen, &err), 0);
+	assert_false(seen); /* rolled back: the rebuilt reply takes the key */
+	/* the same report rebuilt as a reply: stored */
+	assert_int_equal(enqueue_in_thread(st, "b@example.org", "kb", "T", false, "a@example.org"), 1);
+	assert_thread_first(st, "T", "a@example.org");
+	/* a duplicate stays a duplicate, even built as a start */
+	assert_int_equal(enqueue_in_thread(st, "a@example.org", "ka", "T", true, NULL), 0);
+	/* another finding starts its own thread */
+	assert_int_equal(enqueue_in_thread(st, "c@example.org", "kc", "U", true, NULL), 1);
+	assert_thread_first(st, "U", "c@example.org");
+	/* a message with no thread key needs none */
+	assert_int_equal(enqueue_in_thread(st, "d@example.org", "kd", NULL, true, NULL), 1);
+	assert_int_equal(rm_store_counts(st, &c, &err), 0);
+	assert_int_equal(c.messages, 4);
+	assert_int_equal(c.threads, 2);
+	assert_int_equal(c.thread_orphans, 0);
+	rm_sb_init(&out);
+	assert_int_equal(rm_store_check(st, &out, &err), 0);
+	assert_non_null(strstr(out.buf, "\nschema version: 6\n"));
+	assert_non_null(strstr(out.buf, "\nrows: 2 threads (one first message per thread key)\n"));
+	assert_non_null(strstr(out.buf, "\nstore check: consistent\n"));
+	rm_sb_release(&out);
+	rm_store_close(st);
+}
+
+/* A store from before the threads table (schema 5): read only, a thread's
+ * first message is its key's first by id and `store check` counts the
+ * threads the step will make; opened to write, the step makes them. */
+static void test_schema_5_store_threads(void **state)
+{
+	char *d = mk_dir(), *path = rm_path_join(d, "state.db");
+	struct rm_store_counts c;
+	struct rm_store_dump dump;
+	struct rm_store *st;
+	struct rm_error err;
+	sqlite3 *db;
+	int v;
+
+	(void)state;
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
+	assert_int_equal(enqueue_in_thread(st, "a@example.org", "ka", "T", true, NULL), 1);
+	assert_int_equal(enqueue_in_thread(st, "b@example.org", "kb", "T", false, "a@example.org"), 1);
+	assert_int_equal(enqueue_in_thread(st, "c@example.org", "kc", "U", true, NULL), 1);
+	rm_store_close(st);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE threads; PRAGMA user_version = 5", NULL, NULL,
+				      NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READONLY, &err), 0);
+	assert_thread_first(st, "T", "a@example.org");
+	assert_int_equal(rm_store_counts(st, &c, &err), 0);
+	assert_int_equal(c.threads, 2);
+	assert_int_equal(c.thread_orphans, 0);
+	assert_int_equal(rm_store_dump(st, &dump, &err), 0);
+	assert_int_equal(dump.nmsgs, 3);
+	assert_int_equal(dump.threads.nrows, 0);
+	rm_store_dump_free(&dump);
+	rm_store_close(st);
+
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
+	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
+	assert_int_equal(v, 6);
+	assert_thread_first(st, "T", "a@example.org");
+	assert_thread_first(st, "U", "c@example.org");
+	assert_int_equal(enqueue_in_thread(st, "e@example.org", "ke", "T", true, NULL),
+			 RM_STORE_THREAD_TAKEN);
+	assert_int_equal(rm_store_dump(st, &dump, &err), 0);
+	assert_int_equal(dump.threads.nrows, 2);
+	assert_string_equal(dump.threads.cells[0], "T");
+	assert_string_equal(dump.threads.cells[1], "a@example.org");
+	rm_store_dump_free(&dump);
+	rm_store_close(st);
+	/* a thread key whose row is gone: `store check` names the problem */
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DELETE FROM threads WHERE key = 'U'", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READONLY, &err), 0);
+	{
+		struct rm_sb out = RM_SB_INIT;
+
+		rm_sb_init(&out);
+		assert_int_equal(rm_store_check(st, &out, &err), 1);
+		assert_non_null(strstr(out.buf, "\nrows: 1 threads (one first message per thread key)\n"));
+		assert_non_null(
+			strstr(out.buf, "\nproblem: 1 thread key(s) without a stored first message\n"));
+		assert_non_null(strstr(out.buf, "\nstore check: problems found\n"));
+		rm_sb_release(&out);
+	}
 	rm_store_close(st);
 	free(path);
 	rm_dir(d);
@@ -791,6 +955,8 @@ const struct CMUnitTest unit_store_tests[] = {
 	cmocka_unit_test(test_failures_are_errors),
 	cmocka_unit_test(test_read_only_changes_nothing),
 	cmocka_unit_test(test_schema_4_store),
+	cmocka_unit_test(test_thread_key_unique),
+	cmocka_unit_test(test_schema_5_store_threads),
 	cmocka_unit_test(test_schedule_failed_is_not_sent),
 	cmocka_unit_test(test_schedule_policy),
 };
@@ -803,6 +969,7 @@ const struct CMUnitTest unit_store_pg_tests[] = {
 	cmocka_unit_test(test_record_outcomes),
 	cmocka_unit_test(test_holds_and_operator_actions),
 	cmocka_unit_test(test_commit_cache),
+	cmocka_unit_test(test_thread_key_unique),
 	cmocka_unit_test(test_schedule_failed_is_not_sent),
 	cmocka_unit_test(test_schedule_policy),
 	/* test_store_pg.c: several hosts, claims, leases, migration */
@@ -810,6 +977,7 @@ const struct CMUnitTest unit_store_pg_tests[] = {
 	cmocka_unit_test(unit_pg_test_dedupe_across_hosts),
 	cmocka_unit_test(unit_pg_test_archive_claims),
 	cmocka_unit_test(unit_pg_test_migrate_round_trip),
+	cmocka_unit_test(unit_pg_test_migrate_before_threads),
 	cmocka_unit_test(unit_pg_test_parameters_not_sql),
 	cmocka_unit_test(unit_pg_test_delivery_rounds),
 	/* test_listen.c: findings, inbound mail, opt-outs (listen, status) */

@@ -7,8 +7,11 @@
 #include "unit.h"
 
 #include <libpq-fe.h>
+#include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "schedule.h"
@@ -270,6 +273,18 @@ void unit_pg_test_migrate_round_trip(void **state)
 	assert_non_null(strstr(out.buf, "target: 4 reports, 4 messages (1 held, 1 queued, 0 sending,"
 					" 1 sent, 1 failed; 2 attempts), 4 recipient results, 2 commit-cache rows"));
 	assert_non_null(strstr(out.buf, "target: 1 findings (3 commands), 1 inbound mails read, 1 opt-outs"));
+	/* the thread row: its first message, as in the source */
+	assert_non_null(strstr(out.buf, "source: 1 threads (one first message per thread key)\n"));
+	assert_non_null(strstr(out.buf, "target: 1 threads (one first message per thread key)\n"));
+	{
+		char *mid, *subj, *refs;
+
+		assert_int_equal(rm_store_thread_first(dst, "t", &mid, &subj, &refs, &err), 1);
+		assert_string_equal(mid, "m0@example.org");
+		free(mid);
+		free(subj);
+		free(refs);
+	}
 	rm_sb_release(&out);
 	{
 		struct rm_store_finding f;
@@ -402,4 +417,71 @@ void unit_pg_test_delivery_rounds(void **state)
 	assert_int_equal(k.by_state[RM_STORE_SENDING], 0);
 	rm_config_free(&cfg);
 	rm_store_close(st);
+}
+
+/* A SQLite store from before the threads table (schema 5), migrated: the
+ * target makes each thread key's row from its first message by id, so a
+ * later report of the finding replies to it; the counts match. */
+void unit_pg_test_migrate_before_threads(void **state)
+{
+	static const char *const one[] = { "dora@example.org", NULL };
+	char dir[] = "/tmp/robotmail-unit.XXXXXX", path[64];
+	struct rm_store *src, *dst = unit_fresh_store();
+	struct rm_sb out = RM_SB_INIT;
+	struct rm_store_msg m;
+	struct rm_error err;
+	char *mid, *subj, *refs;
+	sqlite3 *db;
+	size_t i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	assert_int_equal(rm_store_open(&src, path, RM_STORE_READWRITE, &err), 0);
+	memset(&m, 0, sizeof(m));
+	m.mail_from = (char *)"robot@example.org";
+	m.rcpts = (char **)one;
+	m.nrcpts = 1;
+	m.bytes = (char *)"Subject: x\r\n\r\nbody\r\n";
+	m.len = strlen(m.bytes);
+	m.state = RM_STORE_QUEUED;
+	for (i = 0; i < 3; i++) {
+		char id[32], key[32];
+
+		snprintf(id, sizeof(id), "m%zu@example.org", i);
+		snprintf(key, sizeof(key), "key %zu", i);
+		m.message_id = id;
+		m.dedupe_key = key;
+		m.thread_key = (char *)(i < 2 ? "T" : "U");
+		assert_int_equal(rm_store_enqueue(src, &m, T0, &err), 1);
+	}
+	rm_store_close(src);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE threads; PRAGMA user_version = 5", NULL, NULL,
+				      NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(rm_store_open(&src, path, RM_STORE_READONLY, &err), 0);
+	rm_sb_init(&out);
+	if (rm_store_migrate(src, dst, &out, &err))
+		fail_msg("migrate: %s\n%s", err.msg, out.buf);
+	assert_non_null(strstr(out.buf, "source: 2 threads (one first message per thread key)\n"));
+	assert_non_null(strstr(out.buf, "target: 2 threads (one first message per thread key)\n"));
+	assert_non_null(strstr(out.buf, "every count matches"));
+	rm_sb_release(&out);
+	assert_int_equal(rm_store_thread_first(dst, "T", &mid, &subj, &refs, &err), 1);
+	assert_string_equal(mid, "m0@example.org");
+	free(mid);
+	free(subj);
+	free(refs);
+	/* a second start of finding T on the target: the key is taken */
+	m.message_id = (char *)"m9@example.org";
+	m.dedupe_key = (char *)"key 9";
+	m.thread_key = (char *)"T";
+	m.starts_thread = true;
+	assert_int_equal(rm_store_enqueue(dst, &m, T0, &err), RM_STORE_THREAD_TAKEN);
+	rm_store_close(src);
+	rm_store_close(dst);
+	unlink(path);
+	rmdir(dir);
 }
