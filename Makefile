@@ -47,10 +47,10 @@ ifndef V
 .SILENT:
 endif
 
-.PHONY: all build deps run test test-only unit fuzz fuzz-build bench clean check-cppcheck check-style check-valgrind soak install
+.PHONY: all build deps run test test-build test-only unit fuzz fuzz-build bench clean check-cppcheck check-style check-valgrind soak install
 
 all: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory -j$$(nproc) build
 
 build: $(BUILD)/robotmail
 
@@ -102,13 +102,18 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) tests/fuzz/*.h | $(BUILD)/fuzz
 fuzz-build: $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
 run: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory -j$$(nproc) build
 	@contrib/run-example.sh
 
+# the binaries are built a job per core; tests/run-tests.sh then runs the
+# suites a job per core (TEST_JOBS=1 for one at a time)
 test: deps
-	@$(MAKE) --no-print-directory test-only
+	@$(MAKE) --no-print-directory -j$$(nproc) test-build
+	@BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-tests.sh
 
-test-only: $(BUILD)/robotmail $(BUILD)/robotmail-asan $(BUILD)/unit-tests $(BUILD)/unit-tests-asan fuzz-build
+test-build: $(BUILD)/robotmail $(BUILD)/robotmail-asan $(BUILD)/unit-tests $(BUILD)/unit-tests-asan fuzz-build
+
+test-only: test-build
 	@BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-tests.sh
 
 fuzz: deps

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Run every libFuzzer target in $BUILD/fuzz for FUZZ_SECONDS each, from its seed
+# Run every libFuzzer target in $BUILD/fuzz (or only the TARGETs named as
+# arguments) for FUZZ_SECONDS each, from its seed
 # corpus in tests/fuzz/corpus/<target>/ (new inputs go to a scratch copy, so the
 # committed corpus only grows by hand).  Prints "ok - fuzz TARGET" or
 # "not ok - fuzz TARGET" with the crash log.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}" "${FUZZ_SECONDS:=20}"
-for bin in "$BUILD"/fuzz/fuzz_*; do
-	[ -x "$bin" ] || continue
+[ $# -gt 0 ] && targets=("$@") || targets=("$BUILD"/fuzz/fuzz_*)
+for bin in "${targets[@]}"; do
+	case $bin in */*) ;; *) bin=$BUILD/fuzz/$bin ;; esac
+	if [ ! -x "$bin" ]; then
+		[ $# -gt 0 ] && echo "not ok - fuzz $(basename "$bin"): $bin is not built"
+		continue
+	fi
 	t=$(basename "$bin")
 	work=$(mktemp -d "${TMPDIR:-/tmp}/robotmail-fuzz.XXXXXX")
 	mkdir -p "$work/corpus" "$work/artifacts"

@@ -16,7 +16,7 @@ if [ ! -f "$T/src/Makefile" ]; then
 	tar --exclude=./build --exclude=./var -cf - . | tar -C "$T/src" -xf -
 fi
 P=$T/prefix
-if ! (cd "$T/src" && nice make install PREFIX="$P" SYSCONFDIR="$P/etc" BUILD="$T/build") >"$T/install.log" 2>&1; then
+if ! (cd "$T/src" && nice make -j"$(nproc)" install PREFIX="$P" SYSCONFDIR="$P/etc" BUILD="$T/build") >"$T/install.log" 2>&1; then
 	not_ok "make install PREFIX=... runs" "$(tail -20 "$T/install.log")"
 	exit 0
 fi
