@@ -646,7 +646,7 @@ void rm_report_add_seen(struct rm_report *r, const char *where, const char *comm
  * table cannot drift from what is really provided: build checks that every
  * one was set. */
 enum {
-	V_PREAMBLE, V_PATCH_LINK, V_PATCH_SUBJECT, V_PATCH_URL, V_PCT, V_KIND, V_METRIC,
+	V_PREAMBLE, V_PATCH_LINK, V_PATCH_SUBJECT, V_PATCH_URL, V_PATCH_BASE, V_PCT, V_KIND, V_METRIC,
 	V_IS_REGRESSION, V_COMMIT_SHA, V_COMMIT_SUBJECT, V_TREE_URL, V_TREE_BRANCH, V_BRACKETS,
 	V_HAS_BRACKETS, V_TESTCASE, V_PARAM_BLOCK, V_VERSION, V_KCONFIG, V_COMPILER, V_MACHINE,
 	V_PARAMS, V_IN_ADDITION, V_REPORTED_BY, V_CLOSES_URL, V_ARCHIVE_URL, V_FAILURE, V_DETAILS,
@@ -665,6 +665,7 @@ const struct rm_report_var rm_report_vars[] = {
 	[V_PATCH_LINK] = { "patch_link", NULL },
 	[V_PATCH_SUBJECT] = { "patch_subject", NULL },
 	[V_PATCH_URL] = { "patch_url", NULL },
+	[V_PATCH_BASE] = { "patch_base", NULL },
 	[V_PCT] = { "pct", NULL },
 	[V_KIND] = { "kind", NULL },
 	[V_METRIC] = { "metric", NULL },
@@ -974,10 +975,16 @@ static void report_subject(struct rm_report *r, const struct rm_config *cfg,
 		set_var(v, V_COMMIT_SUBJECT, ps ? ps : "");
 		set_var(v, V_PATCH_URL, url);
 		free(url);
+		/* "base: <tree-url> <what>": what the series was applied on
+		 * (report-format.md 3 item 4): the patch mail's base-commit:
+		 * line when the submitter gave one, else the branch of the tree
+		 * the robot applied it to (the report's tree) */
+		set_var(v, V_PATCH_BASE, r->patch && r->patch->base_commit ? r->patch->base_commit : r->branch);
 	} else {
 		set_var(v, V_PATCH_LINK, "");
 		set_var(v, V_PATCH_SUBJECT, "");
 		set_var(v, V_PATCH_URL, "");
+		set_var(v, V_PATCH_BASE, "");
 	}
 }
 
