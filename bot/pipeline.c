@@ -179,16 +179,18 @@ static bool root_shows(const struct rm_result_root *root, const char *name)
  * the other tested heads of known trees (a branch a configured tree names)
  * on which the same test shows the same failure id, besides the heads of
  * its own archive (rm_report_test.also): first the result roots of the
- * batch's other archives, in run order, then the heads of earlier reports
- * on the same finding (the store's threads, newest first; in a dry run also
- * the threads begun by this run).  Its own tree's heads are not "other". */
+ * batch's other archives that tested a branch head (the root's commit is its
+ * job's head_commit), in run order, then the commits of earlier reports on
+ * the same finding (the store's threads, newest first; in a dry run also the
+ * threads begun by this run).  The tested commit itself is not another
+ * head; its own tree's later head is (published reports on linux-next
+ * name "[test failed on linux-next/master <its head>]"). */
 #define SEEN_STORE_MAX 16
 static int add_seen(struct rm_pipeline *e, struct batch *b, size_t i, struct rm_error *err)
 {
 	struct rm_report *r = &b->reports[i];
 	const struct rm_report_test *t0 = &r->tests[0];
-	const char *mine = rm_job_field(&t0->head->job, "branch");
-	char *own = rm_report_where(e->cfg, mine, NULL), *suffix, **keys = NULL;
+	char *suffix, **keys = NULL;
 	size_t a, g, m, k, nkeys = 0;
 
 	for (a = 0; a < b->narchives; a++) {
@@ -202,10 +204,11 @@ static int add_seen(struct rm_pipeline *e, struct batch *b, size_t i, struct rm_
 			for (m = 1; m < grp->nmembers + grp->nothers; m++) {
 				const struct rm_result_root *h =
 					m < grp->nmembers ? grp->members[m] : grp->others[m - grp->nmembers];
+				const char *hc = rm_job_field(&h->job, "head_commit");
 				bool known;
 				char *where = rm_report_where(e->cfg, rm_job_field(&h->job, "branch"), &known);
 
-				if (where && known && (!own || strcmp(where, own)) &&
+				if (where && known && (!hc || !strcmp(hc, h->commit)) &&
 				    strcmp(h->commit, t0->head->commit) && same_test(t0->head, h) &&
 				    root_shows(h, t0->headline->name))
 					rm_report_add_seen(r, where, h->commit);
@@ -216,7 +219,6 @@ static int add_seen(struct rm_pipeline *e, struct batch *b, size_t i, struct rm_
 	suffix = rm_report_finding_suffix(t0, t0->kind);
 	if (rm_store_threads_ending(e->ob, suffix, SEEN_STORE_MAX, &keys, &nkeys, err)) {
 		free(suffix);
-		free(own);
 		return -1;
 	}
 	for (k = 0; k <= nkeys + e->nthreads; k++) {
@@ -228,7 +230,7 @@ static int add_seen(struct rm_pipeline *e, struct batch *b, size_t i, struct rm_
 		if (!key || rm_report_thread_key_split(key, suffix, &branch, &commit))
 			continue;
 		where = rm_report_where(e->cfg, branch, &known);
-		if (known && (!own || strcmp(where, own)) && strcmp(commit, t0->head->commit))
+		if (known && strcmp(commit, t0->head->commit))
 			rm_report_add_seen(r, where, commit);
 		free(where);
 		free(branch);
@@ -238,7 +240,6 @@ static int add_seen(struct rm_pipeline *e, struct batch *b, size_t i, struct rm_
 		free(keys[k]);
 	free(keys);
 	free(suffix);
-	free(own);
 	return 0;
 }
 
