@@ -1005,6 +1005,27 @@ struct boot_id {
 	double t;
 };
 
+/* Where an id's line comes in the report the kernel prints for one crash:
+ * die() prints "Oops: ...", then the registers ("RIP: ..."/"EIP: ..."),
+ * then the call trace, and panic() comes last; other messages between. */
+static int crash_order(const char *name)
+{
+	const char *id = strchr(name, '.') ? strchr(name, '.') + 1 : name;
+
+	if (!strncmp(id, "Oops", 4))
+		return 0;
+	if (!strncmp(id, "RIP:", 4) || !strncmp(id, "EIP:", 4))
+		return 1;
+	if (!strncmp(id, "calltrace:", 10))
+		return 2;
+	if (!strncmp(id, "Kernel_panic", 12))
+		return 4;
+	return 3;
+}
+
+/* By the time first printed; ids printed in the same microsecond (one
+ * crash report) in the order the kernel prints the parts of a crash, then
+ * by name. */
 static int cmp_boot_id(const void *a, const void *b)
 {
 	const struct boot_id *x = a, *y = b;
@@ -1013,6 +1034,8 @@ static int cmp_boot_id(const void *a, const void *b)
 		return x->t < 0 ? 1 : -1;
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
+	if (crash_order(x->name) != crash_order(y->name))
+		return crash_order(x->name) - crash_order(y->name);
 	return strcmp(x->name, y->name);
 }
 
