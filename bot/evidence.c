@@ -333,20 +333,50 @@ static bool is_result(const char *s, size_t len)
 	return at(s, s + len, "ok ", 3) || at(s, s + len, "not ok ", 7);
 }
 
-/* Whether the words appear in the line in order. */
-static bool names_words(const struct scanner *sc, const char *s, size_t len)
+/* Whether words [from, to) appear in the line in order. */
+static bool names_range(const struct scanner *sc, const char *s, size_t len, size_t from, size_t to)
 {
 	const char *p = s, *end = s + len;
 	size_t i;
 
-	for (i = 0; i < sc->nwords; i++) {
+	for (i = from; i < to; i++) {
 		const char *q = memmem(p, (size_t)(end - p), sc->words[i], strlen(sc->words[i]));
 
 		if (!q)
 			return false;
 		p = q + strlen(sc->words[i]);
 	}
-	return sc->nwords > 0;
+	return to > from;
+}
+
+/* Whether the words appear in the line in order. */
+static bool names_words(const struct scanner *sc, const char *s, size_t len)
+{
+	return names_range(sc, s, len, 0, sc->nwords);
+}
+
+/* A subtest's failure inside a test (kselftest's nested TAP): the test's
+ * "not ok" line names the first words ("cgroup", "test_cpu") and a nested
+ * "# not ok N <subtest>" line of its block the rest ("test_cpucg_max"). */
+static bool names_nested(const struct scanner *sc, const char *s, size_t len)
+{
+	size_t k;
+
+	for (k = sc->nwords ? sc->nwords - 1 : 0; k >= 1; k--) {
+		const char *p = sc->block.buf, *end = p + sc->block.len;
+
+		if (!names_range(sc, s, len, 0, k))
+			continue;
+		while (p && p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+			if (at(p, p + l, "# not ok ", 9) && names_range(sc, p + 9, l - 9, k, sc->nwords))
+				return true;
+			p = nl ? nl + 1 : NULL;
+		}
+	}
+	return false;
 }
 
 /* Drop the first line of the kept context. */
@@ -363,12 +393,14 @@ static void drop_first(struct scanner *sc)
 }
 
 /* Test mode: the lines since the previous TAP result through the first
- * "not ok" line that names the test, the last max_lines of them. */
+ * "not ok" line that names the test (or names its test and holds a nested
+ * "# not ok" naming the subtest), the last max_lines of them. */
 static void tap_line(struct scanner *sc, const char *s, size_t len)
 {
 	if (len && s[len - 1] == '\r')
 		len--;
-	if (is_result(s, len) && !(at(s, s + len, "not ok ", 7) && names_words(sc, s, len))) {
+	if (is_result(s, len) && !(at(s, s + len, "not ok ", 7) &&
+				   (names_words(sc, s, len) || names_nested(sc, s, len)))) {
 		rm_sb_reset(&sc->block);
 		sc->block_lines = 0;
 		sc->capped = false;
