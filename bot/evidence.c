@@ -168,6 +168,7 @@ struct scanner {
 	bool done;
 	bool capped;
 	struct rm_sb line;      /* the line being assembled */
+	struct rm_sb prev[2];   /* the two lines before this one ([0] the last) */
 	bool line_cut;
 	/* test mode: the words of a test id ("cgroup", "test_stress", "sh")
 	 * that a TAP "not ok" line names, in order */
@@ -210,6 +211,8 @@ static void sc_init(struct scanner *sc, const char *stamp, const struct rm_evide
 	rm_sb_init(&sc->block);
 	rm_sb_init(&sc->tentative);
 	rm_sb_init(&sc->line);
+	rm_sb_init(&sc->prev[0]);
+	rm_sb_init(&sc->prev[1]);
 }
 
 static void sc_release(struct scanner *sc)
@@ -222,6 +225,8 @@ static void sc_release(struct scanner *sc)
 	rm_sb_release(&sc->block);
 	rm_sb_release(&sc->tentative);
 	rm_sb_release(&sc->line);
+	rm_sb_release(&sc->prev[0]);
+	rm_sb_release(&sc->prev[1]);
 }
 
 /* Append a line and its newline to sb, without NUL bytes (a serial console
@@ -272,7 +277,76 @@ static void close_block(struct scanner *sc)
 	sc->capped = false;
 }
 
+/* The message of a kernel-log line: after its "[  12.345678][    T1]"
+ * stamps and the blank that follows them. */
+static const char *log_message(const char *s, size_t len, size_t *mlen)
+{
+	const char *p = s, *end = s + len;
+
+	while (p < end && *p == '[') {
+		const char *q = memchr(p, ']', (size_t)(end - p));
+
+		if (!q)
+			break;
+		p = q + 1;
+	}
+	if (p > s && p < end && *p == ' ')
+		p++;
+	*mlen = (size_t)(end - p);
+	return p;
+}
+
+/* A report's banner: a message of ten or more '=' and nothing else (slub's
+ * object report, lockdep and KASAN print one before their first line). */
+static bool is_banner(const char *s, size_t len)
+{
+	size_t n, i;
+	const char *m = log_message(s, len, &n);
+
+	while (n && (m[n - 1] == ' ' || m[n - 1] == '\r'))
+		n--;
+	for (i = 0; i < n && m[i] == '='; i++)
+		;
+	return n >= 10 && i == n;
+}
+
+/* A trace begins: the banner just before its first line belongs to it,
+ * and an empty message just before the banner too (lockdep prints "\n",
+ * then the banner, then "WARNING: possible recursive locking detected"). */
+static void keep_banner(struct scanner *sc)
+{
+	size_t n = 0, i;
+	const char *m;
+
+	if (sc->block_lines || !is_banner(sc->prev[0].buf, sc->prev[0].len))
+		return;
+	m = sc->prev[1].len ? log_message(sc->prev[1].buf, sc->prev[1].len, &n) : NULL;
+	for (i = 0; m && i < n && m[i] == ' '; i++)
+		;
+	if (m && m > sc->prev[1].buf && i == n)
+		keep(sc, &sc->block, &sc->block_lines, sc->prev[1].buf, sc->prev[1].len);
+	keep(sc, &sc->block, &sc->block_lines, sc->prev[0].buf, sc->prev[0].len);
+}
+
+static void sc_line_at(struct scanner *sc, const char *s, size_t len);
+
+/* One line of the log; the two lines before it are remembered (a trace's
+ * banner). */
 static void sc_line(struct scanner *sc, const char *s, size_t len)
+{
+	struct rm_sb t;
+
+	sc_line_at(sc, s, len);
+	if (len && s[len - 1] == '\r')
+		len--;
+	t = sc->prev[1];
+	sc->prev[1] = sc->prev[0];
+	sc->prev[0] = t;
+	rm_sb_reset(&sc->prev[0]);
+	rm_sb_add(&sc->prev[0], s, len < 512 ? len : 512);
+}
+
+static void sc_line_at(struct scanner *sc, const char *s, size_t len)
 {
 	char st[32];
 	bool target = sc->stamp && !sc->found &&
@@ -290,6 +364,7 @@ static void sc_line(struct scanner *sc, const char *s, size_t len)
 		}
 		sc->in_trace = true;
 		sc->end_trace = sc->in_decode = sc->end_decode = false;
+		keep_banner(sc);
 		keep(sc, &sc->block, &sc->block_lines, s, len);
 		sc->count = 1;
 	} else if (sc->in_trace && has(s, len, "---[ end trace ")) {
