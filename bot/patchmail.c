@@ -1,6 +1,7 @@
 /* patchmail.c - see patchmail.h. */
 #include "patchmail.h"
 
+#include <ctype.h>
 #include <libetpan/libetpan.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,16 +120,16 @@ static char *find_base_commit(const char *body, size_t len)
 	size_t i = 0, t = sizeof(tag) - 1;
 
 	while (i < len) {
-		size_t e = i, k;
+		size_t e = i;
 
 		while (e < len && body[e] != '\n')
 			e++;
 		if (e - i >= t + 40 && !memcmp(body + i, tag, t)) {
-			size_t end = e;
+			size_t end = e, k;
 
 			if (end > i && body[end - 1] == '\r')
 				end--;
-			for (k = i + t; k < end && strchr("0123456789abcdefABCDEF", body[k]); k++)
+			for (k = i + t; k < end && isxdigit((unsigned char)body[k]); k++)
 				;
 			if (k == end && end - (i + t) == 40) {
 				char *sha = rm_xstrndup(body + i + t, 40);

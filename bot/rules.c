@@ -829,9 +829,10 @@ static bool answer(const struct rm_rules *r, const char *stat, unsigned bit,
 		   bool (*compute)(const struct rm_rules *, const char *))
 {
 	struct decision scratch, *d = decide(r, stat, &scratch);
-	char buf[1024];
 
 	if (!(d->known & bit)) {
+		char buf[1024];
+
 		d->known |= bit;
 		if (compute(r, era_stat(r, stat, buf, sizeof(buf))))
 			d->value |= bit;
