@@ -167,7 +167,7 @@ install: deps
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/lib/systemd/system \
 		$(DESTDIR)$(PREFIX)/share/doc/robotmail $(DESTDIR)$(SYSCONFDIR)/robotmail
 	install -m 755 $(BUILD)/install/robotmail $(DESTDIR)$(PREFIX)/bin/robotmail
-	install -m 644 config/metrics.yaml config/lkp-programs.yaml config/robotmail.yaml $(DESTDIR)$(SHAREDIR)/
+	install -m 644 config/metrics.yaml config/lkp-programs.yaml config/eras.yaml config/robotmail.yaml $(DESTDIR)$(SHAREDIR)/
 	install -m 644 templates/*.txt $(DESTDIR)$(SHAREDIR)/templates/
 	install -m 644 config/profiles/*.yaml $(DESTDIR)$(SHAREDIR)/profiles/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/robotmail/robotmail.yaml ] || \

@@ -168,6 +168,7 @@ struct scanner {
 	bool done;
 	bool capped;
 	struct rm_sb line;      /* the line being assembled */
+	struct rm_sb prev[2];   /* the two lines before this one ([0] the last) */
 	bool line_cut;
 	/* test mode: the words of a test id ("cgroup", "test_stress", "sh")
 	 * that a TAP "not ok" line names, in order */
@@ -210,6 +211,8 @@ static void sc_init(struct scanner *sc, const char *stamp, const struct rm_evide
 	rm_sb_init(&sc->block);
 	rm_sb_init(&sc->tentative);
 	rm_sb_init(&sc->line);
+	rm_sb_init(&sc->prev[0]);
+	rm_sb_init(&sc->prev[1]);
 }
 
 static void sc_release(struct scanner *sc)
@@ -222,6 +225,8 @@ static void sc_release(struct scanner *sc)
 	rm_sb_release(&sc->block);
 	rm_sb_release(&sc->tentative);
 	rm_sb_release(&sc->line);
+	rm_sb_release(&sc->prev[0]);
+	rm_sb_release(&sc->prev[1]);
 }
 
 /* Append a line and its newline to sb, without NUL bytes (a serial console
@@ -272,7 +277,76 @@ static void close_block(struct scanner *sc)
 	sc->capped = false;
 }
 
+/* The message of a kernel-log line: after its "[  12.345678][    T1]"
+ * stamps and the blank that follows them. */
+static const char *log_message(const char *s, size_t len, size_t *mlen)
+{
+	const char *p = s, *end = s + len;
+
+	while (p < end && *p == '[') {
+		const char *q = memchr(p, ']', (size_t)(end - p));
+
+		if (!q)
+			break;
+		p = q + 1;
+	}
+	if (p > s && p < end && *p == ' ')
+		p++;
+	*mlen = (size_t)(end - p);
+	return p;
+}
+
+/* A report's banner: a message of ten or more '=' and nothing else (slub's
+ * object report, lockdep and KASAN print one before their first line). */
+static bool is_banner(const char *s, size_t len)
+{
+	size_t n, i;
+	const char *m = log_message(s, len, &n);
+
+	while (n && (m[n - 1] == ' ' || m[n - 1] == '\r'))
+		n--;
+	for (i = 0; i < n && m[i] == '='; i++)
+		;
+	return n >= 10 && i == n;
+}
+
+/* A trace begins: the banner just before its first line belongs to it,
+ * and an empty message just before the banner too (lockdep prints "\n",
+ * then the banner, then "WARNING: possible recursive locking detected"). */
+static void keep_banner(struct scanner *sc)
+{
+	size_t n = 0, i;
+	const char *m;
+
+	if (sc->block_lines || !is_banner(sc->prev[0].buf, sc->prev[0].len))
+		return;
+	m = sc->prev[1].len ? log_message(sc->prev[1].buf, sc->prev[1].len, &n) : NULL;
+	for (i = 0; m && i < n && m[i] == ' '; i++)
+		;
+	if (m && m > sc->prev[1].buf && i == n)
+		keep(sc, &sc->block, &sc->block_lines, sc->prev[1].buf, sc->prev[1].len);
+	keep(sc, &sc->block, &sc->block_lines, sc->prev[0].buf, sc->prev[0].len);
+}
+
+static void sc_line_at(struct scanner *sc, const char *s, size_t len);
+
+/* One line of the log; the two lines before it are remembered (a trace's
+ * banner). */
 static void sc_line(struct scanner *sc, const char *s, size_t len)
+{
+	struct rm_sb t;
+
+	sc_line_at(sc, s, len);
+	if (len && s[len - 1] == '\r')
+		len--;
+	t = sc->prev[1];
+	sc->prev[1] = sc->prev[0];
+	sc->prev[0] = t;
+	rm_sb_reset(&sc->prev[0]);
+	rm_sb_add(&sc->prev[0], s, len < 512 ? len : 512);
+}
+
+static void sc_line_at(struct scanner *sc, const char *s, size_t len)
 {
 	char st[32];
 	bool target = sc->stamp && !sc->found &&
@@ -290,6 +364,7 @@ static void sc_line(struct scanner *sc, const char *s, size_t len)
 		}
 		sc->in_trace = true;
 		sc->end_trace = sc->in_decode = sc->end_decode = false;
+		keep_banner(sc);
 		keep(sc, &sc->block, &sc->block_lines, s, len);
 		sc->count = 1;
 	} else if (sc->in_trace && has(s, len, "---[ end trace ")) {
@@ -333,20 +408,50 @@ static bool is_result(const char *s, size_t len)
 	return at(s, s + len, "ok ", 3) || at(s, s + len, "not ok ", 7);
 }
 
-/* Whether the words appear in the line in order. */
-static bool names_words(const struct scanner *sc, const char *s, size_t len)
+/* Whether words [from, to) appear in the line in order. */
+static bool names_range(const struct scanner *sc, const char *s, size_t len, size_t from, size_t to)
 {
 	const char *p = s, *end = s + len;
 	size_t i;
 
-	for (i = 0; i < sc->nwords; i++) {
+	for (i = from; i < to; i++) {
 		const char *q = memmem(p, (size_t)(end - p), sc->words[i], strlen(sc->words[i]));
 
 		if (!q)
 			return false;
 		p = q + strlen(sc->words[i]);
 	}
-	return sc->nwords > 0;
+	return to > from;
+}
+
+/* Whether the words appear in the line in order. */
+static bool names_words(const struct scanner *sc, const char *s, size_t len)
+{
+	return names_range(sc, s, len, 0, sc->nwords);
+}
+
+/* A subtest's failure inside a test (kselftest's nested TAP): the test's
+ * "not ok" line names the first words ("cgroup", "test_cpu") and a nested
+ * "# not ok N <subtest>" line of its block the rest ("test_cpucg_max"). */
+static bool names_nested(const struct scanner *sc, const char *s, size_t len)
+{
+	size_t k;
+
+	for (k = sc->nwords ? sc->nwords - 1 : 0; k >= 1; k--) {
+		const char *p = sc->block.buf, *end = p + sc->block.len;
+
+		if (!names_range(sc, s, len, 0, k))
+			continue;
+		while (p && p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+			if (at(p, p + l, "# not ok ", 9) && names_range(sc, p + 9, l - 9, k, sc->nwords))
+				return true;
+			p = nl ? nl + 1 : NULL;
+		}
+	}
+	return false;
 }
 
 /* Drop the first line of the kept context. */
@@ -363,12 +468,14 @@ static void drop_first(struct scanner *sc)
 }
 
 /* Test mode: the lines since the previous TAP result through the first
- * "not ok" line that names the test, the last max_lines of them. */
+ * "not ok" line that names the test (or names its test and holds a nested
+ * "# not ok" naming the subtest), the last max_lines of them. */
 static void tap_line(struct scanner *sc, const char *s, size_t len)
 {
 	if (len && s[len - 1] == '\r')
 		len--;
-	if (is_result(s, len) && !(at(s, s + len, "not ok ", 7) && names_words(sc, s, len))) {
+	if (is_result(s, len) && !(at(s, s + len, "not ok ", 7) &&
+				   (names_words(sc, s, len) || names_nested(sc, s, len)))) {
 		rm_sb_reset(&sc->block);
 		sc->block_lines = 0;
 		sc->capped = false;

@@ -18,7 +18,9 @@
  *
  * For a test's own failure (`<testcase>.<subtest>.fail`), the test's raw
  * output instead: the TAP lines of the failing subtest through its
- * "not ok" line.
+ * "not ok" line; for a subtest reported nested inside its test's block
+ * (kselftest: "# not ok 8 test_cpucg_max" in the block ending "not ok 2
+ * selftests: cgroup: test_cpu"), that whole block.
  *
  * Must not: choose what to report (report.c), format the report, keep a
  * whole log in memory.

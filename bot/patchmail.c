@@ -1,6 +1,7 @@
 /* patchmail.c - see patchmail.h. */
 #include "patchmail.h"
 
+#include <ctype.h>
 #include <libetpan/libetpan.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,7 @@ void rm_patchmail_free(struct rm_patch_mail *p)
 	size_t i;
 
 	free(p->subject);
+	free(p->base_commit);
 	for (i = 0; i < p->nto; i++)
 		free(p->to[i]);
 	for (i = 0; i < p->ncc; i++)
@@ -107,6 +109,42 @@ static void add_mailboxes(struct mailimf_address_list *al, char ***v, size_t *n)
 	}
 }
 
+/* The first body line "base-commit: <40 hex digits>" (git format-patch
+ * --base: the commit the series applies to), lowercased; NULL when none.
+ * The body is read as it is: the line is plain ASCII in a text/plain patch
+ * (format-patch never encodes it), and a line with anything after the
+ * digits is not it. */
+static char *find_base_commit(const char *body, size_t len)
+{
+	static const char tag[] = "base-commit: ";
+	size_t i = 0, t = sizeof(tag) - 1;
+
+	while (i < len) {
+		size_t e = i;
+
+		while (e < len && body[e] != '\n')
+			e++;
+		if (e - i >= t + 40 && !memcmp(body + i, tag, t)) {
+			size_t end = e, k;
+
+			if (end > i && body[end - 1] == '\r')
+				end--;
+			for (k = i + t; k < end && isxdigit((unsigned char)body[k]); k++)
+				;
+			if (k == end && end - (i + t) == 40) {
+				char *sha = rm_xstrndup(body + i + t, 40);
+
+				for (k = 0; k < 40; k++)
+					if (sha[k] >= 'A' && sha[k] <= 'F')
+						sha[k] = (char)(sha[k] - 'A' + 'a');
+				return sha;
+			}
+		}
+		i = e + 1;
+	}
+	return NULL;
+}
+
 int rm_patchmail_parse(struct rm_patch_mail *p, const char *buf, size_t len, const char *what,
 			struct rm_error *err)
 {
@@ -141,6 +179,23 @@ int rm_patchmail_parse(struct rm_patch_mail *p, const char *buf, size_t len, con
 		}
 	}
 	mailimf_message_free(msg);
+	/* the body: after the first empty line */
+	{
+		size_t b = skip;
+
+		while (b < len) {
+			const char *nl = memchr(buf + b, '\n', len - b);
+
+			if (!nl)
+				break;
+			b = (size_t)(nl - buf) + 1;
+			if (b < len && (buf[b] == '\n' || (buf[b] == '\r' && b + 1 < len && buf[b + 1] == '\n'))) {
+				b += buf[b] == '\r' ? 2 : 1;
+				p->base_commit = find_base_commit(buf + b, len - b);
+				break;
+			}
+		}
+	}
 	if (!p->subject) {
 		rm_patchmail_free(p);
 		return rm_error_set(err, RM_ERR_INPUT, "%s: the mail has no Subject", what);

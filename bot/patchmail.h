@@ -2,7 +2,8 @@
  * patchmail.h - the original mail of a patch, from a public-inbox archive.
  *
  * Owns: asking a public-inbox (lore) for <base>/<Message-ID>/raw, parsing the
- * mail into what a report needs (its raw [PATCH] subject, its To and Cc),
+ * mail into what a report needs (its raw [PATCH] subject, its To and Cc, the
+ * `base-commit:` line `git format-patch --base` writes into the body),
  * and decoding mail header text (RFC 2047 words, raw UTF-8, folding) for
  * the providers that read mail-form answers (cgit's patches).
  *
@@ -22,6 +23,7 @@ struct rm_patch_mail {
 	char *subject;   /* raw, e.g. "[PATCH v2 1/3] mm: ..." (decoded, one line) */
 	char **to, **cc; /* "Name <addr>" or "addr" */
 	size_t nto, ncc;
+	char *base_commit; /* the body's "base-commit: <sha40>" (lowercase), or NULL */
 };
 
 void rm_patchmail_free(struct rm_patch_mail *p);

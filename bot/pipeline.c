@@ -136,6 +136,113 @@ static char *archive_note(const struct rm_pipeline *e, const char *path)
 	return note;
 }
 
+/* Threads begun earlier in this run (a dry run stores nothing, so these
+ * stand in for the store: the preview threads as `run` would). */
+struct rm_pipeline_thread {
+	char *thread_key;
+	struct rm_thread_first first;
+};
+
+/* Whether two result roots are the same test: the same axes but the commit. */
+static bool same_test(const struct rm_result_root *a, const struct rm_result_root *b)
+{
+	size_t i, na = 0, nb = 0;
+
+	for (i = 0; i < b->job.naxes; i++)
+		nb += strcmp(b->job.axes[i].key, "commit") != 0;
+	for (i = 0; i < a->job.naxes; i++) {
+		const char *k = a->job.axes[i].key, *bv;
+
+		if (!strcmp(k, "commit"))
+			continue;
+		na++;
+		bv = rm_job_axis(&b->job, k);
+		if (!bv || strcmp(bv, a->job.axes[i].value))
+			return false;
+	}
+	return na == nb;
+}
+
+/* Whether the root's runs show the kernel-log or test id `name`. */
+static bool root_shows(const struct rm_result_root *root, const char *name)
+{
+	const struct rm_series *s = rm_matrix_get(&root->all, name);
+	size_t i;
+
+	for (i = 0; s && !s->is_bad && !s->is_string && i < s->n; i++)
+		if (s->v[i] > 0)
+			return true;
+	return false;
+}
+
+/* Bracket lines of a functional report (report-format.md section 4 item 4):
+ * the other tested heads of known trees (a branch a configured tree names)
+ * on which the same test shows the same failure id, besides the heads of
+ * its own archive (rm_report_test.also): first the result roots of the
+ * batch's other archives that tested a branch head (the root's commit is its
+ * job's head_commit), in run order, then the commits of earlier reports on
+ * the same finding (the store's threads, newest first; in a dry run also the
+ * threads begun by this run).  The tested commit itself is not another
+ * head; its own tree's later head is (published reports on linux-next
+ * name "[test failed on linux-next/master <its head>]"). */
+#define SEEN_STORE_MAX 16
+static int add_seen(struct rm_pipeline *e, struct batch *b, size_t i, struct rm_error *err)
+{
+	struct rm_report *r = &b->reports[i];
+	const struct rm_report_test *t0 = &r->tests[0];
+	char *suffix, **keys = NULL;
+	size_t a, g, m, k, nkeys = 0;
+
+	for (a = 0; a < b->narchives; a++) {
+		const struct rm_archive *ar = &b->archives[a];
+
+		if (a == b->report_archive[i])
+			continue;
+		for (g = 0; g < ar->ngroups; g++) {
+			const struct rm_group *grp = &ar->groups[g];
+
+			for (m = 1; m < grp->nmembers + grp->nothers; m++) {
+				const struct rm_result_root *h =
+					m < grp->nmembers ? grp->members[m] : grp->others[m - grp->nmembers];
+				const char *hc = rm_job_field(&h->job, "head_commit");
+				bool known;
+				char *where = rm_report_where(e->cfg, rm_job_field(&h->job, "branch"), &known);
+
+				if (where && known && (!hc || !strcmp(hc, h->commit)) &&
+				    strcmp(h->commit, t0->head->commit) && same_test(t0->head, h) &&
+				    root_shows(h, t0->headline->name))
+					rm_report_add_seen(r, where, h->commit);
+				free(where);
+			}
+		}
+	}
+	suffix = rm_report_finding_suffix(t0, t0->kind);
+	if (rm_store_threads_ending(e->ob, suffix, SEEN_STORE_MAX, &keys, &nkeys, err)) {
+		free(suffix);
+		return -1;
+	}
+	for (k = 0; k <= nkeys + e->nthreads; k++) {
+		const char *key = k < nkeys ? keys[k] : k - nkeys < e->nthreads ?
+			e->threads[e->nthreads - 1 - (k - nkeys)].thread_key : NULL;
+		char *branch, *commit, *where;
+		bool known;
+
+		if (!key || rm_report_thread_key_split(key, suffix, &branch, &commit))
+			continue;
+		where = rm_report_where(e->cfg, branch, &known);
+		if (known && strcmp(commit, t0->head->commit))
+			rm_report_add_seen(r, where, commit);
+		free(where);
+		free(branch);
+		free(commit);
+	}
+	for (k = 0; k < nkeys; k++)
+		free(keys[k]);
+	free(keys);
+	free(suffix);
+	return 0;
+}
+
 static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths, struct batch *b,
 		       struct rm_error *err)
 {
@@ -288,6 +395,8 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 				fprintf(stderr, "robotmail: patch mail <%s>: %s\n", r->head_facts->patch_msgid,
 					got ? pe.msg : "not in the archive");
 		}
+		if (r->tests[0].kind == RM_REPORT_FUNCTIONAL && add_seen(e, b, i, err))
+			goto fail;
 		if (rm_report_build(r, e->cfg, e->templates_dir, e->now, err))
 			goto fail;
 	}
@@ -460,13 +569,6 @@ static char *reflect_id(const char *id, time_t now)
 		rm_sb_addf(&sb, "%s-reflect-%lld", id, (long long)now);
 	return rm_sb_detach(&sb, NULL);
 }
-
-/* Threads begun earlier in this run (a dry run stores nothing, so these
- * stand in for the store: the preview threads as `run` would). */
-struct rm_pipeline_thread {
-	char *thread_key;
-	struct rm_thread_first first;
-};
 
 static const struct rm_thread_first *run_thread_find(const struct rm_pipeline *p, const char *key)
 {

@@ -544,7 +544,7 @@ static void report_identity(struct rm_report *r, const struct rm_config *cfg, ti
 	const struct rm_report_test *t0 = &r->tests[0];
 	const struct rm_job *job = &t0->head->job;
 	struct rm_sb sb = RM_SB_INIT, axes = RM_SB_INIT;
-	char hex[20];
+	char hex[20], *suffix;
 	size_t i;
 
 	rm_sb_init(&axes);
@@ -564,10 +564,78 @@ static void report_identity(struct rm_report *r, const struct rm_config *cfg, ti
 	 * test, the metric and its direction; follow-ups thread on it (a
 	 * regression never replies to an improvement, nor one tree's report to
 	 * another's) */
-	rm_sb_addf(&sb, "%s:%s|%s|%s|%s|%s", r->tree_name, r->branch, t0->head->commit, axes.buf,
-		   t0->headline->name, kind_word(r->kind));
+	suffix = rm_report_finding_suffix(t0, r->kind);
+	rm_sb_addf(&sb, "%s:%s|%s%s", r->tree_name, r->branch, t0->head->commit, suffix);
+	free(suffix);
 	r->thread_key = rm_sb_detach(&sb, NULL);
 	rm_sb_release(&axes);
+}
+
+char *rm_report_finding_suffix(const struct rm_report_test *t, enum rm_report_kind kind)
+{
+	const struct rm_job *job = &t->head->job;
+	struct rm_sb sb = RM_SB_INIT;
+	size_t i;
+
+	rm_sb_init(&sb);
+	rm_sb_addc(&sb, '|');
+	for (i = 0; i < job->naxes; i++)
+		if (strcmp(job->axes[i].key, "commit"))
+			rm_sb_addf(&sb, "%s=%s/", job->axes[i].key, job->axes[i].value);
+	rm_sb_addf(&sb, "|%s|%s", t->headline->name, kind_word(kind));
+	return rm_sb_detach(&sb, NULL);
+}
+
+char *rm_report_where(const struct rm_config *cfg, const char *job_branch, bool *known)
+{
+	const struct rm_tree_cfg *tree = job_branch ? rm_config_tree_for_branch(cfg, job_branch) : NULL;
+	struct rm_sb sb = RM_SB_INIT;
+
+	if (known)
+		*known = tree != NULL;
+	if (!job_branch)
+		return NULL;
+	rm_sb_init(&sb);
+	if (tree)
+		rm_sb_addf(&sb, "%s/%s", tree->name, tree->branch);
+	else
+		rm_sb_adds(&sb, job_branch);
+	return rm_sb_detach(&sb, NULL);
+}
+
+int rm_report_thread_key_split(const char *key, const char *suffix, char **branch, char **commit)
+{
+	size_t kl = strlen(key), sl = strlen(suffix), hl;
+	const char *bar, *colon;
+
+	*branch = *commit = NULL;
+	if (kl <= sl || strcmp(key + kl - sl, suffix))
+		return -1;
+	/* "<tree>:<branch>|<head>": the head is the text after the last '|'
+	 * before the suffix, the tree the text before the first ':' */
+	for (bar = key + kl - sl; bar > key && bar[-1] != '|'; bar--)
+		;
+	hl = (size_t)(key + kl - sl - bar);
+	colon = strchr(key, ':');
+	if (bar == key || !colon || colon >= bar - 1 || hl == 0)
+		return -1;
+	*branch = rm_xstrndup(key, (size_t)(bar - 1 - key));
+	(*branch)[colon - key] = '/';
+	*commit = rm_xstrndup(bar, hl);
+	return 0;
+}
+
+void rm_report_add_seen(struct rm_report *r, const char *where, const char *commit)
+{
+	size_t i;
+
+	for (i = 0; i < r->nseen; i++)
+		if (!strcmp(r->seen[i].where, where) || !strcmp(r->seen[i].commit, commit))
+			return;
+	r->seen = rm_xrealloc(r->seen, (r->nseen + 1) * sizeof(*r->seen));
+	r->seen[r->nseen].where = rm_xstrdup(where);
+	r->seen[r->nseen].commit = rm_xstrdup(commit);
+	r->nseen++;
 }
 
 /* ------------------------------------------------------------ template variables */
@@ -578,7 +646,7 @@ static void report_identity(struct rm_report *r, const struct rm_config *cfg, ti
  * table cannot drift from what is really provided: build checks that every
  * one was set. */
 enum {
-	V_PREAMBLE, V_PATCH_LINK, V_PATCH_SUBJECT, V_PATCH_URL, V_PCT, V_KIND, V_METRIC,
+	V_PREAMBLE, V_PATCH_LINK, V_PATCH_SUBJECT, V_PATCH_URL, V_PATCH_BASE, V_PCT, V_KIND, V_METRIC,
 	V_IS_REGRESSION, V_COMMIT_SHA, V_COMMIT_SUBJECT, V_TREE_URL, V_TREE_BRANCH, V_BRACKETS,
 	V_HAS_BRACKETS, V_TESTCASE, V_PARAM_BLOCK, V_VERSION, V_KCONFIG, V_COMPILER, V_MACHINE,
 	V_PARAMS, V_IN_ADDITION, V_REPORTED_BY, V_CLOSES_URL, V_ARCHIVE_URL, V_FAILURE, V_DETAILS,
@@ -597,6 +665,7 @@ const struct rm_report_var rm_report_vars[] = {
 	[V_PATCH_LINK] = { "patch_link", NULL },
 	[V_PATCH_SUBJECT] = { "patch_subject", NULL },
 	[V_PATCH_URL] = { "patch_url", NULL },
+	[V_PATCH_BASE] = { "patch_base", NULL },
 	[V_PCT] = { "pct", NULL },
 	[V_KIND] = { "kind", NULL },
 	[V_METRIC] = { "metric", NULL },
@@ -662,38 +731,46 @@ static void set_item(struct rm_tdata *item, int list, int field, const char *val
 	rm_tdata_set(item, rm_report_vars[list].items[field], value);
 }
 
-static size_t add_brackets(struct vars *v, const struct rm_config *cfg,
-			   const struct rm_report_test *t0, enum rm_report_kind kind)
+static size_t add_brackets(struct vars *v, const struct rm_config *cfg, const struct rm_report *r)
 {
+	const struct rm_report_test *t0 = &r->tests[0];
+	enum rm_report_kind kind = r->kind;
 	char **names = rm_xcalloc(t0->nalso + 1, sizeof(char *));
 	size_t i, n = 0, w = 0;
 
 	for (i = 0; i < t0->nalso; i++) {
 		const struct rm_comparison *c = &t0->also_cmp[i];
 		const char *b = rm_job_field(&t0->also[i]->job, "branch");
-		const struct rm_tree_cfg *tree = b ? rm_config_tree_for_branch(cfg, b) : NULL;
 		size_t j;
 
 		if (!b)
 			continue;
 		for (j = 0; j < c->n && !names[i]; j++) {
 			const struct rm_row *row = &c->rows[j];
-			struct rm_sb sb = RM_SB_INIT;
 
 			if (strcmp(row->name, t0->headline->name))
 				continue;
 			if (kind == RM_REPORT_FUNCTIONAL ? !(row->reproduction > 0) :
 			    (row->change < 0) != (t0->headline->change < 0))
 				continue;
-			rm_sb_init(&sb);
-			if (tree)
-				rm_sb_addf(&sb, "%s/%s", tree->name, tree->branch);
-			else
-				rm_sb_adds(&sb, b);
-			names[i] = rm_sb_detach(&sb, NULL);
+			names[i] = rm_report_where(cfg, b, NULL);
 			if (strlen(names[i]) > w)
 				w = strlen(names[i]);
 		}
+	}
+	/* then the heads of other archives of the run and of earlier reports
+	 * (the caller found them: rm_report_add_seen), a tree or a commit
+	 * already printed not again */
+	bool *dup = rm_xcalloc(r->nseen + 1, sizeof(bool));
+
+	for (i = 0; i < r->nseen; i++) {
+		size_t j;
+
+		for (j = 0; j < t0->nalso && !dup[i]; j++)
+			dup[i] = names[j] && (!strcmp(names[j], r->seen[i].where) ||
+					      !strcmp(t0->also[j]->commit, r->seen[i].commit));
+		if (!dup[i] && strlen(r->seen[i].where) > w)
+			w = strlen(r->seen[i].where);
 	}
 	for (i = 0; i < t0->nalso; i++) {
 		if (!names[i])
@@ -704,10 +781,21 @@ static size_t add_brackets(struct vars *v, const struct rm_config *cfg,
 		else
 			rm_tdata_setf(add_item(v, V_BRACKETS), bracket_items[B_LINE], "[still %s on %-*s %s]",
 				      kind_word(kind), (int)w, names[i], t0->also[i]->commit);
-		free(names[i]);
 		n++;
 	}
+	for (i = 0; i < r->nseen; i++) {
+		if (dup[i])
+			continue;
+		rm_tdata_setf(add_item(v, V_BRACKETS), bracket_items[B_LINE], "[%s on %-*s %s]",
+			      kind == RM_REPORT_FUNCTIONAL ? "test failed" :
+			      kind == RM_REPORT_REGRESSION ? "still regression" : "still improvement",
+			      (int)w, r->seen[i].where, r->seen[i].commit);
+		n++;
+	}
+	for (i = 0; i < t0->nalso; i++)
+		free(names[i]);
 	free(names);
+	free(dup);
 	return n;
 }
 
@@ -887,10 +975,16 @@ static void report_subject(struct rm_report *r, const struct rm_config *cfg,
 		set_var(v, V_COMMIT_SUBJECT, ps ? ps : "");
 		set_var(v, V_PATCH_URL, url);
 		free(url);
+		/* "base: <tree-url> <what>": what the series was applied on
+		 * (report-format.md 3 item 4): the patch mail's base-commit:
+		 * line when the submitter gave one, else the branch of the tree
+		 * the robot applied it to (the report's tree) */
+		set_var(v, V_PATCH_BASE, r->patch && r->patch->base_commit ? r->patch->base_commit : r->branch);
 	} else {
 		set_var(v, V_PATCH_LINK, "");
 		set_var(v, V_PATCH_SUBJECT, "");
 		set_var(v, V_PATCH_URL, "");
+		set_var(v, V_PATCH_BASE, "");
 	}
 }
 
@@ -911,6 +1005,27 @@ struct boot_id {
 	double t;
 };
 
+/* Where an id's line comes in the report the kernel prints for one crash:
+ * die() prints "Oops: ...", then the registers ("RIP: ..."/"EIP: ..."),
+ * then the call trace, and panic() comes last; other messages between. */
+static int crash_order(const char *name)
+{
+	const char *id = strchr(name, '.') ? strchr(name, '.') + 1 : name;
+
+	if (!strncmp(id, "Oops", 4))
+		return 0;
+	if (!strncmp(id, "RIP:", 4) || !strncmp(id, "EIP:", 4))
+		return 1;
+	if (!strncmp(id, "calltrace:", 10))
+		return 2;
+	if (!strncmp(id, "Kernel_panic", 12))
+		return 4;
+	return 3;
+}
+
+/* By the time first printed; ids printed in the same microsecond (one
+ * crash report) in the order the kernel prints the parts of a crash, then
+ * by name. */
 static int cmp_boot_id(const void *a, const void *b)
 {
 	const struct boot_id *x = a, *y = b;
@@ -919,6 +1034,8 @@ static int cmp_boot_id(const void *a, const void *b)
 		return x->t < 0 ? 1 : -1;
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
+	if (crash_order(x->name) != crash_order(y->name))
+		return crash_order(x->name) - crash_order(y->name);
 	return strcmp(x->name, y->name);
 }
 
@@ -1050,7 +1167,7 @@ static void report_vars(struct rm_report *r, const struct rm_config *cfg, const 
 	list_var(v, V_BRACKETS);
 	/* functional reports print the blank before the bracket lines only
 	 * when there are some (report-format.md section 4 item 4) */
-	set_var(v, V_HAS_BRACKETS, add_brackets(v, cfg, t0, r->kind) ? "yes" : "");
+	set_var(v, V_HAS_BRACKETS, add_brackets(v, cfg, r) ? "yes" : "");
 	set_var(v, V_TESTCASE, tc);
 	/* functional reports on a boot test have no version and parameters
 	 * block (report-format.md section 4 item 5) */
@@ -1201,5 +1318,10 @@ void rm_report_free(struct rm_report *r)
 	free(r->hold_reason);
 	free(r->preamble);
 	free(r->skip_reason);
+	for (i = 0; i < r->nseen; i++) {
+		free(r->seen[i].where);
+		free(r->seen[i].commit);
+	}
+	free(r->seen);
 	memset(r, 0, sizeof(*r));
 }

@@ -77,6 +77,13 @@ double rm_report_log_time(const struct rm_result_root *root, const char *name);
  * whose rows are performance changes: report-format.md 4 and 6.3). */
 bool rm_report_same_report(const struct rm_report_test *a, const struct rm_report_test *b);
 
+/* Another tested head of a known tree on which the reported failure showed
+ * too (a bracket line "[test failed on <where> <commit>]"). */
+struct rm_report_seen {
+	char *where;  /* "<tree>/<branch>", as the line prints it */
+	char *commit; /* sha40 */
+};
+
 struct rm_report {
 	enum rm_report_kind kind;
 	struct rm_report_test *tests;  /* [0] is the headline test; owned */
@@ -100,6 +107,11 @@ struct rm_report {
 			     * Message-ID, without <>); `subject` is then the
 			     * patch's own subject, which the mail replies to */
 	char *preamble;     /* the operator's note opening the body, or NULL (owned) */
+	struct rm_report_seen *seen; /* owned: other heads with the same failure, found by
+				      * the caller in other archives of the run and in
+				      * the store (rm_report_add_seen); printed after
+				      * the test's own `also` heads */
+	size_t nseen;
 	char *hold_reason;  /* set: the report must not be sent yet (missing facts) */
 	char *skip_reason;  /* set: no report at all (a branch no tree names, under
 			     * unknown_branch: skip); names the branch */
@@ -107,6 +119,23 @@ struct rm_report {
 			     * input: an unknown commit, a job without testcase
 			     * or kconfig); names the file or commit at fault */
 };
+
+/* The finding's part of a thread key, whatever the tree and tested commit:
+ * "|<axes but commit>|<headline id>|<kind word>" (a thread key is
+ * "<tree>:<branch>|<head sha>" followed by it).  Caller frees. */
+char *rm_report_finding_suffix(const struct rm_report_test *t, enum rm_report_kind kind);
+/* The name a bracket line gives the tree of a job's `branch:` value: the
+ * configured tree as "<name>/<branch>", else the value itself; NULL for
+ * NULL.  `known` (may be NULL) says whether a configured tree matched.
+ * Caller frees. */
+char *rm_report_where(const struct rm_config *cfg, const char *job_branch, bool *known);
+/* Split a thread key ending in `suffix` (rm_report_finding_suffix) into the
+ * job-branch form of its tree ("<tree>/<branch>") and its head sha: 0 and
+ * both malloc'd, or -1 when the key has another shape. */
+int rm_report_thread_key_split(const char *key, const char *suffix, char **branch, char **commit);
+/* Add another head where the failure showed, unless its `where` or commit is
+ * there already (one line per tree).  Copies both strings. */
+void rm_report_add_seen(struct rm_report *r, const char *where, const char *commit);
 
 /* Fill the report's words from its tests and commit facts, and render the
  * body from `templates_dir`.  `now` is used when the archive has no time.

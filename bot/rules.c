@@ -662,9 +662,72 @@ fail:
 	return -1;
 }
 
+int rm_rules_load_eras(struct rm_rules *r, const char *file, struct rm_error *err)
+{
+	struct rm_yaml y;
+	yaml_node_t *root, *progs;
+	yaml_node_pair_t *p;
+
+	if (load_yaml_file(&y, file, err))
+		return -1;
+	root = rm_yaml_root(&y);
+	progs = root ? rm_yaml_get(&y, root, "programs") : NULL;
+	if (!progs || progs->type != YAML_MAPPING_NODE) {
+		rm_error_set(err, RM_ERR_CONFIG, "'%s' line %d: 'programs': expected a mapping OLD: NEW",
+			     file, rm_yaml_line(progs ? progs : root));
+		rm_yaml_free(&y);
+		return -1;
+	}
+	for (p = progs->data.mapping.pairs.start; p < progs->data.mapping.pairs.top; p++) {
+		yaml_node_t *kn = rm_yaml_node(&y, p->key), *vn = rm_yaml_node(&y, p->value);
+		const char *o = rm_yaml_scalar(kn), *n = rm_yaml_scalar(vn);
+
+		if (!o || !n || !*o || !*n || strchr(o, '.') || strchr(n, '.')) {
+			rm_error_set(err, RM_ERR_CONFIG,
+				     "'%s' line %d: programs: expected OLD: NEW (program names, no '.')", file,
+				     rm_yaml_line(kn));
+			rm_yaml_free(&y);
+			return -1;
+		}
+		r->era_old = rm_xrealloc(r->era_old, (r->neras + 1) * sizeof(char *));
+		r->era_new = rm_xrealloc(r->era_new, (r->neras + 1) * sizeof(char *));
+		r->era_old[r->neras] = rm_xstrdup(o);
+		r->era_new[r->neras++] = rm_xstrdup(n);
+	}
+	rm_yaml_free(&y);
+	cache_free(r); /* decisions made before the table are stale */
+	return 0;
+}
+
+/* The name the rules know a stat by: "<new>.<rest>" for a stat of a program
+ * renamed since (config/eras.yaml), else the stat itself (buf holds a
+ * rewritten name; a name longer than buf is left as it is). */
+static const char *era_stat(const struct rm_rules *r, const char *stat, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < r->neras; i++) {
+		size_t l = strlen(r->era_old[i]);
+
+		if (!strncmp(stat, r->era_old[i], l) && stat[l] == '.') {
+			int n = snprintf(buf, size, "%s%s", r->era_new[i], stat + l);
+
+			return n > 0 && (size_t)n < size ? buf : stat;
+		}
+	}
+	return stat;
+}
+
 void rm_rules_free(struct rm_rules *r)
 {
 	size_t i;
+
+	for (i = 0; i < r->neras; i++) {
+		free(r->era_old[i]);
+		free(r->era_new[i]);
+	}
+	free(r->era_old);
+	free(r->era_new);
 
 	free(r->metrics_file);
 	free(r->programs_file);
@@ -768,8 +831,10 @@ static bool answer(const struct rm_rules *r, const char *stat, unsigned bit,
 	struct decision scratch, *d = decide(r, stat, &scratch);
 
 	if (!(d->known & bit)) {
+		char buf[1024];
+
 		d->known |= bit;
-		if (compute(r, stat))
+		if (compute(r, era_stat(r, stat, buf, sizeof(buf))))
 			d->value |= bit;
 	}
 	return (d->value & bit) != 0;
@@ -796,8 +861,10 @@ bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat)
 
 	if (!(d->known & D_KEEP)) {
 		if (!(d->known & D_REPORTABLE)) {
+			char buf[1024];
+
 			d->known |= D_REPORTABLE;
-			if (compute_reportable(r, stat))
+			if (compute_reportable(r, era_stat(r, stat, buf, sizeof(buf))))
 				d->value |= D_REPORTABLE;
 		}
 		d->known |= D_KEEP;
@@ -815,10 +882,12 @@ bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat)
 	return (d->value & D_KEEP) != 0;
 }
 
-bool rm_rules_reasonable_change(const struct rm_rules *r, const char *name, double delta,
+bool rm_rules_reasonable_change(const struct rm_rules *r, const char *stat, double delta,
 				double max)
 {
-	struct decision scratch, *d = decide(r, name, &scratch);
+	struct decision scratch, *d = decide(r, stat, &scratch);
+	char buf[1024];
+	const char *name = era_stat(r, stat, buf, sizeof(buf));
 
 	if (!(d->known & D_THRESHOLD)) {
 		d->threshold = (int)first_rule(r, r->thresholds, r->nthresholds, r->thresholds_any,
@@ -863,7 +932,10 @@ double rm_rules_direction(const struct rm_rules *r, const char *stat)
 	struct decision scratch, *d = decide(r, stat, &scratch);
 
 	if (!(d->known & D_DIRECTION)) {
-		d->direction = (int)first_rule(r, r->direction, r->ndirection, r->direction_any, stat);
+		char buf[1024];
+
+		d->direction = (int)first_rule(r, r->direction, r->ndirection, r->direction_any,
+					       era_stat(r, stat, buf, sizeof(buf)));
 		d->known |= D_DIRECTION;
 	}
 	return d->direction >= 0 ? r->direction[d->direction].value : 0;
@@ -888,9 +960,18 @@ bool rm_rules_regex_match(const struct rm_rules *r, const char *pattern, const c
 const struct rm_program *rm_rules_program(const struct rm_rules *r, const char *name)
 {
 	struct rm_program key;
+	const struct rm_program *p;
+	size_t i;
 
 	key.name = (char *)name;
-	return rm_bsearch(&key, r->programs, r->nprograms, sizeof(*r->programs), cmp_program);
+	p = rm_bsearch(&key, r->programs, r->nprograms, sizeof(*r->programs), cmp_program);
+	/* a program of an earlier era: under the name it has now */
+	for (i = 0; !p && i < r->neras; i++)
+		if (!strcmp(name, r->era_old[i])) {
+			key.name = r->era_new[i];
+			p = rm_bsearch(&key, r->programs, r->nprograms, sizeof(*r->programs), cmp_program);
+		}
+	return p;
 }
 
 bool rm_rules_is_test_program(const struct rm_rules *r, const char *name)

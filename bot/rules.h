@@ -99,6 +99,10 @@ struct rm_rules {
 	size_t nprograms;
 	struct rm_option *wrapper_options;
 	size_t nwrapper_options;
+	/* config/eras.yaml: program names of earlier lkp-tests eras and the
+	 * name the programs file knows (rm_rules_load_eras) */
+	char **era_old, **era_new;
+	size_t neras;
 
 	void *match_data; /* pcre2_match_data * shared by all matches */
 	/* the decision cache: what the rules say about each stat name seen,
@@ -115,6 +119,12 @@ struct rm_rules {
  * rm_rules_free(). */
 int rm_rules_load(struct rm_rules *r, const char *metrics_file, const char *programs_file,
 		  struct rm_error *err);
+/* Load the era table (config/eras.yaml: `programs: {old: new, ...}`).  A
+ * program the programs file does not know is then looked up under its new
+ * name, and a stat "<old>.<rest>" is decided (perf metric, reportable,
+ * threshold, direction) as "<new>.<rest>"; names are printed as they are.
+ * -1 with err naming the file and line on a malformed table. */
+int rm_rules_load_eras(struct rm_rules *r, const char *file, struct rm_error *err);
 void rm_rules_free(struct rm_rules *r);
 
 bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list *l,

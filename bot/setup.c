@@ -28,6 +28,15 @@ static int load_rules(struct rm_rules *rules, const char *metrics, const char *p
 	char *p = programs ? rm_xstrdup(programs) : data_file("lkp-programs.yaml");
 	int rc = rm_rules_load(rules, m, p, err);
 
+	if (!rc) {
+		/* the era table beside the installed rules (config/eras.yaml) */
+		char *e = data_file("eras.yaml");
+
+		rc = rm_rules_load_eras(rules, e, err);
+		free(e);
+		if (rc)
+			rm_rules_free(rules);
+	}
 	free(m);
 	free(p);
 	return rc;

@@ -163,6 +163,16 @@ int rm_store_thread_first(struct rm_store *st, const char *thread_key, char **me
 	return st->ops->thread_first(st, thread_key, message_id, subject, refs, err);
 }
 
+int rm_store_threads_ending(struct rm_store *st, const char *suffix, size_t limit, char ***keys,
+			    size_t *n, struct rm_error *err)
+{
+	*keys = NULL;
+	*n = 0;
+	if (!st || !suffix || !*suffix || !limit)
+		return 0;
+	return st->ops->threads_ending(st, suffix, limit, keys, n, err);
+}
+
 int rm_store_report_get(struct rm_store *st, const char *dedupe_key, char **message_id,
 			time_t *at, struct rm_error *err)
 {

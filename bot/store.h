@@ -149,6 +149,13 @@ void rm_store_split_lines(const char *v, char ***out, size_t *n);
  * `threads` table), set by the enqueue that stored it. */
 int rm_store_thread_first(struct rm_store *st, const char *thread_key, char **message_id,
 			  char **subject, char **refs, struct rm_error *err);
+/* The thread keys of earlier reports that end with `suffix` (the finding
+ * whatever the tree and tested commit: report.c's rm_report_finding_suffix),
+ * newest report first, at most `limit`: *keys[0..*n) malloc'd, the caller
+ * frees each and the array.  A NULL store has none.  (Bracket lines: where
+ * else the same failure was seen.) */
+int rm_store_threads_ending(struct rm_store *st, const char *suffix, size_t limit, char ***keys,
+			    size_t *n, struct rm_error *err);
 /* Has a report with this dedupe key been queued before? */
 int rm_store_report_seen(struct rm_store *st, const char *dedupe_key, bool *seen,
 			 struct rm_error *err);
@@ -425,6 +432,8 @@ struct rm_store_ops {
 			 const char *json, time_t now, long ttl, struct rm_error *err);
 	int (*thread_first)(struct rm_store *st, const char *thread_key, char **message_id,
 			    char **subject, char **refs, struct rm_error *err);
+	int (*threads_ending)(struct rm_store *st, const char *suffix, size_t limit, char ***keys,
+			      size_t *n, struct rm_error *err);
 	/* 1 with *message_id (malloc'd) and *at, 0 none, -1 error */
 	int (*report_get)(struct rm_store *st, const char *dedupe_key, char **message_id,
 			  time_t *at, struct rm_error *err);

@@ -1014,6 +1014,29 @@ static int pgs_thread_first(struct rm_store *base, const char *thread_key, char 
 	return found;
 }
 
+static int pgs_threads_ending(struct rm_store *base, const char *suffix, size_t limit, char ***keys,
+			      size_t *n, struct rm_error *err)
+{
+	struct num l = { "" };
+	const char *p[2] = { suffix, num(&l, (long long)limit) };
+	PGresult *r = q(pg(base),
+			"SELECT thread_key FROM messages WHERE length(thread_key) > length($1)"
+			" AND right(thread_key, length($1)) = $1"
+			" GROUP BY thread_key ORDER BY max(id) DESC LIMIT $2::bigint",
+			2, p, err, "reading threads");
+	int i, rows;
+
+	if (!r)
+		return -1;
+	rows = PQntuples(r);
+	*keys = rows ? rm_xcalloc((size_t)rows, sizeof(**keys)) : NULL;
+	for (i = 0; i < rows; i++)
+		(*keys)[i] = get_text(r, i, 0);
+	*n = (size_t)rows;
+	PQclear(r);
+	return 0;
+}
+
 /* ---- leases and archive claims */
 
 static int pgs_renew(struct rm_store *base, struct rm_error *err)
@@ -1660,6 +1683,7 @@ static const struct rm_store_ops pg_ops = {
 	.cache_get = pgs_cache_get,
 	.cache_put = pgs_cache_put,
 	.thread_first = pgs_thread_first,
+	.threads_ending = pgs_threads_ending,
 	.report_get = pgs_report_get,
 	.enqueue = pgs_enqueue,
 	.recover = pgs_recover,

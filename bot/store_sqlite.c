@@ -1095,6 +1095,34 @@ static int sq_thread_first(struct rm_store *base, const char *thread_key, char *
 	return rc == SQLITE_ROW;
 }
 
+/* (SQLite's length() and substr() both count characters of a TEXT value,
+ * so the comparison is of the last length(suffix) characters) */
+static int sq_threads_ending(struct rm_store *base, const char *suffix, size_t limit, char ***keys,
+			     size_t *n, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prep(s, "SELECT thread_key FROM messages WHERE thread_key IS NOT NULL"
+		    " AND length(thread_key) > length(?1)"
+		    " AND substr(thread_key, length(thread_key) - length(?1) + 1) = ?1"
+		    " GROUP BY thread_key ORDER BY max(id) DESC LIMIT ?2",
+		 &st) ||
+	    b_text(st, 1, suffix) || b_int(st, 2, (long long)limit)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading threads");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*keys = rm_xrealloc(*keys, (*n + 1) * sizeof(**keys));
+		(*keys)[(*n)++] = col_text(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(s, err, "reading threads");
+	return 0;
+}
+
 /* ---- findings, inbound mail, opt-outs */
 
 static const char *const finding_names[] = { "open", "invalid", "fixed", "dup" };
@@ -1612,6 +1640,7 @@ static const struct rm_store_ops sqlite_ops = {
 	.cache_get = sq_cache_get,
 	.cache_put = sq_cache_put,
 	.thread_first = sq_thread_first,
+	.threads_ending = sq_threads_ending,
 	.report_get = sq_report_get,
 	.enqueue = sq_enqueue,
 	.recover = sq_recover,

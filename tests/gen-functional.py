@@ -7,6 +7,8 @@ SPEC.json (paths in it are relative to the spec's folder):
 
     {"testcase": "boot", "tbox_group": "vm-snb", "job": {...extra job.yaml fields...},
      "params": [["key", "value"], ...],            # the test's parameters, in order
+     "program": "locktorture",                       # (opt) params under this key, as
+                                                     # lkp-tests writes a program's options
      "axes": {"timeout": "10m"},                     # path axes before the machine
      "branch": "linus/master", "base": SHA40, "head": SHA40,
      "runs": {"base": 3, "head": 3},
@@ -30,8 +32,10 @@ import tarfile
 def job_yaml(spec, commit, rt):
     lines = ['suite: %s' % spec['testcase'], 'testcase: %s' % spec['testcase'],
              'category: functional']
+    if spec.get('program'):
+        lines.append('%s:' % spec['program'])
     for k, v in spec.get('params', []):
-        lines.append('%s: %s' % (k, v))
+        lines.append('%s%s: %s' % ('  ' if spec.get('program') else '', k, v))
     for k, v in spec.get('job', {}).items():
         lines.append('%s: %s' % (k, v))
     lines += ['tbox_group: %s' % spec['tbox_group'],

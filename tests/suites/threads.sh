@@ -23,6 +23,8 @@ Cc: Mm Maint <maint@example.org>
 Message-ID: <$PATCH_ID>
 
 the patch
+
+base-commit: B5AC70B750F93BA32446145BE56472CF6E5C1E8C
 EOF2
 ORIGINAL_RECIPIENT=$ADDR public-inbox-mda <"$T/patch.eml"
 cat >"$T/cfg.yaml" <<CFG
@@ -79,6 +81,9 @@ grep -qx "In-Reply-To: <$PATCH_ID>" "$T/h1" && ! grep -q "^References:" "$T/h1" 
 	ok "the report replies to the patch as LKP's do: In-Reply-To only (no References), Re: subject" || not_ok "reply headers" "$(cat "$T/h1")"
 "$ROBOTMAIL" queue -c "$T/cfg.yaml" show 1 | grep -qx "patch link: https://lore.kernel.org/all/$PATCH_ID/" &&
 	ok "the body names the patch (patch link:, patch subject:)" || not_ok "patch lines"
+# base: without the patch mail, the branch of the tree it was applied to
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" show 1 | grep -qx "base: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git master" &&
+	ok "base: names the tree and its branch when no patch mail gave a base-commit" || not_ok "base: tree and branch"
 grep -qx "In-Reply-To: <$first>" "$T/h2" && grep -qx "References: <$PATCH_ID> <$first>" "$T/h2" &&
 	grep -qx "Subject: Re: mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio()" "$T/h2" &&
 	ok "the follow-up replies to the first report with the whole References chain and a stable subject" ||
@@ -130,6 +135,8 @@ if grep -qx "Subject: Re: \[PATCH\] mm: avoid unnecessary lru drain for wp_can_r
 else
 	not_ok "patch mail lookup" "$(cat "$T/hd" "$T/err")" "$(grep RCPT "$T/dry")"
 fi
+grep -qx "base: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git b5ac70b750f93ba32446145be56472cf6e5c1e8c" "$T/dry" &&
+	ok "base: names the patch mail's base-commit: (report-format.md 3 item 4)" || not_ok "base: from base-commit:" "$(grep '^base:' "$T/dry")"
 grep -qE '^commit: [0-9a-f]{40} \("\[PATCH\] mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio\(\)"\)$' "$T/dry" &&
 	ok "the commit: line of a patch report quotes the raw mail subject, [PATCH] included" || not_ok "patch commit: line" "$(grep '^commit:' "$T/dry")"
 # url: the robot's branch of the patch: author, subject slug, the commit

@@ -314,10 +314,51 @@ static void test_nul_bytes_dropped(void **state)
 	rm_evidence_free(&e);
 }
 
+/* A report's banner ('=' only) just before the trace's first line is kept,
+ * and lockdep's empty message before the banner; a banner further up, or
+ * an ordinary line before the trace, is not. */
+static void test_banner_kept(void **state)
+{
+	static const char log[] =
+		"[  116.800000][   T21] smpboot: CPU 1 is now offline\n"
+		"[  116.814009][   T21] \n"
+		"[  116.814488][   T21] ============================================\n"
+		"[  116.815227][   T21] WARNING: possible recursive locking detected\n"
+		"[  116.816878][   T21] --------------------------------------------\n"
+		"[  116.817000][   T21] migration/1/21 is trying to acquire lock:\n"
+		"[  116.900000][   T21] ---[ end trace 0000000000000000 ]---\n"
+		"[  117.000000][   T21] done\n"
+		"[  166.142496][    C0] =============================================================================\n"
+		"[  166.146355][    C0] BUG kmalloc-96 (Not tainted): Freepointer corrupt\n"
+		"[  166.147370][    C0] -----------------------------------------------------------------------------\n"
+		"[  166.150000][    C0] ---[ end trace 0000000000000000 ]---\n"
+		"[  170.000000][    C0] ==========\n"
+		"[  170.100000][    C0] something else\n"
+		"[  170.200000][    C0] WARNING: CPU: 0 PID: 1 at mm/x.c:1 f+0x1/0x2\n"
+		"[  170.300000][    C0] ---[ end trace 0000000000000000 ]---\n";
+	struct rm_evidence e;
+
+	(void)state;
+	rm_evidence_scan_memory("dmesg", log, strlen(log), "116.815227", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_true(!strncmp(e.excerpt, "[  116.814009][   T21] \n[  116.814488][   T21] ====", 50));
+	rm_evidence_free(&e);
+	rm_evidence_scan_memory("dmesg", log, strlen(log), "166.146355", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_true(!strncmp(e.excerpt, "[  166.142496][    C0] =====", 27));
+	assert_null(strstr(e.excerpt, "done"));
+	rm_evidence_free(&e);
+	rm_evidence_scan_memory("dmesg", log, strlen(log), "170.200000", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_true(!strncmp(e.excerpt, "[  170.200000][    C0] WARNING:", 31));
+	rm_evidence_free(&e);
+}
+
 const struct CMUnitTest unit_evidence_tests[] = {
 	cmocka_unit_test_setup(test_nul_bytes_dropped, setup),
 	cmocka_unit_test_setup(test_one_gib_log_bounded_memory, setup),
 	cmocka_unit_test_setup(test_stamps, setup),
+	cmocka_unit_test_setup(test_banner_kept, setup),
 	cmocka_unit_test_setup(test_excerpt_with_decoded_listing, setup),
 	cmocka_unit_test_setup(test_excerpt_second_trace, setup),
 	cmocka_unit_test_setup(test_excerpt_target_inside_trace, setup),

@@ -945,6 +945,60 @@ static void test_config_store_lease(void **state)
 	rm_dir(d);
 }
 
+/* rm_store_threads_ending: the thread keys ending in a suffix, newest report
+ * first, each once, at most `limit`; a '_' or '%' in the suffix is itself
+ * (no LIKE pattern); none for a NULL store */
+static void test_threads_ending(void **state)
+{
+	static const char *const keys[] = {
+		"linus:master|aaa|x=1/|dmesg.BUG_x|failure",
+		"tip:sched/core|ccc|x=1/|dmesg.BUGyx|failure",
+		"linux-next:master|bbb|x=1/|dmesg.BUG_x|failure",
+		"linus:master|ddd|x=2/|dmesg.BUG_x|failure",
+		"linus:master|aaa|x=1/|dmesg.BUG_x|failure",
+	};
+	struct rm_store *st = mem_store();
+	struct rm_error err;
+	char **got;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		struct rm_store_msg m;
+		char mid[32], dk[8];
+
+		memset(&m, 0, sizeof(m));
+		snprintf(mid, sizeof(mid), "t%zu@example.org", i);
+		snprintf(dk, sizeof(dk), "d%zu", i);
+		m.message_id = mid;
+		m.dedupe_key = dk;
+		m.thread_key = (char *)keys[i];
+		m.mail_from = (char *)"robot@example.org";
+		m.bytes = (char *)"Subject: x\r\n\r\nbody\r\n";
+		m.len = strlen(m.bytes);
+		m.state = RM_STORE_QUEUED;
+		assert_int_equal(rm_store_enqueue(st, &m, T0 + (time_t)i, &err), 1);
+	}
+	assert_int_equal(rm_store_threads_ending(st, "|x=1/|dmesg.BUG_x|failure", 10, &got, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(got[0], keys[0]); /* its newest report is the last one */
+	assert_string_equal(got[1], keys[2]);
+	for (i = 0; i < n; i++)
+		free(got[i]);
+	free(got);
+	assert_int_equal(rm_store_threads_ending(st, "|x=1/|dmesg.BUG_x|failure", 1, &got, &n, &err), 0);
+	assert_int_equal(n, 1);
+	free(got[0]);
+	free(got);
+	assert_int_equal(rm_store_threads_ending(st, "|x=3/|dmesg.BUG_x|failure", 10, &got, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(got);
+	rm_store_close(st);
+	assert_int_equal(rm_store_threads_ending(NULL, "|x", 10, &got, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_null(got);
+}
+
 const struct CMUnitTest unit_store_tests[] = {
 	cmocka_unit_test(test_config_store_lease),
 	cmocka_unit_test(test_enqueue_dedupe),
@@ -959,6 +1013,7 @@ const struct CMUnitTest unit_store_tests[] = {
 	cmocka_unit_test(test_schema_5_store_threads),
 	cmocka_unit_test(test_schedule_failed_is_not_sent),
 	cmocka_unit_test(test_schedule_policy),
+	cmocka_unit_test(test_threads_ending),
 };
 const size_t unit_store_ntests = sizeof(unit_store_tests) / sizeof(unit_store_tests[0]);
 
@@ -972,6 +1027,7 @@ const struct CMUnitTest unit_store_pg_tests[] = {
 	cmocka_unit_test(test_thread_key_unique),
 	cmocka_unit_test(test_schedule_failed_is_not_sent),
 	cmocka_unit_test(test_schedule_policy),
+	cmocka_unit_test(test_threads_ending),
 	/* test_store_pg.c: several hosts, claims, leases, migration */
 	cmocka_unit_test(unit_pg_test_two_hosts_claim),
 	cmocka_unit_test(unit_pg_test_dedupe_across_hosts),

@@ -15,6 +15,10 @@ const struct rm_rules *unit_rules(void);
 
 extern const struct CMUnitTest unit_fileutil_tests[];
 extern const size_t unit_fileutil_ntests;
+extern const struct CMUnitTest unit_patchmail_tests[];
+extern const size_t unit_patchmail_ntests;
+extern const struct CMUnitTest unit_eras_tests[];
+extern const size_t unit_eras_ntests;
 extern const struct CMUnitTest unit_table_tests[];
 extern const size_t unit_table_ntests;
 extern const struct CMUnitTest unit_stats_tests[];
