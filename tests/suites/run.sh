@@ -139,6 +139,22 @@ touch "$T/inbox/mincore.tar.xz.done"
 run
 [ "$(count_new)" = 1 ] && [ -e "$T/done/mincore.tar.xz" ] && [ ! -e "$T/inbox/mincore.tar.xz.done" ] &&
 	ok "a NAME.done marker makes an archive finished (and goes with it)" || not_ok "done marker" "$(ls "$T/inbox" "$T/done" 2>&1)"
+# a directory archive settles on the newest mtime inside it: a writer
+# still filling a file deep in the tree leaves the top directory's own
+# mtime old
+reset; mkdir -p "$T/inbox/mincore-dir"
+tar -xJf contrib/examples/mincore.tar.xz -C "$T/inbox/mincore-dir"
+deep=$(find "$T/inbox/mincore-dir" -name stats.json | head -1)
+find "$T/inbox/mincore-dir" -exec touch -d '2 hours ago' {} +
+touch "$deep"
+run -v
+[ "$(count_new)" = 0 ] && [ -d "$T/inbox/mincore-dir" ] && grep -q "mincore-dir' may still be written" "$T/err" &&
+	ok "a directory archive with a file changed inside it (its top mtime old) waits for settle" ||
+	not_ok "directory settle on the newest mtime" "$(cat "$T/err")"
+touch -d '2 hours ago' "$deep"
+run
+[ "$(count_new)" = 1 ] && [ -d "$T/done/mincore-dir" ] && ok "... and is reported once everything inside settled" ||
+	not_ok "directory settled" "rc=$rc" "$(cat "$T/err")"
 reset; mkdir -p "$T/inbox"
 head -c 3000 /dev/urandom >"$T/inbox/garbage.tar.gz"
 cp contrib/examples/mincore.tar.xz "$T/inbox/"
