@@ -113,6 +113,97 @@ static void unknown_within_horizon(const struct rm_pipeline *e, const struct bat
 	r->base_unknown = r->head_unknown = false; /* no facts: the report is held */
 }
 
+/* ---------------------------------------------------------------- deferrals by cause */
+
+/* One cause of deferral and what it held back (issue 13 item 7: a forge
+ * answering 429 made one line per archive and commit; now one per cause). */
+struct rm_pipeline_tally {
+	int kind;     /* TALLY_LOOKUP, TALLY_REPORT */
+	char *cause;  /* the error, the commit itself replaced by <commit> */
+	char *first;  /* the first one's whole line (said alone when it stays one) */
+	struct rm_sb names; /* the first few commits or archives */
+	int count;
+};
+
+enum { TALLY_LOOKUP, TALLY_REPORT, TALLY_NAMES = 5 };
+
+/* Note a deferral of `name` (a commit, an archive) for `cause`; with -v
+ * (or for a dry run's print sink) say it at once, as before. */
+static void tally_add(struct rm_pipeline *p, int kind, const char *name, const char *cause)
+{
+	struct rm_sb line = RM_SB_INIT, norm = RM_SB_INIT;
+	struct rm_pipeline_tally *t = NULL;
+	const char *c = cause, *hit;
+	size_t i;
+
+	rm_sb_init(&line);
+	if (kind == TALLY_LOOKUP)
+		rm_sb_addf(&line, "robotmail: commit %s: %s", name, cause);
+	else
+		rm_sb_addf(&line, "robotmail: '%s': report deferred: %s", name, cause);
+	if (p->verbose) {
+		fprintf(stderr, "%s\n", line.buf);
+		rm_sb_release(&line);
+		return;
+	}
+	rm_sb_init(&norm);
+	while (kind == TALLY_LOOKUP && *name && (hit = strstr(c, name))) {
+		rm_sb_add(&norm, c, (size_t)(hit - c));
+		rm_sb_adds(&norm, "<commit>");
+		c = hit + strlen(name);
+	}
+	rm_sb_adds(&norm, c);
+	for (i = 0; i < p->ntally; i++)
+		if (p->tally[i].kind == kind && !strcmp(p->tally[i].cause, norm.buf))
+			t = &p->tally[i];
+	if (!t) {
+		p->tally = rm_xrealloc(p->tally, (p->ntally + 1) * sizeof(*p->tally));
+		t = &p->tally[p->ntally++];
+		memset(t, 0, sizeof(*t));
+		t->kind = kind;
+		t->cause = rm_sb_detach(&norm, NULL);
+		t->first = rm_sb_detach(&line, NULL);
+		rm_sb_init(&t->names);
+	}
+	if (t->count < TALLY_NAMES)
+		rm_sb_addf(&t->names, "%s%s%s%s", t->count ? ", " : "",
+			   kind == TALLY_REPORT ? "'" : "", name, kind == TALLY_REPORT ? "'" : "");
+	t->count++;
+	rm_sb_release(&norm);
+	rm_sb_release(&line);
+}
+
+/* Say each cause once: alone as before, or with its count and the first
+ * few names; then forget them. */
+static void tally_flush(struct rm_pipeline *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ntally; i++) {
+		struct rm_pipeline_tally *t = &p->tally[i];
+		char more[48] = "";
+
+		if (t->count > TALLY_NAMES)
+			snprintf(more, sizeof(more), " and %d more", t->count - TALLY_NAMES);
+		if (t->count == 1)
+			fprintf(stderr, "%s\n", t->first);
+		else if (t->kind == TALLY_LOOKUP)
+			fprintf(stderr, "robotmail: %d commit lookups failed (%s%s): %s\n", t->count,
+				t->names.buf, more, t->cause);
+		else
+			fprintf(stderr, "robotmail: %d reports deferred (%s%s): %s\n", t->count,
+				t->names.buf, more, t->cause);
+		free(t->cause);
+		free(t->first);
+		rm_sb_release(&t->names);
+	}
+	free(p->tally);
+	p->tally = NULL;
+	p->ntally = 0;
+}
+
+/* ---------------------------------------------------------------- the batch */
+
 /* The note of an archive: `<archive>.note.txt` beside it, else the one of
  * --note, else none.  The caller frees it. */
 static char *archive_note(const struct rm_pipeline *e, const char *path)
@@ -260,8 +351,7 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 	for (i = 0; i < b->nlookups; i++)
 		if (b->lookups[i].status == RM_LOOKUP_FAILED && b->lookups[i].tree)
 			/* (a branch no tree names is the report's own message: unknown_branch) */
-			fprintf(stderr, "robotmail: commit %s: %s\n", b->lookups[i].sha,
-				b->lookups[i].error);
+			tally_add(e, TALLY_LOOKUP, b->lookups[i].sha, b->lookups[i].error);
 	for (i = 0; i < b->nreports; i++) {
 		struct rm_report *r = &b->reports[i];
 		const struct rm_lookup_req *bl = &b->lookups[base_idx[i]];
@@ -794,6 +884,7 @@ int rm_pipeline_run(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		rc = run_chunk(p, paths + i,
 			       npaths - i < RM_PIPELINE_CHUNK ? npaths - i : RM_PIPELINE_CHUNK, err);
 	rm_recipients_ctx_close(&p->rcx);
+	tally_flush(p);
 	run_threads_free(p);
 	for (i = 0; i < p->nskipped; i++)
 		free(p->skipped[i]);
@@ -899,8 +990,7 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 		fprintf(stderr, "robotmail: error: '%s': %s\n", it->archive->source, it->reason);
 		return 0;
 	case RM_OUT_HELD:
-		fprintf(stderr, "robotmail: '%s': report deferred: %s\n", it->archive->source,
-			it->reason);
+		tally_add(p, TALLY_REPORT, it->archive->source, it->reason);
 		return 0;
 	case RM_OUT_SKIPPED:
 		return 0; /* warned once per branch by the pipeline */

@@ -170,12 +170,19 @@ reset; fill
 cfg "$T/cfg.yaml" "maildir:$T/Maildir"
 sed -i "s|api: $T/repo|api: $T/no-such-repo|" "$T/cfg.yaml"
 run
-[ $rc -eq 75 ] && [ "$(ls "$T/inbox" | wc -l)" = 2 ] && [ "$(count_new)" = 0 ] && grep -q "report deferred" "$T/err" &&
+[ $rc -eq 75 ] && [ "$(ls "$T/inbox" | wc -l)" = 2 ] && [ "$(count_new)" = 0 ] &&
+	grep -q "^robotmail: 2 reports deferred ('$T/inbox/mincore.tar.xz', '$T/inbox/mlockmany.tar.xz'): the tested commit's subject is unknown" "$T/err" &&
 	ok "without commit facts reports are deferred, archives stay in the inbox, exit 75" || not_ok "deferred" "rc=$rc" "$(cat "$T/err")"
 [ "$(tail -n 1 "$T/err")" = "robotmail: archives 2 (new 0, failed 0, deferred 2); reports 2; mails queued 0, sent 0, failed 0, waiting 0" ] &&
 	ok "... and the summary line counts both archives deferred, nothing queued" || not_ok "summary line with deferred archives" "$(cat "$T/err")"
-grep -q "^robotmail: commit 8807b68269657a8e419152e36c54046ec75247d3: .*no-such-repo" "$T/err" &&
-	ok "... and without -v the failed lookup is named with its cause" || not_ok "lookup failure line" "$(cat "$T/err")"
+grep -q "^robotmail: 4 commit lookups failed (.*8807b68269657a8e419152e36c54046ec75247d3.*): .*no-such-repo" "$T/err" &&
+	ok "... and without -v the failed lookups are named with their cause" || not_ok "lookup failure line" "$(cat "$T/err")"
+[ "$(grep -c 'no-such-repo' "$T/err")" = 1 ] && [ "$(grep -c 'deferred (' "$T/err")" = 1 ] &&
+	ok "... one line per cause with a count, not one per commit or archive" || not_ok "merged deferral lines" "$(cat "$T/err")"
+run -v
+[ $rc -eq 75 ] && grep -q "^robotmail: commit 8807b68269657a8e419152e36c54046ec75247d3: .*no-such-repo" "$T/err" &&
+	[ "$(grep -c "': report deferred: the tested commit's subject is unknown" "$T/err")" = 2 ] &&
+	ok "... with -v each commit and archive has its own line" || not_ok "deferral lines with -v" "$(cat "$T/err")"
 
 # secrets never on the command line or in the config
 printf 'delivery:\n  password: hunter2\n' >"$T/badpw.yaml"
