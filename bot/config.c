@@ -402,6 +402,8 @@ static int paths_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, 
 		return get_str(x, v, "paths.state_db", &c->state_db);
 	if (!strcmp(key, "metrics"))
 		return get_str(x, v, "paths.metrics", &c->metrics);
+	if (!strcmp(key, "metrics_file"))
+		return get_str(x, v, "paths.metrics_file", &c->metrics_file);
 	if (!strcmp(key, "programs"))
 		return get_str(x, v, "paths.programs", &c->programs);
 	if (!strcmp(key, "templates"))
@@ -947,6 +949,7 @@ void rm_config_free(struct rm_config *c)
 	free(c->state_db);
 	free(c->host_id);
 	free(c->metrics);
+	free(c->metrics_file);
 	free(c->programs);
 	free(c->templates);
 	free_list(&c->cc);

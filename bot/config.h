@@ -100,6 +100,7 @@ struct rm_config {
 	char *host_id;         /* this host among several on one PostgreSQL store (NULL: the hostname) */
 	long lease;            /* seconds a claim holds without renewal (`lease: 60s`) */
 	char *metrics;
+	char *metrics_file;    /* paths.metrics_file: the Prometheus textfile `run` writes, or NULL */
 	char *programs;
 	char *templates;
 

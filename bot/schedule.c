@@ -740,3 +740,24 @@ int rm_schedule_waiting(struct rm_store *st, int *waiting, int *held, struct rm_
 	rm_store_msgs_free(v, n);
 	return 0;
 }
+
+int rm_schedule_outbox(struct rm_store *st, time_t now, long by[5], long long *oldest_waiting,
+		       struct rm_error *err)
+{
+	struct rm_store_msg *v = NULL;
+	size_t n = 0, k;
+
+	memset(by, 0, 5 * sizeof(*by));
+	*oldest_waiting = 0;
+	if (rm_store_list(st, &v, &n, err))
+		return -1;
+	for (k = 0; k < n; k++) {
+		if ((unsigned)v[k].state < 5)
+			by[v[k].state]++;
+		if ((v[k].state == RM_STORE_QUEUED || v[k].state == RM_STORE_SENDING) &&
+		    now - v[k].created_at > *oldest_waiting)
+			*oldest_waiting = (long long)(now - v[k].created_at);
+	}
+	rm_store_msgs_free(v, n);
+	return 0;
+}

@@ -136,4 +136,10 @@ int rm_schedule_queue_many(struct rm_store *st, enum rm_schedule_queue_cmd cmd,
  * *err set. */
 int rm_schedule_waiting(struct rm_store *st, int *waiting, int *held, struct rm_error *err);
 
+/* The outbox by state (by[enum rm_store_state]) and the age at `now` of
+ * the oldest message waiting for delivery (queued or sending; 0 when
+ * none), for the metrics file.  Returns 0, or -1 with *err set. */
+int rm_schedule_outbox(struct rm_store *st, time_t now, long by[5], long long *oldest_waiting,
+		       struct rm_error *err);
+
 #endif

@@ -4,7 +4,9 @@
 # --all, a --dry-run preview that changes nothing, a count of what changed,
 # `queue resend ID` (the same bytes and Message-ID again, to the same
 # recipients), and `queue show` naming each recipient's result with the
-# server's code.  A sendmail: program stands in for the server (fast).
+# server's code; and the metrics file (paths.metrics_file, a Prometheus
+# textfile) against what each run really did.  A sendmail: program stands
+# in for the server (fast).
 . tests/lib.sh
 mk_tmp
 T=$TEST_TMP
@@ -14,6 +16,7 @@ cat >"$T/cfg.yaml" <<CFG
 include: $PROFILE_0DAY
 paths:
   state_db: $T/state/state.db
+  metrics_file: $T/metrics/robotmail.prom
   inbox: $T/inbox
   done: $T/done
   failed: $T/failed
@@ -27,11 +30,20 @@ sendmail_exits() { printf '#!/bin/sh\ncat >>"%s/sendmail.in"\nexit %s\n' "$T" "$
 run() { "$ROBOTMAIL" run -c "$T/cfg.yaml" "$@" >"$T/out" 2>"$T/err"; rc=$?; }
 queue() { "$ROBOTMAIL" queue -c "$T/cfg.yaml" "$@" 2>"$T/qerr"; }
 states() { "$ROBOTMAIL" queue -c "$T/cfg.yaml" list | cut -f1,2 | tr '\t\n' ': '; }
-mkdir -p "$T/inbox" "$T/state"
+mkdir -p "$T/inbox" "$T/state" "$T/metrics"
+metric() { grep "^robotmail_$1 " "$T/metrics/robotmail.prom" | cut -d' ' -f2; }
 cp contrib/examples/*.tar.xz "$T/inbox/"
 sendmail_exits 1
 run
 [ $rc -eq 1 ] && [ "$(states)" = "1:failed 2:failed " ] || not_ok "setup: both messages failed" "rc=$rc" "$(states)" "$(cat "$T/err")"
+if [ "$(metric last_run_exit_code)" = 1 ] && [ "$(metric 'last_run_archives{fate="done"}')" = 2 ] &&
+	[ "$(metric 'last_run_mails{outcome="queued"}')" = 2 ] && [ "$(metric 'last_run_mails{outcome="failed"}')" = 2 ] &&
+	[ "$(metric 'last_run_mails{outcome="sent"}')" = 0 ] && [ "$(metric 'outbox_messages{state="failed"}')" = 2 ] &&
+	[ "$(metric outbox_oldest_waiting_age_seconds)" = 0 ]; then
+	ok "metrics file after a run whose mails all failed: exit 1, 2 archives done, 2 queued, 2 failed, 0 sent"
+else
+	not_ok "metrics after failures" "$(cat "$T/metrics/robotmail.prom" 2>&1)"
+fi
 
 # the preview changes nothing and says what would change
 queue retry --state failed --dry-run >"$T/o"
@@ -73,6 +85,11 @@ fi
 run
 [ $rc -eq 0 ] && [ "$(states)" = "1:sent 2:failed " ] && [ "$(grep -c '^Message-ID:' "$T/sendmail.in")" = 1 ] &&
 	ok "... and the next run delivers it" || not_ok "run after retry --all" "rc=$rc" "$(states)" "$(cat "$T/err")"
+[ "$(metric last_run_exit_code)" = 0 ] && [ "$(metric 'last_run_mails{outcome="sent"}')" = 1 ] &&
+	[ "$(metric 'last_run_mails{outcome="queued"}')" = 0 ] && [ "$(metric 'outbox_messages{state="sent"}')" = 1 ] &&
+	[ "$(metric 'outbox_messages{state="failed"}')" = 1 ] && [ "$(ls "$T/metrics")" = robotmail.prom ] &&
+	ok "... the metrics file says so (exit 0, 1 sent; outbox 1 sent, 1 failed), replaced atomically" ||
+	not_ok "metrics after retry" "$(ls "$T/metrics"; cat "$T/metrics/robotmail.prom")"
 first=$(grep '^Message-ID:' "$T/sendmail.in")
 # resend a sent message: the same Message-ID, the same recipients
 queue resend 1 >"$T/o"
@@ -112,3 +129,14 @@ for args in "retry" "retry --older-than 5x" "drop --commit xyz" "hold 1 --all" "
 done
 [ -z "$bad" ] && [ "$(states)" = "1:sent 2:failed " ] && ok "queue usage errors (no ID or filter, bad values, ID with a filter) exit 2 and change nothing" ||
 	not_ok "usage errors" "$bad"
+# a temporary failure: the message waits, and the metrics file says how long
+sendmail_exits 75
+queue retry 2 >/dev/null
+run --now $(($(date +%s) + 1000))
+age=$(metric outbox_oldest_waiting_age_seconds)
+if [ $rc -eq 75 ] && [ "$(metric last_run_exit_code)" = 75 ] && [ "$(metric 'last_run_mails{outcome="retry"}')" = 1 ] &&
+	[ "$(metric 'outbox_messages{state="queued"}')" = 1 ] && [ "${age:-0}" -ge 1000 ] && [ "$age" -lt 1100 ]; then
+	ok "metrics after a deferral: exit 75, 1 to retry, 1 queued, the oldest waiting $age s"
+else
+	not_ok "metrics after a deferral" "rc=$rc" "$(cat "$T/metrics/robotmail.prom" "$T/err")"
+fi
