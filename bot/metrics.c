@@ -19,7 +19,7 @@ static void one(struct rm_sb *sb, const char *name, const char *type, const char
 int rm_metrics_write(const char *path, const struct rm_metrics *m, struct rm_error *err)
 {
 	struct rm_sb sb = RM_SB_INIT, tmp = RM_SB_INIT;
-	int i, rc = 0;
+	int rc = 0;
 
 	rm_sb_init(&sb);
 	one(&sb, "last_run_timestamp_seconds", "gauge", "When the last run ended.");
@@ -51,6 +51,8 @@ int rm_metrics_write(const char *path, const struct rm_metrics *m, struct rm_err
 	one(&sb, "emergency_stop", "gauge", "1 when the last run found the emergency stop.");
 	rm_sb_addf(&sb, "robotmail_emergency_stop %d\n", m->stopped ? 1 : 0);
 	if (m->outbox_known) {
+		int i;
+
 		one(&sb, "outbox_messages", "gauge", "Messages in the outbox by state.");
 		for (i = 0; i < 5; i++)
 			rm_sb_addf(&sb, "robotmail_outbox_messages{state=\"%s\"} %ld\n", rm_store_state_name((enum rm_store_state)i),

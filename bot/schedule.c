@@ -664,7 +664,6 @@ int rm_schedule_queue_many(struct rm_store *st, enum rm_schedule_queue_cmd cmd,
 		struct rm_store_msg *m = &v[i];
 		bool match;
 		size_t nres;
-		char id[32];
 
 		if (filter_matches(st, f, m, now, action == RM_STORE_RESEND && m->state == RM_STORE_SENT,
 				   &match, &nres, err)) {
@@ -691,6 +690,7 @@ int rm_schedule_queue_many(struct rm_store *st, enum rm_schedule_queue_cmd cmd,
 			continue;
 		}
 		if (!f->dry_run) {
+			char id[32];
 			int c;
 
 			snprintf(id, sizeof(id), "%lld", m->id);
