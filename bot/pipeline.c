@@ -9,6 +9,7 @@
 
 #include "fileutil.h"
 #include "inbox.h"
+#include "notice.h"
 #include "status.h"
 #include "strbuf.h"
 #include "table.h"
@@ -696,7 +697,9 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 /* ---------------------------------------------------------------- the loop */
 
 /* A report skipped by unknown_branch: skip: one warning per reason (it
- * names the branch) per run, on stderr even when quiet. */
+ * names the branch) per day, on stderr even when quiet: `run` remembers
+ * what it said beside its state database (notice.h; on a shared store, and
+ * for a dry run, which writes nothing, once per run). */
 static void warn_skip(struct rm_pipeline *p, const char *reason)
 {
 	size_t i;
@@ -706,6 +709,11 @@ static void warn_skip(struct rm_pipeline *p, const char *reason)
 			return;
 	p->skipped = rm_xrealloc(p->skipped, (p->nskipped + 1) * sizeof(char *));
 	p->skipped[p->nskipped++] = rm_xstrdup(reason);
+	if (p->ob && !p->ob->readonly && !rm_notice_due(p->cfg->state_db, reason, p->now, 86400)) {
+		if (p->verbose)
+			fprintf(stderr, "robotmail: no report: %s (warned within a day)\n", reason);
+		return;
+	}
 	fprintf(stderr, "robotmail: warning: no report: %s\n", reason);
 }
 

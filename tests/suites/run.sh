@@ -254,3 +254,23 @@ run -v
 	[ "$(grep -h '^Message-ID:' "$T"/Maildir/new/* | sort -u | wc -l)" = 150 ] &&
 	ok "150 archives in one run (more than one chunk): 150 distinct reports, all archives moved" ||
 	not_ok "chunked run" "rc=$rc new=$(count_new) done=$(ls "$T/done" | wc -l)" "$(tail -3 "$T/err")"
+
+# unknown_branch: skip warns once per branch per day, not once per run
+# (remembered beside the state database)
+reset; fill
+cfg "$T/cfg.yaml" "maildir:$T/Maildir"
+sed -i 's/^  - name: linus$/  - name: tip/' "$T/cfg.yaml"
+warned() { grep -c "warning: no report: .*'linus/master'" "$T/err"; }
+run
+w1=$(warned) r1=$rc
+rm -rf "$T/done"; fill
+run
+w2=$(warned) r2=$rc
+rm -rf "$T/done"; fill
+run --now $(($(date +%s) + 86400 + 60))
+w3=$(warned) r3=$rc
+if [ "$r1$r2$r3" = 000 ] && [ "$w1$w2$w3" = 101 ] && [ "$(count_new)" = 0 ]; then
+	ok "unknown_branch: skip: one warning per branch, then none for a day, then again (no report sent)"
+else
+	not_ok "unknown_branch once per day" "rc=$r1,$r2,$r3 warnings=$w1,$w2,$w3" "$(cat "$T/err")"
+fi
