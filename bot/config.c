@@ -66,6 +66,7 @@ static void defaults(struct rm_config *c)
 	set_str(&c->done_dir, "var/done");
 	set_str(&c->failed_dir, "var/failed");
 	c->settle = 60;
+	c->settle_max = 3600;
 	set_str(&c->transport, "smtp://127.0.0.1:25");
 	c->starttls = false;
 	c->tls_verify = true;
@@ -500,6 +501,8 @@ static int delivery_key(struct ctx *x, void *obj, const char *key, yaml_node_t *
 		return get_long(x, v, "delivery.hourly_cap", 0, 1000000, &c->hourly_cap);
 	if (!strcmp(key, "settle"))
 		return get_long(x, v, "delivery.settle", 0, 86400, &c->settle);
+	if (!strcmp(key, "settle_max"))
+		return get_long(x, v, "delivery.settle_max", 0, 30 * 86400, &c->settle_max);
 	if (!strcmp(key, "hold"))
 		return get_list(x, v, "delivery.hold", &c->hold);
 	if (!strcmp(key, "charset")) {

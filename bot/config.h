@@ -125,6 +125,8 @@ struct rm_config {
 	struct rm_strlist inbox_links; /* directories an inbox symlink may point into
 					* (empty: a symlink in the inbox is refused) */
 	long settle;           /* seconds a tarball must be unchanged to count as finished */
+	long settle_max;       /* seconds an unreadable archive without a marker may still
+				* be a stalled writer's (left in the inbox); 0: never */
 	enum rm_unknown_branch unknown_branch; /* a job whose branch no tree names */
 
 	/* delivery */

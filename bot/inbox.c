@@ -260,6 +260,20 @@ int rm_inbox_scan(const struct rm_config *cfg, time_t now, int verbose, struct r
 	return 0;
 }
 
+bool rm_inbox_maybe_writing(const struct rm_config *cfg, const char *path, time_t now)
+{
+	struct stat st;
+	char *marker;
+	bool done;
+
+	if (!cfg->settle || !cfg->settle_max || stat(path, &st))
+		return false;
+	marker = with_suffix(path, ".done");
+	done = !access(marker, F_OK);
+	free(marker);
+	return !done && now - settled_since(path, &st, now) < cfg->settle_max;
+}
+
 void rm_inbox_scan_free(struct rm_inbox_scan *s)
 {
 	size_t i;

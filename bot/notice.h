@@ -1,7 +1,7 @@
 /*
  * notice.h - what robotmail already said: one warning per key per period
  * across runs (issue 13: "unknown_branch: skip ... with one warning per
- * branch per day", not one per run).
+ * branch per day", not one per run; a stalled writer's archive named once).
  *
  * Owns: the file "<paths.state_db>.said" beside a SQLite state database
  * (like its .lock), one line per key: the time it was last said and the

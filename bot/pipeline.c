@@ -35,6 +35,8 @@ struct batch {
 	size_t nlookups;
 	struct rm_patch_mail *patches; /* per report, when it replies to a patch */
 	int failed;                    /* archives that could not be read */
+	const char **stalled;          /* unreadable, maybe a stalled writer's: wait (borrowed) */
+	size_t nstalled;
 };
 
 static void batch_free(struct batch *b)
@@ -49,6 +51,7 @@ static void batch_free(struct batch *b)
 	free(b->patches);
 	free(b->reports);
 	free(b->report_archive);
+	free(b->stalled);
 	for (i = 0; i < b->nlookups; i++) {
 		rm_commit_free(&b->lookups[i].facts);
 		free((char *)b->lookups[i].sha);
@@ -244,6 +247,26 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 
 		rm_error_clear(&ae);
 		if (rm_archive_open(ar, paths[a], e->rules, NULL, &ae)) {
+			/* `run`: unreadable, but maybe its writer stalled: it stays
+			 * in the inbox until delivery.settle_max (never failed
+			 * while it may still be finished) */
+			if (e->ob && !e->ob->readonly && rm_inbox_maybe_writing(e->cfg, paths[a], e->now)) {
+				struct rm_sb key = RM_SB_INIT;
+
+				/* said once (a warning), then only with -v */
+				rm_sb_init(&key);
+				rm_sb_addf(&key, "stalled %s", paths[a]);
+				if (verbose || rm_notice_due(e->cfg->state_db, key.buf, e->now,
+							     e->cfg->settle_max))
+					fprintf(stderr,
+						"robotmail: warning: '%s' cannot be read yet (%s); left in the inbox: "
+						"its writer may have stalled (delivery.settle_max %ld s)\n",
+						paths[a], ae.msg, e->cfg->settle_max);
+				rm_sb_release(&key);
+				b->stalled = rm_xrealloc(b->stalled, (b->nstalled + 1) * sizeof(char *));
+				b->stalled[b->nstalled++] = paths[a];
+				continue;
+			}
 			fprintf(stderr, "robotmail: error: %s\n", ae.msg);
 			b->failed++;
 			continue;
@@ -864,12 +887,14 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 	/* archives that could not be read at all */
 	for (i = 0; i < npaths; i++) {
 		size_t k;
-		bool opened = false;
+		bool opened = false, stalled = false;
 
 		for (k = 0; k < b->narchives; k++)
 			opened |= !strcmp(b->archives[k].source, paths[i]);
+		for (k = 0; k < b->nstalled; k++)
+			stalled |= b->stalled[k] == paths[i];
 		if (!opened)
-			archive_fate(p, paths[i], RM_FATE_FAILED);
+			archive_fate(p, paths[i], stalled ? RM_FATE_WAIT : RM_FATE_FAILED);
 	}
 	rc = 0;
 out:

@@ -164,6 +164,31 @@ run
 	ok "a bad archive goes to failed/ with an error; the others are reported; exit 1" || not_ok "bad archive" "rc=$rc" "$(cat "$T/err")"
 [ "$(tail -n 1 "$T/err")" = "robotmail: archives 2 (new 1, failed 1, deferred 0); reports 1; mails queued 1, sent 1, failed 0, waiting 0" ] &&
 	ok "... and the quiet run's last line counts the failed archive and the sent mail" || not_ok "summary line with a failed archive" "$(cat "$T/err")"
+# a stalled writer: an archive taken on its mtime (settle) that cannot be
+# read and has no marker stays in the inbox until delivery.settle_max,
+# then goes to failed/ (never failed while its writer may still finish it)
+reset; mkdir -p "$T/inbox"
+head -c 3000 /dev/urandom >"$T/inbox/stalled.tar.gz"
+touch -d '5 minutes ago' "$T/inbox/stalled.tar.gz"
+cfg "$T/cfg.yaml" "maildir:$T/Maildir" "settle: 60" "settle_max: 1800"
+run
+cp "$T/err" "$T/err1"
+run
+[ $rc -eq 0 ] && [ -e "$T/inbox/stalled.tar.gz" ] && [ ! -e "$T/failed/stalled.tar.gz" ] && ! grep -q stalled "$T/err" &&
+	grep -q "^robotmail: warning: '$T/inbox/stalled.tar.gz' cannot be read yet (.*); left in the inbox: its writer may have stalled (delivery.settle_max 1800 s)" "$T/err1" &&
+	[ "$(tail -n 1 "$T/err")" = "robotmail: archives 1 (new 0, failed 0, deferred 1); reports 0; mails queued 0, sent 0, failed 0, waiting 0" ] &&
+	ok "an unreadable archive younger than settle_max without a marker stays in the inbox (a stalled writer), warned once, counted as deferred" ||
+	not_ok "stalled writer waits" "rc=$rc" "$(cat "$T/err1" "$T/err")"
+touch -d '1 hour ago' "$T/inbox/stalled.tar.gz"
+run
+[ $rc -eq 1 ] && [ -e "$T/failed/stalled.tar.gz" ] && grep -q "^robotmail: error: .*stalled.tar.gz" "$T/err" &&
+	ok "... past settle_max it goes to failed/ with its error, once (exit 1)" || not_ok "stalled writer past settle_max" "rc=$rc" "$(cat "$T/err")"
+head -c 3000 /dev/urandom >"$T/inbox/marked.tar.gz"
+touch -d '5 minutes ago' "$T/inbox/marked.tar.gz"
+touch "$T/inbox/marked.tar.gz.done"
+run
+[ $rc -eq 1 ] && [ -e "$T/failed/marked.tar.gz" ] && ok "... and at once when its NAME.done marker says the writer finished" ||
+	not_ok "marked bad archive" "rc=$rc" "$(cat "$T/err")"
 
 # commit facts missing: the report is deferred, the archive stays, exit 75
 reset; fill
