@@ -32,7 +32,7 @@ static const struct page pages[] = {
 	  "  compare        the LKP comparison table of result archives\n"
 	  "  --dry-run      every report as it would be sent; changes nothing\n"
 	  "  run            the cron entry: scan the inbox, report, queue, deliver\n"
-	  "  queue          operate the outbox (list, show, retry, drop, hold, release, resend)\n"
+	  "  queue          operate the outbox (list, show, retry, drop, hold, release, resend, prune)\n"
 	  "  store          check the state store, or migrate SQLite to PostgreSQL\n"
 	  "  commit         the commit facts robotmail looks up for a tree\n"
 	  "  check-config   validate the configuration; --online also connects\n"
@@ -109,8 +109,8 @@ static const struct page pages[] = {
 	  "\n" EXITS },
 	{ "queue",
 	  "usage: robotmail queue [-c FILE] list [FILTER...]\n"
-	  "       robotmail queue [-c FILE] show|retry|drop|hold|release|resend ID\n"
-	  "       robotmail queue [-c FILE] retry|drop|hold|release|resend\n"
+	  "       robotmail queue [-c FILE] show|retry|drop|hold|release|resend|prune ID\n"
+	  "       robotmail queue [-c FILE] retry|drop|hold|release|resend|prune\n"
 	  "                                 (--all | FILTER...) [--dry-run]\n"
 	  "\n"
 	  "Operate the outbox in the state database.  ID is the number queue list\n"
@@ -127,6 +127,8 @@ static const struct page pages[] = {
 	  "  release ID  deliver a held message\n"
 	  "  resend ID   send a sent message again (same bytes, same Message-ID,\n"
 	  "              every recipient it went to) at the next run\n"
+	  "  prune ID    drop a sent message's stored bytes (its row, report key and\n"
+	  "              results stay; it can no longer be resent)\n"
 	  "\n"
 	  "Filters (all must match; an action prints each message it changes and a\n"
 	  "count; a filter never retries a message the operator dropped):\n"
@@ -136,6 +138,7 @@ static const struct page pages[] = {
 	  "  --commit SHA       a prefix (4+ hex digits) of the tested commit\n"
 	  "  --to ADDR          a recipient (pending, or with a result)\n"
 	  "  --older-than AGE   queued at least AGE ago (seconds, or 30m, 12h, 90d, 2w)\n"
+	  "  --sent-older-than AGE  sent at least AGE ago (queue prune --sent-older-than 90d)\n"
 	  "  --dry-run          print what would change, change nothing\n"
 	  "\n" CONFIG_OPT
 	  "  -h, --help         this help\n"

@@ -356,6 +356,7 @@ static const struct {
 	{ "hold", RM_SCHEDULE_QUEUE_HOLD, RM_STORE_HOLD },
 	{ "release", RM_SCHEDULE_QUEUE_RELEASE, RM_STORE_RELEASE },
 	{ "resend", RM_SCHEDULE_QUEUE_RESEND, RM_STORE_RESEND },
+	{ "prune", RM_SCHEDULE_QUEUE_PRUNE, RM_STORE_PRUNE },
 };
 
 int rm_schedule_queue_cmd_parse(const char *name, enum rm_schedule_queue_cmd *cmd)
@@ -411,6 +412,8 @@ static int queue_show(struct rm_store *st, struct rm_sb *out, struct rm_store_ms
 	rm_store_rcpt_rows_free(res, nres);
 	if (m->last_error)
 		rm_sb_addf(out, "last-error: %s\n", m->last_error);
+	if (!m->len)
+		rm_sb_adds(out, "bytes: pruned (queue prune)\n");
 	rm_sb_addc(out, '\n');
 	m->len = rm_message_crlf_to_lf(m->bytes, m->len);
 	rm_sb_add(out, m->bytes, m->len);
@@ -473,11 +476,13 @@ void rm_schedule_filter_init(struct rm_schedule_filter *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->older_than = -1;
+	f->sent_older_than = -1;
 }
 
 bool rm_schedule_filter_any(const struct rm_schedule_filter *f)
 {
-	return f->all || f->state || f->tree || f->commit || f->to || f->older_than >= 0;
+	return f->all || f->state || f->tree || f->commit || f->to || f->older_than >= 0 ||
+	       f->sent_older_than >= 0;
 }
 
 int rm_schedule_parse_age(const char *s, long long *secs)
@@ -514,7 +519,8 @@ int rm_schedule_parse_age(const char *s, long long *secs)
 int rm_schedule_filter_arg(struct rm_schedule_filter *f, int argc, char *const *argv, int i,
 			   struct rm_error *err)
 {
-	static const char *const opts[] = { "--state", "--tree", "--commit", "--to", "--older-than" };
+	static const char *const opts[] = { "--state", "--tree", "--commit", "--to", "--older-than",
+					    "--sent-older-than" };
 	const char *o = argv[i], *v;
 	size_t k;
 
@@ -557,9 +563,9 @@ int rm_schedule_filter_arg(struct rm_schedule_filter *f, int argc, char *const *
 		f->to = v;
 		break;
 	default:
-		if (rm_schedule_parse_age(v, &f->older_than))
+		if (rm_schedule_parse_age(v, k == 4 ? &f->older_than : &f->sent_older_than))
 			return rm_error_set(err, RM_ERR_USAGE,
-					    "queue: --older-than: '%s' is not an age (seconds, or a number with s, m, h, d or w)", v);
+					    "queue: %s: '%s' is not an age (seconds, or a number with s, m, h, d or w)", o, v);
 		break;
 	}
 	return 2;
@@ -601,7 +607,8 @@ static int filter_matches(struct rm_store *st, const struct rm_schedule_filter *
 	if ((f->state && strcmp(f->state, rm_store_state_name(m->state))) ||
 	    (f->tree && (!m->tree || strcmp(f->tree, m->tree))) ||
 	    (f->commit && !commit_matches(m->dedupe_key, f->commit)) ||
-	    (f->older_than >= 0 && now - m->created_at < f->older_than))
+	    (f->older_than >= 0 && now - m->created_at < f->older_than) ||
+	    (f->sent_older_than >= 0 && (!m->sent_at || now - m->sent_at < f->sent_older_than)))
 		return 0;
 	if ((f->to || want_res) && rm_store_results(st, m->id, &res, nres, err))
 		return -1;
@@ -630,7 +637,9 @@ static bool action_applies(enum rm_store_action a, const struct rm_store_msg *m,
 		return m->state == RM_STORE_QUEUED || m->state == RM_STORE_HELD ||
 		       m->state == RM_STORE_FAILED;
 	case RM_STORE_RESEND:
-		return m->state == RM_STORE_SENT && nres > 0;
+		return m->state == RM_STORE_SENT && m->len > 0 && nres > 0;
+	case RM_STORE_PRUNE:
+		return m->state == RM_STORE_SENT && m->len > 0;
 	}
 	return false;
 }
@@ -656,7 +665,7 @@ int rm_schedule_queue_many(struct rm_store *st, enum rm_schedule_queue_cmd cmd,
 				    name ? name : "?");
 	if (cmd != RM_SCHEDULE_QUEUE_LIST && !rm_schedule_filter_any(f))
 		return rm_error_set(err, RM_ERR_USAGE,
-				    "queue %s: expected an ID, --all, or a filter (--state, --tree, --commit, --to, --older-than)",
+				    "queue %s: expected an ID, --all, or a filter (--state, --tree, --commit, --to, --older-than, --sent-older-than)",
 				    name);
 	if (rm_store_list(st, &v, &n, err))
 		return -1;

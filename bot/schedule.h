@@ -81,6 +81,7 @@ enum rm_schedule_queue_cmd {
 	RM_SCHEDULE_QUEUE_RELEASE, /* held -> queued, due now */
 	RM_SCHEDULE_QUEUE_RESEND,  /* sent -> queued, due now: sent again to the same
 				    * recipients with the same Message-ID */
+	RM_SCHEDULE_QUEUE_PRUNE,   /* sent: drop its stored bytes (the row stays) */
 };
 
 /* Parse an action's name ("list", "retry", ...): 0, or -1 for an unknown one. */
@@ -105,6 +106,7 @@ struct rm_schedule_filter {
 	const char *commit;   /* --commit: a prefix (4+ hex digits) of the tested commit */
 	const char *to;       /* --to: a recipient (pending, or with a recorded result) */
 	long long older_than; /* --older-than AGE: queued at least this many seconds ago; -1 none */
+	long long sent_older_than; /* --sent-older-than AGE: sent at least this long ago; -1 none */
 	bool dry_run;         /* --dry-run: say what would change, change nothing */
 };
 

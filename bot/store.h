@@ -207,9 +207,12 @@ enum rm_store_action {
 	RM_STORE_RELEASE, /* held -> queued, due now */
 	RM_STORE_HOLD,    /* queued -> held */
 	RM_STORE_DROP,    /* queued, held or failed -> failed, "dropped by the operator" */
-	RM_STORE_RESEND,  /* sent -> queued, due now, to every recipient with a recorded
+	RM_STORE_RESEND,  /* sent (not pruned) -> queued, due now, to every recipient with a recorded
 			   * result (the same bytes and Message-ID); its results so far
 			   * stay until the new attempt replaces them */
+	RM_STORE_PRUNE,   /* sent -> its bytes dropped (`queue prune`): the row stays, so
+			   * dedupe, threading and the recipients' results stay; a pruned
+			   * message cannot be resent */
 };
 /* Apply an action to one message (by id or Message-ID).  Returns 1 changed,
  * 0 not found or not in a state the action applies to. */

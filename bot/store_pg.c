@@ -923,8 +923,12 @@ static int pgs_set_state(struct rm_store *base, const char *which, enum rm_store
 		sql = "UPDATE messages SET state = 'queued', next_attempt = $2::bigint, updated_at = $2::bigint,"
 		      " last_error = 'resent by the operator', rcpts = (SELECT string_agg(r.rcpt || E'\\n', ''"
 		      " ORDER BY r.at, r.rcpt) FROM rcpt_results r WHERE r.message = messages.id)"
-		      " WHERE " WHICH " AND state = 'sent'"
+		      " WHERE " WHICH " AND state = 'sent' AND length(bytes) > 0"
 		      " AND EXISTS (SELECT 1 FROM rcpt_results r WHERE r.message = messages.id)";
+		break;
+	case RM_STORE_PRUNE:
+		sql = "UPDATE messages SET bytes = ''::bytea, updated_at = $2::bigint"
+		      " WHERE " WHICH " AND state = 'sent' AND length(bytes) > 0";
 		break;
 	}
 	if (!sql)

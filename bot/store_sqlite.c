@@ -992,8 +992,12 @@ static int sq_set_state(struct rm_store *base, const char *which, enum rm_store_
 		sql = "UPDATE messages SET state = 'queued', next_attempt = ?2, updated_at = ?2,"
 		      " last_error = 'resent by the operator', rcpts = (SELECT group_concat(rcpt, char(10))"
 		      " || char(10) FROM (SELECT rcpt FROM rcpt_results r WHERE r.message = messages.id"
-		      " ORDER BY r.rowid)) WHERE " WHICH " AND state = 'sent'"
+		      " ORDER BY r.rowid)) WHERE " WHICH " AND state = 'sent' AND length(bytes) > 0"
 		      " AND EXISTS (SELECT 1 FROM rcpt_results r WHERE r.message = messages.id)";
+		break;
+	case RM_STORE_PRUNE:
+		sql = "UPDATE messages SET bytes = X'', updated_at = ?2"
+		      " WHERE " WHICH " AND state = 'sent' AND length(bytes) > 0";
 		break;
 	}
 	if (!sql)

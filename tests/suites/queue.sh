@@ -119,9 +119,28 @@ grep -qx "refused: ann@example.org 554 sendmail: '$T/sendmail -i -t' exited 1" "
 	ok "queue show names each refused recipient with its code and the reason" || not_ok "show refused" "$(head -20 "$T/show")"
 "$ROBOTMAIL" queue -c "$T/cfg.yaml" show 1 >"$T/show"
 [ "$(grep -c '^accepted: .* 250' "$T/show")" = 4 ] && ok "... and each accepted one" || not_ok "show accepted" "$(head -14 "$T/show")"
+# prune: a sent message's bytes go, its row (dedupe, threads, results) stays
+queue prune --sent-older-than 1h >"$T/o"
+queue prune --sent-older-than 0 --dry-run >"$T/o2"
+[ "$(tail -n 1 "$T/o")" = 'queue prune: 0 of 0 matching message(s) changed' ] &&
+	grep -qx 'queue prune --dry-run: 1 of 1 matching message(s) would change' "$T/o2" &&
+	[ "$(sqlite3 "$T/state/state.db" 'select length(bytes) > 0 from messages where id = 1')" = 1 ] &&
+	ok "queue prune --sent-older-than: nothing sent an hour ago; the preview names the one sent now, changes nothing" ||
+	not_ok "prune preview" "$(cat "$T/o" "$T/o2" "$T/qerr")"
+queue prune --sent-older-than 0 >"$T/o"
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" show 1 >"$T/show"
+queue resend 1 >/dev/null
+qrc=$?
+if grep -qx 'queue prune: 1 of 1 matching message(s) changed' "$T/o" && grep -qx 'bytes: pruned (queue prune)' "$T/show" &&
+	[ "$(sqlite3 "$T/state/state.db" 'select length(bytes), count(*) from messages m join reports r using (dedupe_key) where m.id = 1')" = '0|1' ] &&
+	[ "$(grep -c '^accepted: ' "$T/show")" = 4 ] && [ $qrc -eq 1 ] && [ "$(states)" = "1:sent 2:failed " ]; then
+	ok "queue prune drops the bytes of sent messages only; the row, its report key and results stay; a pruned one cannot be resent"
+else
+	not_ok "prune" "rc=$qrc" "$(cat "$T/o" "$T/qerr")" "$(head -12 "$T/show")"
+fi
 # usage: no ID and no filter, a bad value, an ID and a filter
 bad=
-for args in "retry" "retry --older-than 5x" "drop --commit xyz" "hold 1 --all" "list --state nope" "show --all" "retry 1 --dry-run" "release --tree"; do
+for args in "retry" "prune" "prune --sent-older-than x" "retry --older-than 5x" "drop --commit xyz" "hold 1 --all" "list --state nope" "show --all" "retry 1 --dry-run" "release --tree"; do
 	# shellcheck disable=SC2086
 	"$ROBOTMAIL" queue -c "$T/cfg.yaml" $args >/dev/null 2>"$T/e"
 	r=$?

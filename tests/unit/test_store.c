@@ -830,10 +830,27 @@ static void test_resend_results_and_filters(void **state)
 	assert_string_equal(m.last_error, "resent by the operator");
 	rm_store_msg_free(&m);
 	assert_int_equal(rm_store_set_state(st, "1", RM_STORE_RESEND, T0 + 100, &err), 0); /* queued */
+	/* sent again, then pruned: the bytes go, the row stays, no resend */
+	assert_int_equal(claim(st, T0 + 100, 1, NULL), 1);
+	{
+		struct rm_rcpt_result r[] = { { "dora@example.org", 250, "250 2.0.0 ok" },
+					      { "list@example.org", 250, "250 2.0.0 ok" } };
+
+		assert_int_equal(rm_store_record(st, 1, r, 2, NULL, T0 + 100, T0 + 160, false, &s, &err), 0);
+	}
+	assert_int_equal(rm_store_set_state(st, "2", RM_STORE_PRUNE, T0 + 100, &err), 0); /* queued */
+	assert_int_equal(rm_store_set_state(st, "1", RM_STORE_PRUNE, T0 + 100, &err), 1);
+	assert_int_equal(rm_store_set_state(st, "1", RM_STORE_PRUNE, T0 + 100, &err), 0);
+	assert_int_equal(state_of(st, "1", &m), RM_STORE_SENT);
+	assert_int_equal(m.len, 0);
+	assert_int_equal(m.attempts, 2);
+	rm_store_msg_free(&m);
+	assert_int_equal(rm_store_set_state(st, "1", RM_STORE_RESEND, T0 + 100, &err), 0);
 	/* queue show names each result with its code */
 	assert_int_equal(rm_schedule_queue(st, RM_SCHEDULE_QUEUE_SHOW, "1", T0 + 100, &out, &err), 0);
 	assert_non_null(strstr(out.buf, "\naccepted: dora@example.org 250 2.0.0 ok\n"));
-	assert_non_null(strstr(out.buf, "\nrefused: list@example.org 550 5.1.1 no such list\n"));
+	assert_non_null(strstr(out.buf, "\naccepted: list@example.org 250 2.0.0 ok\n"));
+	assert_non_null(strstr(out.buf, "\nbytes: pruned (queue prune)\n"));
 	rm_sb_release(&out);
 
 	/* filters: parsed with their errors; an action on what they match */
@@ -847,9 +864,18 @@ static void test_resend_results_and_filters(void **state)
 	f.dry_run = true;
 	rm_sb_init(&out);
 	assert_int_equal(rm_schedule_queue_many(st, RM_SCHEDULE_QUEUE_HOLD, &f, T0 + 7200, &out, &err), 0);
-	assert_string_equal(out.buf, "would hold 1 <1@example.org> [linus:master] a 10.0% regression\n"
-				     "queue hold --dry-run: 1 of 1 matching message(s) would change\n");
-	assert_int_equal(state_of(st, "1", NULL), RM_STORE_QUEUED);
+	/* (1 is sent: hold does not apply to it) */
+	assert_string_equal(out.buf, "queue hold --dry-run: 0 of 1 matching message(s) would change;"
+				     " 1 in a state hold does not apply to\n");
+	assert_int_equal(state_of(st, "1", NULL), RM_STORE_SENT);
+	rm_sb_release(&out);
+	rm_sb_init(&out);
+	f.older_than = 0;
+	assert_int_equal(rm_schedule_queue_many(st, RM_SCHEDULE_QUEUE_HOLD, &f, T0 + 7200, &out, &err), 0);
+	assert_string_equal(out.buf, "would hold 2 <2@example.org> [linus:master] a 10.0% regression\n"
+				     "queue hold --dry-run: 1 of 2 matching message(s) would change;"
+				     " 1 in a state hold does not apply to\n");
+	assert_int_equal(state_of(st, "2", NULL), RM_STORE_QUEUED);
 	rm_sb_release(&out);
 	rm_schedule_filter_init(&f);
 	f.commit = "BBBB22";
@@ -858,7 +884,7 @@ static void test_resend_results_and_filters(void **state)
 	assert_string_equal(out.buf, "hold 2 <2@example.org> [linus:master] a 10.0% regression\n"
 				     "queue hold: 1 of 1 matching message(s) changed\n");
 	assert_int_equal(state_of(st, "2", NULL), RM_STORE_HELD);
-	assert_int_equal(state_of(st, "1", NULL), RM_STORE_QUEUED);
+	assert_int_equal(state_of(st, "1", NULL), RM_STORE_SENT);
 	rm_sb_release(&out);
 	/* no filter: refused, nothing changed */
 	rm_schedule_filter_init(&f);
