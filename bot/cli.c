@@ -746,6 +746,8 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 		return rm_error_exit_code(err->kind);
 	}
 	rm_sb_init(&out);
+	if (cmd == RM_SCHEDULE_QUEUE_LIST && isatty(STDOUT_FILENO)) /* a person reads it; scripts get rows */
+		rm_sb_adds(&out, "ID\tSTATE\tATTEMPTS\tMESSAGE-ID\tSUBJECT\tLAST-ERROR\n");
 	if (which || (cmd == RM_SCHEDULE_QUEUE_LIST && !rm_schedule_filter_any(&f)))
 		rc = rm_schedule_queue(e.ob, cmd, which, time(NULL), &out, err);
 	else

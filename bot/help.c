@@ -118,6 +118,7 @@ static const struct page pages[] = {
 	  "with filters is exit 2.\n"
 	  "\n"
 	  "  list      every message: id, state, attempts, Message-ID, subject, last error\n"
+	  "            (tab-separated; a header row when stdout is a terminal)\n"
 	  "  show ID   one message: its state, pending recipients, each recipient's\n"
 	  "            result (accepted/refused/deferred: address, code, reply),\n"
 	  "            last error and bytes\n"

@@ -138,6 +138,11 @@ if grep -qx 'queue prune: 1 of 1 matching message(s) changed' "$T/o" && grep -qx
 else
 	not_ok "prune" "rc=$qrc" "$(cat "$T/o" "$T/qerr")" "$(head -12 "$T/show")"
 fi
+# a header row on a terminal only (scripts count rows)
+script -qec "\"$ROBOTMAIL\" queue -c \"$T/cfg.yaml\" list" /dev/null 2>/dev/null | tr -d '\r' >"$T/tty"
+[ "$(head -n 1 "$T/tty")" = "$(printf 'ID\tSTATE\tATTEMPTS\tMESSAGE-ID\tSUBJECT\tLAST-ERROR')" ] && [ "$(wc -l <"$T/tty")" = 3 ] &&
+	! "$ROBOTMAIL" queue -c "$T/cfg.yaml" list | grep -q '^ID' &&
+	ok "queue list has a header row on a terminal, none in a pipe" || not_ok "queue list header" "$(cat -A "$T/tty")"
 # usage: no ID and no filter, a bad value, an ID and a filter
 bad=
 for args in "retry" "prune" "prune --sent-older-than x" "retry --older-than 5x" "drop --commit xyz" "hold 1 --all" "list --state nope" "show --all" "retry 1 --dry-run" "release --tree"; do
