@@ -350,9 +350,10 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 {
 	const char *config = NULL, *which = NULL;
 	enum rm_schedule_queue_cmd cmd;
+	struct rm_schedule_filter f;
 	struct rm_sb out = RM_SB_INIT;
 	struct rm_setup e;
-	int i = 1, rc;
+	int i = 1, rc, used;
 
 	if (i + 1 < argc && (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config"))) {
 		config = argv[i + 1];
@@ -363,21 +364,40 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 		return 0;
 	}
 	if (i >= argc)
-		return rm_error_set(err, RM_ERR_USAGE, "queue: expected list, show ID, retry ID, drop ID, hold ID or release ID"), 2;
-	if (rm_schedule_queue_cmd_parse(argv[i], &cmd) ||
-	    (rm_schedule_queue_cmd_needs_id(cmd) && i + 1 >= argc))
+		return rm_error_set(err, RM_ERR_USAGE, "queue: expected list, show ID, retry ID, drop ID, hold ID, release ID or resend ID"), 2;
+	if (rm_schedule_queue_cmd_parse(argv[i], &cmd))
 		return rm_error_set(err, RM_ERR_USAGE, "queue: unknown action '%s'", argv[i]), 2;
-	if (rm_schedule_queue_cmd_needs_id(cmd))
-		which = argv[++i];
-	if (i + 1 < argc)
-		return rm_error_set(err, RM_ERR_USAGE, "queue: unexpected argument '%s'", argv[i + 1]), 2;
+	/* an ID, or filters (schedule.c parses them) */
+	rm_schedule_filter_init(&f);
+	for (i++; i < argc; i += used) {
+		used = rm_schedule_filter_arg(&f, argc, argv, i, err);
+		if (used < 0)
+			return 2;
+		if (!used && !which && argv[i][0] != '-' && rm_schedule_queue_cmd_needs_id(cmd)) {
+			which = argv[i];
+			used = 1;
+		} else if (!used) {
+			return rm_error_set(err, RM_ERR_USAGE, "queue: unexpected argument '%s'", argv[i]), 2;
+		}
+	}
+	if (which && rm_schedule_filter_any(&f))
+		return rm_error_set(err, RM_ERR_USAGE, "queue: an ID or filters, not both"), 2;
+	if (!which && cmd == RM_SCHEDULE_QUEUE_SHOW)
+		return rm_error_set(err, RM_ERR_USAGE, "queue show: expected an ID"), 2;
+	if (which && f.dry_run)
+		return rm_error_set(err, RM_ERR_USAGE, "queue: --dry-run goes with --all or a filter"), 2;
 	if (rm_setup_open(&e, config, NULL, NULL, false, false, err) ||
 	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READWRITE, err)) {
 		rm_setup_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
 	rm_sb_init(&out);
-	rc = rm_schedule_queue(e.ob, cmd, which, time(NULL), &out, err);
+	if (cmd == RM_SCHEDULE_QUEUE_LIST && isatty(STDOUT_FILENO)) /* a person reads it; scripts get rows */
+		rm_sb_adds(&out, "ID\tSTATE\tATTEMPTS\tMESSAGE-ID\tSUBJECT\tLAST-ERROR\n");
+	if (which || (cmd == RM_SCHEDULE_QUEUE_LIST && !rm_schedule_filter_any(&f)))
+		rc = rm_schedule_queue(e.ob, cmd, which, time(NULL), &out, err);
+	else
+		rc = rm_schedule_queue_many(e.ob, cmd, &f, time(NULL), &out, err);
 	fwrite(out.buf, 1, out.len, stdout);
 	rm_sb_release(&out);
 	rm_setup_close(&e);

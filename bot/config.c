@@ -66,6 +66,7 @@ static void defaults(struct rm_config *c)
 	set_str(&c->done_dir, "var/done");
 	set_str(&c->failed_dir, "var/failed");
 	c->settle = 60;
+	c->settle_max = 3600;
 	set_str(&c->transport, "smtp://127.0.0.1:25");
 	c->starttls = false;
 	c->tls_verify = true;
@@ -402,6 +403,8 @@ static int paths_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, 
 		return get_str(x, v, "paths.state_db", &c->state_db);
 	if (!strcmp(key, "metrics"))
 		return get_str(x, v, "paths.metrics", &c->metrics);
+	if (!strcmp(key, "metrics_file"))
+		return get_str(x, v, "paths.metrics_file", &c->metrics_file);
 	if (!strcmp(key, "programs"))
 		return get_str(x, v, "paths.programs", &c->programs);
 	if (!strcmp(key, "templates"))
@@ -498,6 +501,8 @@ static int delivery_key(struct ctx *x, void *obj, const char *key, yaml_node_t *
 		return get_long(x, v, "delivery.hourly_cap", 0, 1000000, &c->hourly_cap);
 	if (!strcmp(key, "settle"))
 		return get_long(x, v, "delivery.settle", 0, 86400, &c->settle);
+	if (!strcmp(key, "settle_max"))
+		return get_long(x, v, "delivery.settle_max", 0, 30 * 86400, &c->settle_max);
 	if (!strcmp(key, "hold"))
 		return get_list(x, v, "delivery.hold", &c->hold);
 	if (!strcmp(key, "charset")) {
@@ -947,6 +952,7 @@ void rm_config_free(struct rm_config *c)
 	free(c->state_db);
 	free(c->host_id);
 	free(c->metrics);
+	free(c->metrics_file);
 	free(c->programs);
 	free(c->templates);
 	free_list(&c->cc);

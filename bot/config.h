@@ -100,6 +100,7 @@ struct rm_config {
 	char *host_id;         /* this host among several on one PostgreSQL store (NULL: the hostname) */
 	long lease;            /* seconds a claim holds without renewal (`lease: 60s`) */
 	char *metrics;
+	char *metrics_file;    /* paths.metrics_file: the Prometheus textfile `run` writes, or NULL */
 	char *programs;
 	char *templates;
 
@@ -124,6 +125,8 @@ struct rm_config {
 	struct rm_strlist inbox_links; /* directories an inbox symlink may point into
 					* (empty: a symlink in the inbox is refused) */
 	long settle;           /* seconds a tarball must be unchanged to count as finished */
+	long settle_max;       /* seconds an unreadable archive without a marker may still
+				* be a stalled writer's (left in the inbox); 0: never */
 	enum rm_unknown_branch unknown_branch; /* a job whose branch no tree names */
 
 	/* delivery */

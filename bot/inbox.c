@@ -95,6 +95,64 @@ static const char *kind_name(mode_t m)
 	return "neither a file nor a directory";
 }
 
+/* The newest mtime of anything inside directory `dfd` (closed here) into
+ * *t: a writer filling a directory archive changes files deep inside, not
+ * the directory's own mtime.  Links are not followed; at most 64 levels
+ * and 100,000 entries are looked at (what cannot be read counts as "now":
+ * it may still be being written). */
+static void newest_mtime(int dfd, time_t now, int depth, long *budget, time_t *t)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+
+	if (!d) {
+		close(dfd);
+		*t = now;
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (--*budget < 0)
+			break; /* a huge tree: what was seen so far */
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+			*t = now;
+			break;
+		}
+		if (st.st_mtime > *t)
+			*t = st.st_mtime;
+		if (S_ISDIR(st.st_mode) && depth < 64) {
+			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub < 0) {
+				*t = now;
+				break;
+			}
+			newest_mtime(sub, now, depth + 1, budget, t);
+		}
+	}
+	closedir(d);
+}
+
+/* When `path` (stat'ed into *st) last changed: a file's mtime; for a
+ * directory the newest mtime of the whole tree. */
+static time_t settled_since(const char *path, const struct stat *st, time_t now)
+{
+	time_t t = st->st_mtime;
+	long budget = 100000;
+	int fd;
+
+	if (!S_ISDIR(st->st_mode))
+		return t;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return now;
+	newest_mtime(fd, now, 0, &budget, &t);
+	return t;
+}
+
 static void refuse(struct rm_inbox_scan *s, char *path, char *reason)
 {
 	s->refused = rm_xrealloc(s->refused, (s->nrefused + 1) * sizeof(*s->refused));
@@ -185,7 +243,8 @@ int rm_inbox_scan(const struct rm_config *cfg, time_t now, int verbose, struct r
 		marker = with_suffix(p, ".done");
 		done = !access(marker, F_OK);
 		free(marker);
-		if (!done && now - st.st_mtime < cfg->settle) {
+		if (!done &&
+		    now - (cfg->settle ? settled_since(p, &st, now) : st.st_mtime) < cfg->settle) {
 			if (verbose)
 				fprintf(stderr, "robotmail: '%s' may still be written; later\n", p);
 			s->nwaiting++;
@@ -199,6 +258,20 @@ int rm_inbox_scan(const struct rm_config *cfg, time_t now, int verbose, struct r
 	rm_sort(s->ready, s->nready, sizeof(char *), cmp_cstr);
 	rm_sort(s->refused, s->nrefused, sizeof(*s->refused), cmp_refused);
 	return 0;
+}
+
+bool rm_inbox_maybe_writing(const struct rm_config *cfg, const char *path, time_t now)
+{
+	struct stat st;
+	char *marker;
+	bool done;
+
+	if (!cfg->settle || !cfg->settle_max || stat(path, &st))
+		return false;
+	marker = with_suffix(path, ".done");
+	done = !access(marker, F_OK);
+	free(marker);
+	return !done && now - settled_since(path, &st, now) < cfg->settle_max;
 }
 
 void rm_inbox_scan_free(struct rm_inbox_scan *s)

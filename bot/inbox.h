@@ -4,8 +4,10 @@
  *
  * Owns: claiming the inbox for one run (the lock file beside the state
  * database), scanning `paths.inbox` for finished archives (a "<name>.done"
- * marker beside it, or unchanged for `delivery.settle` seconds; never a
- * "<name>.part", which is still being copied in), the rules
+ * marker beside it, or unchanged for `delivery.settle` seconds - a
+ * directory: nothing inside it changed; never a "<name>.part", which is
+ * still being copied in), a stalled writer's unreadable archive
+ * (rm_inbox_maybe_writing: left until `delivery.settle_max`), the rules
  * for entries that are not plain archives (symlinks are followed only when
  * `paths.inbox_links` names a directory their target lies in; anything else
  * that is neither a file nor a directory is refused with its reason), moving
@@ -55,6 +57,15 @@ struct rm_inbox_scan {
 int rm_inbox_scan(const struct rm_config *cfg, time_t now, int verbose, struct rm_inbox_scan *scan,
 		  struct rm_error *err);
 void rm_inbox_scan_free(struct rm_inbox_scan *scan);
+
+/* A stalled writer: may the archive at `path`, which could not be read,
+ * still be being written?  True when delivery.settle is not 0 (archives are
+ * taken on their mtime), no "<path>.done" marker says it is finished, and
+ * its newest change (for a directory, of anything inside it) is less than
+ * delivery.settle_max seconds before `now`.  Such an archive stays in the
+ * inbox for a later run; past settle_max it goes to failed/ like any
+ * unreadable archive. */
+bool rm_inbox_maybe_writing(const struct rm_config *cfg, const char *path, time_t now);
 
 /* Where a symlink at `path` may lead: 0 when its target exists and lies
  * inside one of `roots` (each resolved with realpath), else -1 with *why

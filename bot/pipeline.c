@@ -9,6 +9,7 @@
 
 #include "fileutil.h"
 #include "inbox.h"
+#include "notice.h"
 #include "status.h"
 #include "strbuf.h"
 #include "table.h"
@@ -34,6 +35,8 @@ struct batch {
 	size_t nlookups;
 	struct rm_patch_mail *patches; /* per report, when it replies to a patch */
 	int failed;                    /* archives that could not be read */
+	const char **stalled;          /* unreadable, maybe a stalled writer's: wait (borrowed) */
+	size_t nstalled;
 };
 
 static void batch_free(struct batch *b)
@@ -48,6 +51,7 @@ static void batch_free(struct batch *b)
 	free(b->patches);
 	free(b->reports);
 	free(b->report_archive);
+	free(b->stalled);
 	for (i = 0; i < b->nlookups; i++) {
 		rm_commit_free(&b->lookups[i].facts);
 		free((char *)b->lookups[i].sha);
@@ -112,6 +116,97 @@ static void unknown_within_horizon(const struct rm_pipeline *e, const struct bat
 		r->head_unknown ? r->tests[0].head->commit : r->tests[0].base->commit, when);
 	r->base_unknown = r->head_unknown = false; /* no facts: the report is held */
 }
+
+/* ---------------------------------------------------------------- deferrals by cause */
+
+/* One cause of deferral and what it held back (issue 13 item 7: a forge
+ * answering 429 made one line per archive and commit; now one per cause). */
+struct rm_pipeline_tally {
+	int kind;     /* TALLY_LOOKUP, TALLY_REPORT */
+	char *cause;  /* the error, the commit itself replaced by <commit> */
+	char *first;  /* the first one's whole line (said alone when it stays one) */
+	struct rm_sb names; /* the first few commits or archives */
+	int count;
+};
+
+enum { TALLY_LOOKUP, TALLY_REPORT, TALLY_NAMES = 5 };
+
+/* Note a deferral of `name` (a commit, an archive) for `cause`; with -v
+ * (or for a dry run's print sink) say it at once, as before. */
+static void tally_add(struct rm_pipeline *p, int kind, const char *name, const char *cause)
+{
+	struct rm_sb line = RM_SB_INIT, norm = RM_SB_INIT;
+	struct rm_pipeline_tally *t = NULL;
+	const char *c = cause, *hit;
+	size_t i;
+
+	rm_sb_init(&line);
+	if (kind == TALLY_LOOKUP)
+		rm_sb_addf(&line, "robotmail: commit %s: %s", name, cause);
+	else
+		rm_sb_addf(&line, "robotmail: '%s': report deferred: %s", name, cause);
+	if (p->verbose) {
+		fprintf(stderr, "%s\n", line.buf);
+		rm_sb_release(&line);
+		return;
+	}
+	rm_sb_init(&norm);
+	while (kind == TALLY_LOOKUP && *name && (hit = strstr(c, name))) {
+		rm_sb_add(&norm, c, (size_t)(hit - c));
+		rm_sb_adds(&norm, "<commit>");
+		c = hit + strlen(name);
+	}
+	rm_sb_adds(&norm, c);
+	for (i = 0; i < p->ntally; i++)
+		if (p->tally[i].kind == kind && !strcmp(p->tally[i].cause, norm.buf))
+			t = &p->tally[i];
+	if (!t) {
+		p->tally = rm_xrealloc(p->tally, (p->ntally + 1) * sizeof(*p->tally));
+		t = &p->tally[p->ntally++];
+		memset(t, 0, sizeof(*t));
+		t->kind = kind;
+		t->cause = rm_sb_detach(&norm, NULL);
+		t->first = rm_sb_detach(&line, NULL);
+		rm_sb_init(&t->names);
+	}
+	if (t->count < TALLY_NAMES)
+		rm_sb_addf(&t->names, "%s%s%s%s", t->count ? ", " : "",
+			   kind == TALLY_REPORT ? "'" : "", name, kind == TALLY_REPORT ? "'" : "");
+	t->count++;
+	rm_sb_release(&norm);
+	rm_sb_release(&line);
+}
+
+/* Say each cause once: alone as before, or with its count and the first
+ * few names; then forget them. */
+static void tally_flush(struct rm_pipeline *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ntally; i++) {
+		struct rm_pipeline_tally *t = &p->tally[i];
+		char more[48] = "";
+
+		if (t->count > TALLY_NAMES)
+			snprintf(more, sizeof(more), " and %d more", t->count - TALLY_NAMES);
+		if (t->count == 1)
+			fprintf(stderr, "%s\n", t->first);
+		else if (t->kind == TALLY_LOOKUP)
+			fprintf(stderr, "robotmail: %d commit lookups failed (%s%s): %s\n", t->count,
+				t->names.buf, more, t->cause);
+		else
+			fprintf(stderr, "robotmail: %d reports deferred (%s%s): %s\n", t->count,
+				t->names.buf, more, t->cause);
+		free(t->cause);
+		free(t->first);
+		rm_sb_release(&t->names);
+	}
+	free(p->tally);
+	p->tally = NULL;
+	p->ntally = 0;
+}
+
+/* ---------------------------------------------------------------- the batch */
 
 /* The note of an archive: `<archive>.note.txt` beside it, else the one of
  * --note, else none.  The caller frees it. */
@@ -259,6 +354,26 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 
 		rm_error_clear(&ae);
 		if (rm_archive_open(ar, paths[a], e->rules, NULL, &ae)) {
+			/* `run`: unreadable, but maybe its writer stalled: it stays
+			 * in the inbox until delivery.settle_max (never failed
+			 * while it may still be finished) */
+			if (e->ob && !e->ob->readonly && rm_inbox_maybe_writing(e->cfg, paths[a], e->now)) {
+				struct rm_sb key = RM_SB_INIT;
+
+				/* said once (a warning), then only with -v */
+				rm_sb_init(&key);
+				rm_sb_addf(&key, "stalled %s", paths[a]);
+				if (verbose || rm_notice_due(e->cfg->state_db, key.buf, e->now,
+							     e->cfg->settle_max))
+					fprintf(stderr,
+						"robotmail: warning: '%s' cannot be read yet (%s); left in the inbox: "
+						"its writer may have stalled (delivery.settle_max %ld s)\n",
+						paths[a], ae.msg, e->cfg->settle_max);
+				rm_sb_release(&key);
+				b->stalled = rm_xrealloc(b->stalled, (b->nstalled + 1) * sizeof(char *));
+				b->stalled[b->nstalled++] = paths[a];
+				continue;
+			}
 			fprintf(stderr, "robotmail: error: %s\n", ae.msg);
 			b->failed++;
 			continue;
@@ -367,8 +482,7 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 	for (i = 0; i < b->nlookups; i++)
 		if (b->lookups[i].status == RM_LOOKUP_FAILED && b->lookups[i].tree)
 			/* (a branch no tree names is the report's own message: unknown_branch) */
-			fprintf(stderr, "robotmail: commit %s: %s\n", b->lookups[i].sha,
-				b->lookups[i].error);
+			tally_add(e, TALLY_LOOKUP, b->lookups[i].sha, b->lookups[i].error);
 	for (i = 0; i < b->nreports; i++) {
 		struct rm_report *r = &b->reports[i];
 		const struct rm_lookup_req *bl = &b->lookups[base_idx[i]];
@@ -708,7 +822,9 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 /* ---------------------------------------------------------------- the loop */
 
 /* A report skipped by unknown_branch: skip: one warning per reason (it
- * names the branch) per run, on stderr even when quiet. */
+ * names the branch) per day, on stderr even when quiet: `run` remembers
+ * what it said beside its state database (notice.h; on a shared store, and
+ * for a dry run, which writes nothing, once per run). */
 static void warn_skip(struct rm_pipeline *p, const char *reason)
 {
 	size_t i;
@@ -718,6 +834,11 @@ static void warn_skip(struct rm_pipeline *p, const char *reason)
 			return;
 	p->skipped = rm_xrealloc(p->skipped, (p->nskipped + 1) * sizeof(char *));
 	p->skipped[p->nskipped++] = rm_xstrdup(reason);
+	if (p->ob && !p->ob->readonly && !rm_notice_due(p->cfg->state_db, reason, p->now, 86400)) {
+		if (p->verbose)
+			fprintf(stderr, "robotmail: no report: %s (warned within a day)\n", reason);
+		return;
+	}
 	fprintf(stderr, "robotmail: warning: no report: %s\n", reason);
 }
 
@@ -868,12 +989,14 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 	/* archives that could not be read at all */
 	for (i = 0; i < npaths; i++) {
 		size_t k;
-		bool opened = false;
+		bool opened = false, stalled = false;
 
 		for (k = 0; k < b->narchives; k++)
 			opened |= !strcmp(b->archives[k].source, paths[i]);
+		for (k = 0; k < b->nstalled; k++)
+			stalled |= b->stalled[k] == paths[i];
 		if (!opened)
-			archive_fate(p, paths[i], RM_FATE_FAILED);
+			archive_fate(p, paths[i], stalled ? RM_FATE_WAIT : RM_FATE_FAILED);
 	}
 	rc = 0;
 out:
@@ -896,6 +1019,7 @@ int rm_pipeline_run(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		rc = run_chunk(p, paths + i,
 			       npaths - i < RM_PIPELINE_CHUNK ? npaths - i : RM_PIPELINE_CHUNK, err);
 	rm_recipients_ctx_close(&p->rcx);
+	tally_flush(p);
 	run_threads_free(p);
 	for (i = 0; i < p->nskipped; i++)
 		free(p->skipped[i]);
@@ -1035,8 +1159,7 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 		fprintf(stderr, "robotmail: error: '%s': %s\n", it->archive->source, it->reason);
 		return 0;
 	case RM_OUT_HELD:
-		fprintf(stderr, "robotmail: '%s': report deferred: %s\n", it->archive->source,
-			it->reason);
+		tally_add(p, TALLY_REPORT, it->archive->source, it->reason);
 		return 0;
 	case RM_OUT_SKIPPED:
 		return 0; /* warned once per branch by the pipeline */

@@ -107,6 +107,8 @@ struct rm_pipeline_stats {
 	int closed; /* RM_OUT_CLOSED */
 };
 
+struct rm_pipeline_tally; /* pipeline.c */
+
 struct rm_pipeline {
 	const struct rm_config *cfg;
 	const struct rm_rules *rules;
@@ -131,6 +133,10 @@ struct rm_pipeline {
 	/* the recipients context of a run: opened and closed by
 	 * rm_pipeline_run (owned) */
 	struct rm_recipients_ctx rcx;
+	/* deferrals by cause (failed commit lookups, deferred reports): without
+	 * -v one line per cause with a count at the end of rm_pipeline_run */
+	struct rm_pipeline_tally *tally;
+	size_t ntally;
 };
 
 /* Run the pipeline over paths[0..npaths).  Errors of single archives and

@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "deliver.h"
 #include "inbox.h"
+#include "metrics.h"
 #include "pipeline.h"
 #include "schedule.h"
 #include "setup.h"
@@ -101,6 +103,43 @@ static int report_archives(struct rm_setup *e, struct rm_pipeline *p,
 	return 0;
 }
 
+/* paths.metrics_file at the end of a run that got that far: its true
+ * counts and the outbox after it (a failure to write is a warning). */
+static void write_metrics(struct rm_setup *e, const struct rm_pipeline_stats *ps,
+			  const struct rm_schedule_counts *sc, const struct rm_inbox_scan *scan,
+			  time_t now, const struct timespec *started, int exit_code)
+{
+	struct rm_metrics m;
+	struct rm_error me;
+	struct timespec end;
+
+	memset(&m, 0, sizeof(m));
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	m.end = time(NULL);
+	m.seconds = (double)(end.tv_sec - started->tv_sec) + (end.tv_nsec - started->tv_nsec) / 1e9;
+	m.exit_code = exit_code;
+	m.arch_done = ps->arch_done;
+	m.arch_failed = ps->arch_failed;
+	m.arch_waiting = ps->arch_waiting;
+	m.inbox_waiting = (int)scan->nwaiting;
+	m.reports = ps->reports;
+	m.duplicates = ps->duplicates;
+	m.deferred = ps->deferred;
+	m.queued = ps->queued;
+	m.held = ps->held;
+	m.sent = sc->sent;
+	m.retried = sc->retried;
+	m.failed = sc->failed;
+	m.capped = sc->capped;
+	m.stopped = sc->stopped;
+	rm_error_clear(&me);
+	m.outbox_known = !rm_schedule_outbox(e->ob, now, m.outbox, &m.oldest_waiting, &me);
+	if (!m.outbox_known)
+		fprintf(stderr, "robotmail: warning: metrics: the outbox is left out: %s\n", me.msg);
+	if (rm_metrics_write(e->cfg.metrics_file, &m, &me))
+		fprintf(stderr, "robotmail: warning: %s\n", me.msg);
+}
+
 int rm_run(const struct rm_run_opts *o, struct rm_error *err)
 {
 	struct run_stats st;
@@ -112,7 +151,9 @@ int rm_run(const struct rm_run_opts *o, struct rm_error *err)
 	struct rm_schedule_log slog = { schedule_log, &verbose };
 	struct rm_schedule_counts sc;
 	int rc = -1, lockfd, got;
+	struct timespec started;
 
+	clock_gettime(CLOCK_MONOTONIC, &started);
 	memset(&st, 0, sizeof(st));
 	memset(&scan, 0, sizeof(scan));
 	if (rm_setup_open(&e, o->config, NULL, NULL, true, false, err) ||
@@ -181,6 +222,8 @@ int rm_run(const struct rm_run_opts *o, struct rm_error *err)
 		rc = rm_error_logged(err, RM_ERR_TEMP);
 	else
 		rc = 0;
+	if (e.cfg.metrics_file)
+		write_metrics(&e, &p.st, &sc, &scan, o->now, &started, rc ? rm_error_exit_code(err->kind) : 0);
 out:
 	rm_inbox_scan_free(&scan);
 	rm_setup_close(&e);

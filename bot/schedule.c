@@ -1,6 +1,7 @@
 /* schedule.c - see schedule.h. */
 #include "schedule.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,6 +355,8 @@ static const struct {
 	{ "drop", RM_SCHEDULE_QUEUE_DROP, RM_STORE_DROP },
 	{ "hold", RM_SCHEDULE_QUEUE_HOLD, RM_STORE_HOLD },
 	{ "release", RM_SCHEDULE_QUEUE_RELEASE, RM_STORE_RELEASE },
+	{ "resend", RM_SCHEDULE_QUEUE_RESEND, RM_STORE_RESEND },
+	{ "prune", RM_SCHEDULE_QUEUE_PRUNE, RM_STORE_PRUNE },
 };
 
 int rm_schedule_queue_cmd_parse(const char *name, enum rm_schedule_queue_cmd *cmd)
@@ -373,21 +376,48 @@ bool rm_schedule_queue_cmd_needs_id(enum rm_schedule_queue_cmd cmd)
 	return cmd != RM_SCHEDULE_QUEUE_LIST;
 }
 
-static void queue_show(struct rm_sb *out, struct rm_store_msg *m)
+/* One recipient's result: its word, the address, the server's code and
+ * reply (the code once: most replies start with it). */
+static void show_result(struct rm_sb *out, const struct rm_store_rcpt_row *r)
 {
-	size_t k;
+	char code[16];
+	const char *text = r->text ? r->text : "";
 
+	snprintf(code, sizeof(code), "%d", r->code);
+	rm_sb_addf(out, "%s: %s %s%s%s\n",
+		   r->code >= 200 && r->code < 300 ? "accepted" :
+		   r->code >= 500		    ? "refused" :
+						      "deferred",
+		   r->rcpt, strncmp(text, code, strlen(code)) ? code : "",
+		   strncmp(text, code, strlen(code)) && *text ? " " : "", text);
+}
+
+static int queue_show(struct rm_store *st, struct rm_sb *out, struct rm_store_msg *m,
+		      struct rm_error *err)
+{
+	struct rm_store_rcpt_row *res;
+	size_t k, nres;
+
+	if (rm_store_results(st, m->id, &res, &nres, err))
+		return -1;
 	rm_sb_addf(out, "id: %lld\nstate: %s\nattempts: %d\n", m->id, rm_store_state_name(m->state),
 		   m->attempts);
 	/* a failed message keeps the recipients no server accepted, for retry */
 	for (k = 0; k < m->nrcpts; k++)
 		rm_sb_addf(out, "%s: %s\n", m->state == RM_STORE_FAILED ? "not-accepted" : "pending",
 			   m->rcpts[k]);
+	/* and what each server said to each recipient tried (issue 13) */
+	for (k = 0; k < nres; k++)
+		show_result(out, &res[k]);
+	rm_store_rcpt_rows_free(res, nres);
 	if (m->last_error)
 		rm_sb_addf(out, "last-error: %s\n", m->last_error);
+	if (!m->len)
+		rm_sb_adds(out, "bytes: pruned (queue prune)\n");
 	rm_sb_addc(out, '\n');
 	m->len = rm_message_crlf_to_lf(m->bytes, m->len);
 	rm_sb_add(out, m->bytes, m->len);
+	return 0;
 }
 
 int rm_schedule_queue(struct rm_store *st, enum rm_schedule_queue_cmd cmd, const char *which,
@@ -419,9 +449,9 @@ int rm_schedule_queue(struct rm_store *st, enum rm_schedule_queue_cmd cmd, const
 			rm_error_set(err, RM_ERR_USAGE, "queue: no message '%s'", which);
 			return 1;
 		}
-		queue_show(out, &m);
+		found = queue_show(st, out, &m, err);
 		rm_store_msg_free(&m);
-		return 0;
+		return found;
 	}
 	for (i = 0; i < sizeof(queue_cmds) / sizeof(queue_cmds[0]); i++)
 		if (queue_cmds[i].cmd == cmd) {
@@ -440,6 +470,270 @@ int rm_schedule_queue(struct rm_store *st, enum rm_schedule_queue_cmd cmd, const
 	return rm_error_set(err, RM_ERR_INTERNAL, "queue: unknown action %d", (int)cmd);
 }
 
+/* ---------------------------------------------------------------- filters */
+
+void rm_schedule_filter_init(struct rm_schedule_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->older_than = -1;
+	f->sent_older_than = -1;
+}
+
+bool rm_schedule_filter_any(const struct rm_schedule_filter *f)
+{
+	return f->all || f->state || f->tree || f->commit || f->to || f->older_than >= 0 ||
+	       f->sent_older_than >= 0;
+}
+
+int rm_schedule_parse_age(const char *s, long long *secs)
+{
+	static const struct { char unit; long long secs; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 7 * 86400 },
+	};
+	char *end;
+	long long v;
+	size_t i;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || v < 0)
+		return -1;
+	if (!*end) {
+		*secs = v;
+		return 0;
+	}
+	if (end[1])
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (*end == units[i].unit) {
+			if (v > (long long)1e15 / units[i].secs)
+				return -1;
+			*secs = v * units[i].secs;
+			return 0;
+		}
+	return -1;
+}
+
+int rm_schedule_filter_arg(struct rm_schedule_filter *f, int argc, char *const *argv, int i,
+			   struct rm_error *err)
+{
+	static const char *const opts[] = { "--state", "--tree", "--commit", "--to", "--older-than",
+					    "--sent-older-than" };
+	const char *o = argv[i], *v;
+	size_t k;
+
+	if (!strcmp(o, "--all"))
+		return f->all = true, 1;
+	if (!strcmp(o, "--dry-run") || !strcmp(o, "-n"))
+		return f->dry_run = true, 1;
+	for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++)
+		if (!strcmp(o, opts[k]))
+			break;
+	if (k == sizeof(opts) / sizeof(opts[0]))
+		return 0;
+	if (i + 1 >= argc || !argv[i + 1][0])
+		return rm_error_set(err, RM_ERR_USAGE, "queue: %s: a value is missing", o);
+	v = argv[i + 1];
+	switch (k) {
+	case 0: {
+		static const char *const states[] = { "held", "queued", "sending", "sent", "failed" };
+		size_t j;
+
+		for (j = 0; j < sizeof(states) / sizeof(states[0]); j++)
+			if (!strcmp(v, states[j]))
+				break;
+		if (j == sizeof(states) / sizeof(states[0]))
+			return rm_error_set(err, RM_ERR_USAGE,
+					    "queue: --state: '%s' is none of held, queued, sending, sent, failed", v);
+		f->state = v;
+		break;
+	}
+	case 1:
+		f->tree = v;
+		break;
+	case 2:
+		if (strlen(v) < 4 || strlen(v) > 64 || strspn(v, "0123456789abcdefABCDEF") != strlen(v))
+			return rm_error_set(err, RM_ERR_USAGE,
+					    "queue: --commit: '%s' is not a commit (4 to 64 hex digits)", v);
+		f->commit = v;
+		break;
+	case 3:
+		f->to = v;
+		break;
+	default:
+		if (rm_schedule_parse_age(v, k == 4 ? &f->older_than : &f->sent_older_than))
+			return rm_error_set(err, RM_ERR_USAGE,
+					    "queue: %s: '%s' is not an age (seconds, or a number with s, m, h, d or w)", o, v);
+		break;
+	}
+	return 2;
+}
+
+/* The tested (head) commit in a report's dedupe key
+ * ("tree:branch|base|head|axes|metric"), or false for a message that is
+ * no report (an answer of `listen`). */
+static bool commit_matches(const char *dedupe_key, const char *prefix)
+{
+	const char *p = dedupe_key, *end;
+	int field;
+
+	if (!p)
+		return false;
+	for (field = 0; field < 2; field++) {
+		p = strchr(p, '|');
+		if (!p)
+			return false;
+		p++;
+	}
+	end = strchr(p, '|');
+	if (!end || (size_t)(end - p) < strlen(prefix))
+		return false;
+	return !strncasecmp(p, prefix, strlen(prefix));
+}
+
+/* Does `f` match message m?  Reads m's recorded results for --to (and
+ * for resend: a sent message without any has nobody to go to). */
+static int filter_matches(struct rm_store *st, const struct rm_schedule_filter *f,
+			  const struct rm_store_msg *m, time_t now, bool want_res, bool *match,
+			  size_t *nres, struct rm_error *err)
+{
+	struct rm_store_rcpt_row *res = NULL;
+	size_t k;
+
+	*match = false;
+	*nres = 0;
+	if ((f->state && strcmp(f->state, rm_store_state_name(m->state))) ||
+	    (f->tree && (!m->tree || strcmp(f->tree, m->tree))) ||
+	    (f->commit && !commit_matches(m->dedupe_key, f->commit)) ||
+	    (f->older_than >= 0 && now - m->created_at < f->older_than) ||
+	    (f->sent_older_than >= 0 && (!m->sent_at || now - m->sent_at < f->sent_older_than)))
+		return 0;
+	if ((f->to || want_res) && rm_store_results(st, m->id, &res, nres, err))
+		return -1;
+	*match = !f->to;
+	for (k = 0; f->to && !*match && k < m->nrcpts; k++)
+		*match = !strcasecmp(f->to, m->rcpts[k]);
+	for (k = 0; f->to && !*match && k < *nres; k++)
+		*match = !strcasecmp(f->to, res[k].rcpt);
+	rm_store_rcpt_rows_free(res, *nres);
+	return 0;
+}
+
+/* Does the action apply to a message in m's state (store.h's rules for
+ * rm_store_set_state, which checks again when it changes it)? */
+static bool action_applies(enum rm_store_action a, const struct rm_store_msg *m, size_t nres)
+{
+	switch (a) {
+	case RM_STORE_RETRY:
+		return (m->state == RM_STORE_QUEUED || m->state == RM_STORE_FAILED ||
+			m->state == RM_STORE_HELD) && m->nrcpts > 0;
+	case RM_STORE_RELEASE:
+		return m->state == RM_STORE_HELD;
+	case RM_STORE_HOLD:
+		return m->state == RM_STORE_QUEUED;
+	case RM_STORE_DROP:
+		return m->state == RM_STORE_QUEUED || m->state == RM_STORE_HELD ||
+		       m->state == RM_STORE_FAILED;
+	case RM_STORE_RESEND:
+		return m->state == RM_STORE_SENT && m->len > 0 && nres > 0;
+	case RM_STORE_PRUNE:
+		return m->state == RM_STORE_SENT && m->len > 0;
+	}
+	return false;
+}
+
+int rm_schedule_queue_many(struct rm_store *st, enum rm_schedule_queue_cmd cmd,
+			   const struct rm_schedule_filter *f, time_t now, struct rm_sb *out,
+			   struct rm_error *err)
+{
+	struct rm_store_msg *v = NULL;
+	size_t n = 0, i, k;
+	const char *name = NULL;
+	enum rm_store_action action = RM_STORE_RETRY; /* list and show: unused */
+	long matched = 0, changed = 0, other = 0, gone = 0, dropped = 0;
+	int rc = 0;
+
+	for (k = 0; k < sizeof(queue_cmds) / sizeof(queue_cmds[0]); k++)
+		if (queue_cmds[k].cmd == cmd) {
+			name = queue_cmds[k].name;
+			action = queue_cmds[k].action;
+		}
+	if (!name || cmd == RM_SCHEDULE_QUEUE_SHOW)
+		return rm_error_set(err, RM_ERR_USAGE, "queue %s: takes one ID, not a filter",
+				    name ? name : "?");
+	if (cmd != RM_SCHEDULE_QUEUE_LIST && !rm_schedule_filter_any(f))
+		return rm_error_set(err, RM_ERR_USAGE,
+				    "queue %s: expected an ID, --all, or a filter (--state, --tree, --commit, --to, --older-than, --sent-older-than)",
+				    name);
+	if (rm_store_list(st, &v, &n, err))
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct rm_store_msg *m = &v[i];
+		bool match;
+		size_t nres;
+
+		if (filter_matches(st, f, m, now, action == RM_STORE_RESEND && m->state == RM_STORE_SENT,
+				   &match, &nres, err)) {
+			rc = -1;
+			break;
+		}
+		if (!match)
+			continue;
+		if (cmd == RM_SCHEDULE_QUEUE_LIST) {
+			rm_sb_addf(out, "%lld\t%s\t%d\t<%s>\t%s%s%s\n", m->id,
+				   rm_store_state_name(m->state), m->attempts, m->message_id,
+				   m->subject ? m->subject : "", m->last_error ? "\t" : "",
+				   m->last_error ? m->last_error : "");
+			continue;
+		}
+		matched++;
+		if (!action_applies(action, m, nres)) {
+			other++;
+			continue;
+		}
+		if (action == RM_STORE_RETRY && m->last_error &&
+		    !strcmp(m->last_error, "dropped by the operator")) {
+			dropped++; /* `retry ID` takes one back; a filter never does */
+			continue;
+		}
+		if (!f->dry_run) {
+			char id[32];
+			int c;
+
+			snprintf(id, sizeof(id), "%lld", m->id);
+			c = rm_store_set_state(st, id, action, now, err);
+			if (c < 0) {
+				rc = -1;
+				break;
+			}
+			if (!c) { /* changed by another process since it was listed */
+				gone++;
+				continue;
+			}
+		}
+		changed++;
+		rm_sb_addf(out, "%s%s %lld <%s> %s\n", f->dry_run ? "would " : "", name, m->id,
+			   m->message_id, m->subject ? m->subject : "");
+	}
+	rm_store_msgs_free(v, n);
+	if (rc || cmd == RM_SCHEDULE_QUEUE_LIST)
+		return rc;
+	rm_sb_addf(out, "queue %s%s: %ld of %ld matching message(s) %s", name,
+		   f->dry_run ? " --dry-run" : "", changed, matched,
+		   f->dry_run ? "would change" : "changed");
+	if (other)
+		rm_sb_addf(out, "; %ld in a state %s does not apply to", other, name);
+	if (dropped)
+		rm_sb_addf(out, "; %ld dropped by the operator left alone (retry ID takes one back)",
+			   dropped);
+	if (gone)
+		rm_sb_addf(out, "; %ld changed by another run meanwhile", gone);
+	rm_sb_addc(out, '\n');
+	return 0;
+}
+
 int rm_schedule_waiting(struct rm_store *st, int *waiting, int *held, struct rm_error *err)
 {
 	struct rm_store_msg *v = NULL;
@@ -451,6 +745,27 @@ int rm_schedule_waiting(struct rm_store *st, int *waiting, int *held, struct rm_
 	for (k = 0; k < n; k++) {
 		*waiting += v[k].state == RM_STORE_QUEUED || v[k].state == RM_STORE_SENDING;
 		*held += v[k].state == RM_STORE_HELD;
+	}
+	rm_store_msgs_free(v, n);
+	return 0;
+}
+
+int rm_schedule_outbox(struct rm_store *st, time_t now, long by[5], long long *oldest_waiting,
+		       struct rm_error *err)
+{
+	struct rm_store_msg *v = NULL;
+	size_t n = 0, k;
+
+	memset(by, 0, 5 * sizeof(*by));
+	*oldest_waiting = 0;
+	if (rm_store_list(st, &v, &n, err))
+		return -1;
+	for (k = 0; k < n; k++) {
+		if ((unsigned)v[k].state < 5)
+			by[v[k].state]++;
+		if ((v[k].state == RM_STORE_QUEUED || v[k].state == RM_STORE_SENDING) &&
+		    now - v[k].created_at > *oldest_waiting)
+			*oldest_waiting = (long long)(now - v[k].created_at);
 	}
 	rm_store_msgs_free(v, n);
 	return 0;

@@ -79,6 +79,9 @@ enum rm_schedule_queue_cmd {
 	RM_SCHEDULE_QUEUE_DROP,    /* -> failed, "dropped by the operator" */
 	RM_SCHEDULE_QUEUE_HOLD,    /* queued -> held */
 	RM_SCHEDULE_QUEUE_RELEASE, /* held -> queued, due now */
+	RM_SCHEDULE_QUEUE_RESEND,  /* sent -> queued, due now: sent again to the same
+				    * recipients with the same Message-ID */
+	RM_SCHEDULE_QUEUE_PRUNE,   /* sent: drop its stored bytes (the row stays) */
 };
 
 /* Parse an action's name ("list", "retry", ...): 0, or -1 for an unknown one. */
@@ -93,9 +96,52 @@ bool rm_schedule_queue_cmd_needs_id(enum rm_schedule_queue_cmd cmd);
 int rm_schedule_queue(struct rm_store *st, enum rm_schedule_queue_cmd cmd, const char *which,
 		      time_t now, struct rm_sb *out, struct rm_error *err);
 
+/* Which messages an action without an ID takes (`queue retry --all`,
+ * `queue drop --commit SHA`, `queue list --state failed` ...).  Every
+ * filter set must match. */
+struct rm_schedule_filter {
+	bool all;             /* --all: every message (other filters narrow it) */
+	const char *state;    /* --state: held, queued, sending, sent or failed */
+	const char *tree;     /* --tree: the report's tree name */
+	const char *commit;   /* --commit: a prefix (4+ hex digits) of the tested commit */
+	const char *to;       /* --to: a recipient (pending, or with a recorded result) */
+	long long older_than; /* --older-than AGE: queued at least this many seconds ago; -1 none */
+	long long sent_older_than; /* --sent-older-than AGE: sent at least this long ago; -1 none */
+	bool dry_run;         /* --dry-run: say what would change, change nothing */
+};
+
+void rm_schedule_filter_init(struct rm_schedule_filter *f);
+/* Is any filter (or --all) set? */
+bool rm_schedule_filter_any(const struct rm_schedule_filter *f);
+/* Take the option at argv[i] (and its value argv[i + 1]) into *f (which
+ * borrows the strings): returns how many arguments it used (1 or 2), 0 when
+ * argv[i] is none of the options above, -1 with *err set (RM_ERR_USAGE)
+ * for a bad or missing value. */
+int rm_schedule_filter_arg(struct rm_schedule_filter *f, int argc, char *const *argv, int i,
+			   struct rm_error *err);
+/* An age: seconds, or a number with s, m, h, d or w ("90d").  0 or -1. */
+int rm_schedule_parse_age(const char *s, long long *secs);
+
+/* Run action `cmd` on every message that `f` matches.  list: the matching
+ * lines as without a filter.  The others: one line per message the action
+ * applies to ("retry 3 <Message-ID> subject"; "would retry ..." with
+ * --dry-run) and a last line with the counts: how many changed (or would
+ * change) of how many matched, and how many matched in a state the action
+ * does not apply to.  Returns 0, or -1 with *err set (the store failed;
+ * RM_ERR_USAGE: show, or no filter). */
+int rm_schedule_queue_many(struct rm_store *st, enum rm_schedule_queue_cmd cmd,
+			   const struct rm_schedule_filter *f, time_t now, struct rm_sb *out,
+			   struct rm_error *err);
+
 /* How many messages wait in the store after a run: queued or sending
  * (a backoff, a cap) in *waiting, held in *held.  Returns 0, or -1 with
  * *err set. */
 int rm_schedule_waiting(struct rm_store *st, int *waiting, int *held, struct rm_error *err);
+
+/* The outbox by state (by[enum rm_store_state]) and the age at `now` of
+ * the oldest message waiting for delivery (queued or sending; 0 when
+ * none), for the metrics file.  Returns 0, or -1 with *err set. */
+int rm_schedule_outbox(struct rm_store *st, time_t now, long by[5], long long *oldest_waiting,
+		       struct rm_error *err);
 
 #endif

@@ -522,6 +522,25 @@ void rm_store_text_rows_add(struct rm_store_text_rows *t, char **row)
 	t->nrows++;
 }
 
+void rm_store_rcpt_rows_free(struct rm_store_rcpt_row *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].rcpt);
+		free(v[i].text);
+	}
+	free(v);
+}
+
+int rm_store_results(struct rm_store *st, long long id, struct rm_store_rcpt_row **out, size_t *n,
+		     struct rm_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	return st ? st->ops->results(st, id, out, n, err) : 0;
+}
+
 void rm_store_dump_free(struct rm_store_dump *d)
 {
 	size_t i, j;
@@ -541,11 +560,7 @@ void rm_store_dump_free(struct rm_store_dump *d)
 	}
 	free(d->reports);
 	rm_store_msgs_free(d->msgs, d->nmsgs);
-	for (i = 0; i < d->nrcpts; i++) {
-		free(d->rcpts[i].rcpt);
-		free(d->rcpts[i].text);
-	}
-	free(d->rcpts);
+	rm_store_rcpt_rows_free(d->rcpts, d->nrcpts);
 	for (i = 0; i < d->ncache; i++) {
 		free(d->cache[i].tree);
 		free(d->cache[i].sha);

@@ -228,6 +228,12 @@ enum rm_store_action {
 	RM_STORE_RELEASE, /* held -> queued, due now */
 	RM_STORE_HOLD,    /* queued -> held */
 	RM_STORE_DROP,    /* queued, held or failed -> failed, "dropped by the operator" */
+	RM_STORE_RESEND,  /* sent (not pruned) -> queued, due now, to every recipient with a recorded
+			   * result (the same bytes and Message-ID); its results so far
+			   * stay until the new attempt replaces them */
+	RM_STORE_PRUNE,   /* sent -> its bytes dropped (`queue prune`): the row stays, so
+			   * dedupe, threading and the recipients' results stay; a pruned
+			   * message cannot be resent */
 };
 /* Apply an action to one message (by id or Message-ID).  Returns 1 changed,
  * 0 not found or not in a state the action applies to. */
@@ -405,6 +411,12 @@ int rm_store_dump(struct rm_store *st, struct rm_store_dump *d, struct rm_error 
  * schema step that added it does. */
 int rm_store_load(struct rm_store *st, const struct rm_store_dump *d, struct rm_error *err);
 void rm_store_dump_free(struct rm_store_dump *d);
+/* Each recipient's last result for message `id` (accepted, refused or
+ * deferred, with the server's code and text), in the order they were
+ * recorded; free *out with rm_store_rcpt_rows_free.  A NULL store has none. */
+int rm_store_results(struct rm_store *st, long long id, struct rm_store_rcpt_row **out, size_t *n,
+		     struct rm_error *err);
+void rm_store_rcpt_rows_free(struct rm_store_rcpt_row *v, size_t n);
 /* `store migrate`: copy every row of `src` into the empty `dst` and compare
  * the counts of both (reports, messages by state, attempts, recipients'
  * results, cache rows); what it did goes to `out`.  0 when every count
@@ -455,6 +467,8 @@ struct rm_store_ops {
 		   struct rm_error *err);
 	int (*set_state)(struct rm_store *st, const char *which, enum rm_store_action action,
 			 time_t now, struct rm_error *err);
+	int (*results)(struct rm_store *st, long long id, struct rm_store_rcpt_row **out,
+		       size_t *n, struct rm_error *err);
 	/* issue 18: findings, inbound mail, opt-outs (a backend without one:
 	 * its rm_store_* wrapper says "... is not supported by the X store yet") */
 	int (*finding_get)(struct rm_store *st, const char *key, struct rm_store_finding *f,

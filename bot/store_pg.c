@@ -977,6 +977,18 @@ static int pgs_set_state(struct rm_store *base, const char *which, enum rm_store
 		sql = "UPDATE messages SET state = 'failed', last_error = 'dropped by the operator',"
 		      " updated_at = $2::bigint WHERE " WHICH " AND state IN ('queued','held','failed')";
 		break;
+	case RM_STORE_RESEND:
+		/* the envelope it was sent to: every recipient with a result */
+		sql = "UPDATE messages SET state = 'queued', next_attempt = $2::bigint, updated_at = $2::bigint,"
+		      " last_error = 'resent by the operator', rcpts = (SELECT string_agg(r.rcpt || E'\\n', ''"
+		      " ORDER BY r.at, r.rcpt) FROM rcpt_results r WHERE r.message = messages.id)"
+		      " WHERE " WHICH " AND state = 'sent' AND length(bytes) > 0"
+		      " AND EXISTS (SELECT 1 FROM rcpt_results r WHERE r.message = messages.id)";
+		break;
+	case RM_STORE_PRUNE:
+		sql = "UPDATE messages SET bytes = ''::bytea, updated_at = $2::bigint"
+		      " WHERE " WHICH " AND state = 'sent' AND length(bytes) > 0";
+		break;
 	}
 	if (!sql)
 		return rm_error_set(err, RM_ERR_INTERNAL, "queue: unknown action %d", (int)action);
@@ -986,6 +998,31 @@ static int pgs_set_state(struct rm_store *base, const char *which, enum rm_store
 	changed = changed_rows(r) > 0;
 	PQclear(r);
 	return changed;
+}
+
+static int pgs_results(struct rm_store *base, long long id, struct rm_store_rcpt_row **out,
+		       size_t *n, struct rm_error *err)
+{
+	struct num a = { "" };
+	const char *p[1] = { num(&a, id) };
+	PGresult *r = q(pg(base), "SELECT message, rcpt, code, text, at FROM rcpt_results"
+				  " WHERE message = $1::bigint ORDER BY at, rcpt",
+			1, p, err, "reading recipients' results");
+	int i;
+
+	if (!r)
+		return -1;
+	*n = (size_t)PQntuples(r);
+	*out = rm_xcalloc(*n + 1, sizeof(**out));
+	for (i = 0; i < PQntuples(r); i++) {
+		(*out)[i].message = get_ll(r, i, 0);
+		(*out)[i].rcpt = get_text(r, i, 1);
+		(*out)[i].code = (int)get_ll(r, i, 2);
+		(*out)[i].text = get_text(r, i, 3);
+		(*out)[i].at = (time_t)get_ll(r, i, 4);
+	}
+	PQclear(r);
+	return 0;
 }
 
 static int pgs_thread_first(struct rm_store *base, const char *thread_key, char **message_id,
@@ -1695,6 +1732,7 @@ static const struct rm_store_ops pg_ops = {
 	.list = pgs_list,
 	.get = pgs_get,
 	.set_state = pgs_set_state,
+	.results = pgs_results,
 	.renew = pgs_renew,
 	.claim_archive = pgs_claim_archive,
 	.release_archive = pgs_release_archive,

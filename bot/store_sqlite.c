@@ -1055,6 +1055,18 @@ static int sq_set_state(struct rm_store *base, const char *which, enum rm_store_
 		sql = "UPDATE messages SET state = 'failed', last_error = 'dropped by the operator',"
 		      " updated_at = ?2 WHERE " WHICH " AND state IN ('queued','held','failed')";
 		break;
+	case RM_STORE_RESEND:
+		/* the envelope it was sent to: every recipient with a result */
+		sql = "UPDATE messages SET state = 'queued', next_attempt = ?2, updated_at = ?2,"
+		      " last_error = 'resent by the operator', rcpts = (SELECT group_concat(rcpt, char(10))"
+		      " || char(10) FROM (SELECT rcpt FROM rcpt_results r WHERE r.message = messages.id"
+		      " ORDER BY r.rowid)) WHERE " WHICH " AND state = 'sent' AND length(bytes) > 0"
+		      " AND EXISTS (SELECT 1 FROM rcpt_results r WHERE r.message = messages.id)";
+		break;
+	case RM_STORE_PRUNE:
+		sql = "UPDATE messages SET bytes = X'', updated_at = ?2"
+		      " WHERE " WHICH " AND state = 'sent' AND length(bytes) > 0";
+		break;
 	}
 	if (!sql)
 		return rm_error_set(err, RM_ERR_INTERNAL, "queue: unknown action %d", (int)action);
@@ -1063,6 +1075,41 @@ static int sq_set_state(struct rm_store *base, const char *which, enum rm_store_
 		return db_error(s, err, "changing the queue");
 	}
 	return sqlite3_changes(s->db) > 0;
+}
+
+static int sq_results(struct rm_store *base, long long id, struct rm_store_rcpt_row **out,
+		      size_t *n, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prep(s, "SELECT message, rcpt, code, text, at FROM rcpt_results WHERE message = ?"
+		    " ORDER BY rowid",
+		 &st) ||
+	    b_int(st, 1, id)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading recipients' results");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_store_rcpt_row *r;
+
+		*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
+		r = &(*out)[(*n)++];
+		r->message = sqlite3_column_int64(st, 0);
+		r->rcpt = col_text(st, 1);
+		r->code = sqlite3_column_int(st, 2);
+		r->text = col_text(st, 3);
+		r->at = (time_t)sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rm_store_rcpt_rows_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return db_error(s, err, "reading recipients' results");
+	}
+	return 0;
 }
 
 static int sq_thread_first(struct rm_store *base, const char *thread_key, char **message_id,
@@ -1652,6 +1699,7 @@ static const struct rm_store_ops sqlite_ops = {
 	.list = sq_list,
 	.get = sq_get,
 	.set_state = sq_set_state,
+	.results = sq_results,
 	.finding_get = sq_finding_get,
 	.finding_set = sq_finding_set,
 	.finding_undo = sq_finding_undo,

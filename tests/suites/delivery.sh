@@ -157,6 +157,10 @@ grep -q "warning: .*<reject@example.org> refused: 550 5.1.1 <reject@example.org>
 queue show 1 >"$T/show"
 [ "$(grep -c '^pending:' "$T/show")" = 1 ] && grep -qx 'pending: tempfail@example.org' "$T/show" &&
 	ok "per recipient: only the deferred recipient is pending" || not_ok "pending recipient" "$(head -8 "$T/show")"
+grep -qx 'refused: reject@example.org 550 5.1.1 <reject@example.org>: Recipient address rejected: user unknown' "$T/show" &&
+	grep -q '^deferred: tempfail@example.org 451' "$T/show" && grep -q '^accepted: dora@example.org 250' "$T/show" &&
+	ok "per recipient: queue show names the refused Cc with the server's code and text (and the deferred and accepted ones)" ||
+	not_ok "queue show results" "$(head -14 "$T/show")"
 sqlite3 "$T/state.db" "select rcpt, code from rcpt_results order by rcpt" >"$T/rr" 2>&1
 grep -qx 'reject@example.org|550' "$T/rr" && grep -qx 'tempfail@example.org|451' "$T/rr" && grep -qx 'dora@example.org|250' "$T/rr" &&
 	ok "per recipient: each reply code is recorded" || not_ok "rcpt_results" "$(cat "$T/rr")"

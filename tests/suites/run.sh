@@ -139,6 +139,22 @@ touch "$T/inbox/mincore.tar.xz.done"
 run
 [ "$(count_new)" = 1 ] && [ -e "$T/done/mincore.tar.xz" ] && [ ! -e "$T/inbox/mincore.tar.xz.done" ] &&
 	ok "a NAME.done marker makes an archive finished (and goes with it)" || not_ok "done marker" "$(ls "$T/inbox" "$T/done" 2>&1)"
+# a directory archive settles on the newest mtime inside it: a writer
+# still filling a file deep in the tree leaves the top directory's own
+# mtime old
+reset; mkdir -p "$T/inbox/mincore-dir"
+tar -xJf contrib/examples/mincore.tar.xz -C "$T/inbox/mincore-dir"
+deep=$(find "$T/inbox/mincore-dir" -name stats.json | head -1)
+find "$T/inbox/mincore-dir" -exec touch -d '2 hours ago' {} +
+touch "$deep"
+run -v
+[ "$(count_new)" = 0 ] && [ -d "$T/inbox/mincore-dir" ] && grep -q "mincore-dir' may still be written" "$T/err" &&
+	ok "a directory archive with a file changed inside it (its top mtime old) waits for settle" ||
+	not_ok "directory settle on the newest mtime" "$(cat "$T/err")"
+touch -d '2 hours ago' "$deep"
+run
+[ "$(count_new)" = 1 ] && [ -d "$T/done/mincore-dir" ] && ok "... and is reported once everything inside settled" ||
+	not_ok "directory settled" "rc=$rc" "$(cat "$T/err")"
 reset; mkdir -p "$T/inbox"
 head -c 3000 /dev/urandom >"$T/inbox/garbage.tar.gz"
 cp contrib/examples/mincore.tar.xz "$T/inbox/"
@@ -148,18 +164,50 @@ run
 	ok "a bad archive goes to failed/ with an error; the others are reported; exit 1" || not_ok "bad archive" "rc=$rc" "$(cat "$T/err")"
 [ "$(tail -n 1 "$T/err")" = "robotmail: archives 2 (new 1, failed 1, deferred 0); reports 1; mails queued 1, sent 1, failed 0, waiting 0" ] &&
 	ok "... and the quiet run's last line counts the failed archive and the sent mail" || not_ok "summary line with a failed archive" "$(cat "$T/err")"
+# a stalled writer: an archive taken on its mtime (settle) that cannot be
+# read and has no marker stays in the inbox until delivery.settle_max,
+# then goes to failed/ (never failed while its writer may still finish it)
+reset; mkdir -p "$T/inbox"
+head -c 3000 /dev/urandom >"$T/inbox/stalled.tar.gz"
+touch -d '5 minutes ago' "$T/inbox/stalled.tar.gz"
+cfg "$T/cfg.yaml" "maildir:$T/Maildir" "settle: 60" "settle_max: 1800"
+run
+cp "$T/err" "$T/err1"
+run
+[ $rc -eq 0 ] && [ -e "$T/inbox/stalled.tar.gz" ] && [ ! -e "$T/failed/stalled.tar.gz" ] && ! grep -q stalled "$T/err" &&
+	grep -q "^robotmail: warning: '$T/inbox/stalled.tar.gz' cannot be read yet (.*); left in the inbox: its writer may have stalled (delivery.settle_max 1800 s)" "$T/err1" &&
+	[ "$(tail -n 1 "$T/err")" = "robotmail: archives 1 (new 0, failed 0, deferred 1); reports 0; mails queued 0, sent 0, failed 0, waiting 0" ] &&
+	ok "an unreadable archive younger than settle_max without a marker stays in the inbox (a stalled writer), warned once, counted as deferred" ||
+	not_ok "stalled writer waits" "rc=$rc" "$(cat "$T/err1" "$T/err")"
+touch -d '1 hour ago' "$T/inbox/stalled.tar.gz"
+run
+[ $rc -eq 1 ] && [ -e "$T/failed/stalled.tar.gz" ] && grep -q "^robotmail: error: .*stalled.tar.gz" "$T/err" &&
+	ok "... past settle_max it goes to failed/ with its error, once (exit 1)" || not_ok "stalled writer past settle_max" "rc=$rc" "$(cat "$T/err")"
+head -c 3000 /dev/urandom >"$T/inbox/marked.tar.gz"
+touch -d '5 minutes ago' "$T/inbox/marked.tar.gz"
+touch "$T/inbox/marked.tar.gz.done"
+run
+[ $rc -eq 1 ] && [ -e "$T/failed/marked.tar.gz" ] && ok "... and at once when its NAME.done marker says the writer finished" ||
+	not_ok "marked bad archive" "rc=$rc" "$(cat "$T/err")"
 
 # commit facts missing: the report is deferred, the archive stays, exit 75
 reset; fill
 cfg "$T/cfg.yaml" "maildir:$T/Maildir"
 sed -i "s|api: $T/repo|api: $T/no-such-repo|" "$T/cfg.yaml"
 run
-[ $rc -eq 75 ] && [ "$(ls "$T/inbox" | wc -l)" = 2 ] && [ "$(count_new)" = 0 ] && grep -q "report deferred" "$T/err" &&
+[ $rc -eq 75 ] && [ "$(ls "$T/inbox" | wc -l)" = 2 ] && [ "$(count_new)" = 0 ] &&
+	grep -q "^robotmail: 2 reports deferred ('$T/inbox/mincore.tar.xz', '$T/inbox/mlockmany.tar.xz'): the tested commit's subject is unknown" "$T/err" &&
 	ok "without commit facts reports are deferred, archives stay in the inbox, exit 75" || not_ok "deferred" "rc=$rc" "$(cat "$T/err")"
 [ "$(tail -n 1 "$T/err")" = "robotmail: archives 2 (new 0, failed 0, deferred 2); reports 2; mails queued 0, sent 0, failed 0, waiting 0" ] &&
 	ok "... and the summary line counts both archives deferred, nothing queued" || not_ok "summary line with deferred archives" "$(cat "$T/err")"
-grep -q "^robotmail: commit 8807b68269657a8e419152e36c54046ec75247d3: .*no-such-repo" "$T/err" &&
-	ok "... and without -v the failed lookup is named with its cause" || not_ok "lookup failure line" "$(cat "$T/err")"
+grep -q "^robotmail: 4 commit lookups failed (.*8807b68269657a8e419152e36c54046ec75247d3.*): .*no-such-repo" "$T/err" &&
+	ok "... and without -v the failed lookups are named with their cause" || not_ok "lookup failure line" "$(cat "$T/err")"
+[ "$(grep -c 'no-such-repo' "$T/err")" = 1 ] && [ "$(grep -c 'deferred (' "$T/err")" = 1 ] &&
+	ok "... one line per cause with a count, not one per commit or archive" || not_ok "merged deferral lines" "$(cat "$T/err")"
+run -v
+[ $rc -eq 75 ] && grep -q "^robotmail: commit 8807b68269657a8e419152e36c54046ec75247d3: .*no-such-repo" "$T/err" &&
+	[ "$(grep -c "': report deferred: the tested commit's subject is unknown" "$T/err")" = 2 ] &&
+	ok "... with -v each commit and archive has its own line" || not_ok "deferral lines with -v" "$(cat "$T/err")"
 
 # secrets never on the command line or in the config
 printf 'delivery:\n  password: hunter2\n' >"$T/badpw.yaml"
@@ -231,3 +279,23 @@ run -v
 	[ "$(grep -h '^Message-ID:' "$T"/Maildir/new/* | sort -u | wc -l)" = 150 ] &&
 	ok "150 archives in one run (more than one chunk): 150 distinct reports, all archives moved" ||
 	not_ok "chunked run" "rc=$rc new=$(count_new) done=$(ls "$T/done" | wc -l)" "$(tail -3 "$T/err")"
+
+# unknown_branch: skip warns once per branch per day, not once per run
+# (remembered beside the state database)
+reset; fill
+cfg "$T/cfg.yaml" "maildir:$T/Maildir"
+sed -i 's/^  - name: linus$/  - name: tip/' "$T/cfg.yaml"
+warned() { grep -c "warning: no report: .*'linus/master'" "$T/err"; }
+run
+w1=$(warned) r1=$rc
+rm -rf "$T/done"; fill
+run
+w2=$(warned) r2=$rc
+rm -rf "$T/done"; fill
+run --now $(($(date +%s) + 86400 + 60))
+w3=$(warned) r3=$rc
+if [ "$r1$r2$r3" = 000 ] && [ "$w1$w2$w3" = 101 ] && [ "$(count_new)" = 0 ]; then
+	ok "unknown_branch: skip: one warning per branch, then none for a day, then again (no report sent)"
+else
+	not_ok "unknown_branch once per day" "rc=$r1,$r2,$r3 warnings=$w1,$w2,$w3" "$(cat "$T/err")"
+fi

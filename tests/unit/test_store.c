@@ -999,12 +999,128 @@ static void test_threads_ending(void **state)
 	assert_null(got);
 }
 
+/* queue resend (sent -> queued to everyone it went to, same Message-ID),
+ * each recipient's result, and an action over a filter (issue 13) */
+static void test_resend_results_and_filters(void **state)
+{
+	static const char *const rcpts[] = { "dora@example.org", "list@example.org", NULL };
+	static const char *const other[] = { "ann@example.org", NULL };
+	struct rm_store *st = mem_store();
+	struct rm_error err;
+	struct rm_store_msg m;
+	struct rm_store_rcpt_row *res;
+	struct rm_schedule_filter f;
+	struct rm_sb out = RM_SB_INIT;
+	enum rm_store_state s;
+	size_t n;
+	char *argv[] = { (char *)"--older-than", (char *)"2h", (char *)"--commit", (char *)"zz" };
+
+	(void)state;
+	assert_int_equal(enqueue(st, "1@example.org", "linus:master|b0|aaaa1111|x=1/|m", rcpts, false, T0), 1);
+	assert_int_equal(enqueue(st, "2@example.org", "linus:master|b0|bbbb2222|x=1/|m", other, false, T0 + 7200), 1);
+	/* never sent: nothing to resend, no results */
+	assert_int_equal(rm_store_set_state(st, "1", RM_STORE_RESEND, T0, &err), 0);
+	assert_int_equal(rm_store_results(st, 1, &res, &n, &err), 0);
+	assert_int_equal(n, 0);
+	rm_store_rcpt_rows_free(res, n);
+	assert_int_equal(claim(st, T0, 1, NULL), 1);
+	{
+		struct rm_rcpt_result r[] = { { "dora@example.org", 250, "250 2.0.0 ok" },
+					      { "list@example.org", 550, "550 5.1.1 no such list" } };
+
+		assert_int_equal(rm_store_record(st, 1, r, 2, NULL, T0, T0 + 60, false, &s, &err), 0);
+	}
+	assert_int_equal(s, RM_STORE_SENT);
+	assert_int_equal(rm_store_results(st, 1, &res, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(res[0].rcpt, "dora@example.org");
+	assert_int_equal(res[0].code, 250);
+	assert_string_equal(res[1].rcpt, "list@example.org");
+	assert_int_equal(res[1].code, 550);
+	assert_string_equal(res[1].text, "550 5.1.1 no such list");
+	rm_store_rcpt_rows_free(res, n);
+	/* resend: queued, due now, to both recipients, the same Message-ID */
+	assert_int_equal(rm_store_set_state(st, "1@example.org", RM_STORE_RESEND, T0 + 100, &err), 1);
+	assert_int_equal(state_of(st, "1", &m), RM_STORE_QUEUED);
+	assert_int_equal(m.nrcpts, 2);
+	assert_string_equal(m.message_id, "1@example.org");
+	assert_int_equal(m.next_attempt, T0 + 100);
+	assert_string_equal(m.last_error, "resent by the operator");
+	rm_store_msg_free(&m);
+	assert_int_equal(rm_store_set_state(st, "1", RM_STORE_RESEND, T0 + 100, &err), 0); /* queued */
+	/* sent again, then pruned: the bytes go, the row stays, no resend */
+	assert_int_equal(claim(st, T0 + 100, 1, NULL), 1);
+	{
+		struct rm_rcpt_result r[] = { { "dora@example.org", 250, "250 2.0.0 ok" },
+					      { "list@example.org", 250, "250 2.0.0 ok" } };
+
+		assert_int_equal(rm_store_record(st, 1, r, 2, NULL, T0 + 100, T0 + 160, false, &s, &err), 0);
+	}
+	assert_int_equal(rm_store_set_state(st, "2", RM_STORE_PRUNE, T0 + 100, &err), 0); /* queued */
+	assert_int_equal(rm_store_set_state(st, "1", RM_STORE_PRUNE, T0 + 100, &err), 1);
+	assert_int_equal(rm_store_set_state(st, "1", RM_STORE_PRUNE, T0 + 100, &err), 0);
+	assert_int_equal(state_of(st, "1", &m), RM_STORE_SENT);
+	assert_int_equal(m.len, 0);
+	assert_int_equal(m.attempts, 2);
+	rm_store_msg_free(&m);
+	assert_int_equal(rm_store_set_state(st, "1", RM_STORE_RESEND, T0 + 100, &err), 0);
+	/* queue show names each result with its code */
+	assert_int_equal(rm_schedule_queue(st, RM_SCHEDULE_QUEUE_SHOW, "1", T0 + 100, &out, &err), 0);
+	assert_non_null(strstr(out.buf, "\naccepted: dora@example.org 250 2.0.0 ok\n"));
+	assert_non_null(strstr(out.buf, "\naccepted: list@example.org 250 2.0.0 ok\n"));
+	assert_non_null(strstr(out.buf, "\nbytes: pruned (queue prune)\n"));
+	rm_sb_release(&out);
+
+	/* filters: parsed with their errors; an action on what they match */
+	rm_schedule_filter_init(&f);
+	assert_false(rm_schedule_filter_any(&f));
+	assert_int_equal(rm_schedule_filter_arg(&f, 4, argv, 0, &err), 2);
+	assert_int_equal(f.older_than, 7200);
+	assert_int_equal(rm_schedule_filter_arg(&f, 4, argv, 2, &err), -1);
+	assert_int_equal(err.kind, RM_ERR_USAGE);
+	assert_int_equal(rm_schedule_filter_arg(&f, 1, argv, 0, &err), -1); /* no value */
+	f.dry_run = true;
+	rm_sb_init(&out);
+	assert_int_equal(rm_schedule_queue_many(st, RM_SCHEDULE_QUEUE_HOLD, &f, T0 + 7200, &out, &err), 0);
+	/* (1 is sent: hold does not apply to it) */
+	assert_string_equal(out.buf, "queue hold --dry-run: 0 of 1 matching message(s) would change;"
+				     " 1 in a state hold does not apply to\n");
+	assert_int_equal(state_of(st, "1", NULL), RM_STORE_SENT);
+	rm_sb_release(&out);
+	rm_sb_init(&out);
+	f.older_than = 0;
+	assert_int_equal(rm_schedule_queue_many(st, RM_SCHEDULE_QUEUE_HOLD, &f, T0 + 7200, &out, &err), 0);
+	assert_string_equal(out.buf, "would hold 2 <2@example.org> [linus:master] a 10.0% regression\n"
+				     "queue hold --dry-run: 1 of 2 matching message(s) would change;"
+				     " 1 in a state hold does not apply to\n");
+	assert_int_equal(state_of(st, "2", NULL), RM_STORE_QUEUED);
+	rm_sb_release(&out);
+	rm_schedule_filter_init(&f);
+	f.commit = "BBBB22";
+	rm_sb_init(&out);
+	assert_int_equal(rm_schedule_queue_many(st, RM_SCHEDULE_QUEUE_HOLD, &f, T0 + 7200, &out, &err), 0);
+	assert_string_equal(out.buf, "hold 2 <2@example.org> [linus:master] a 10.0% regression\n"
+				     "queue hold: 1 of 1 matching message(s) changed\n");
+	assert_int_equal(state_of(st, "2", NULL), RM_STORE_HELD);
+	assert_int_equal(state_of(st, "1", NULL), RM_STORE_SENT);
+	rm_sb_release(&out);
+	/* no filter: refused, nothing changed */
+	rm_schedule_filter_init(&f);
+	rm_sb_init(&out);
+	assert_int_equal(rm_schedule_queue_many(st, RM_SCHEDULE_QUEUE_RELEASE, &f, T0, &out, &err), -1);
+	assert_int_equal(err.kind, RM_ERR_USAGE);
+	assert_int_equal(state_of(st, "2", NULL), RM_STORE_HELD);
+	rm_sb_release(&out);
+	rm_store_close(st);
+}
+
 const struct CMUnitTest unit_store_tests[] = {
 	cmocka_unit_test(test_config_store_lease),
 	cmocka_unit_test(test_enqueue_dedupe),
 	cmocka_unit_test(test_claim_and_recover),
 	cmocka_unit_test(test_record_outcomes),
 	cmocka_unit_test(test_holds_and_operator_actions),
+	cmocka_unit_test(test_resend_results_and_filters),
 	cmocka_unit_test(test_commit_cache),
 	cmocka_unit_test(test_failures_are_errors),
 	cmocka_unit_test(test_read_only_changes_nothing),
@@ -1023,6 +1139,7 @@ const struct CMUnitTest unit_store_pg_tests[] = {
 	cmocka_unit_test(test_claim_and_recover),
 	cmocka_unit_test(test_record_outcomes),
 	cmocka_unit_test(test_holds_and_operator_actions),
+	cmocka_unit_test(test_resend_results_and_filters),
 	cmocka_unit_test(test_commit_cache),
 	cmocka_unit_test(test_thread_key_unique),
 	cmocka_unit_test(test_schedule_failed_is_not_sent),
