@@ -122,18 +122,20 @@ static void unknown_within_horizon(const struct rm_pipeline *e, const struct bat
 	if (!until || e->now >= until) {
 		/* past the horizon: the archive fails, saying how long it waited */
 		if (l->miss.attempts)
-			r->bad_reason = rm_xstrfmt("%s %s is unknown to the git web API of tree '%s', "
-						   "asked %u times since %s (gitweb.lookup_horizon %lds)",
+			r->bad_reason = rm_xstrfmt("%s %s is unknown to the git web API of tree '%s' "
+						   "after %u ask%s since %s (gitweb.lookup_horizon %lds)",
 						   r->head_unknown ? "commit" : "base commit", sha,
-						   l->tree->name, l->miss.attempts, first,
+						   l->tree->name, l->miss.attempts,
+						   l->miss.attempts == 1 ? "" : "s", first,
 						   e->cfg->lookup_horizon);
 		return;
 	}
 	stamp(until, wait, sizeof(wait));
 	stamp(l->miss.next_at, next, sizeof(next));
 	fprintf(stderr, "robotmail: '%s': commit %s is not known to the git web API yet; "
-		"the report waits until %s (gitweb.lookup_horizon); asked %u times since %s, "
-		"next ask after %s\n", ar->source, sha, wait, l->miss.attempts, first, next);
+		"the report waits until %s (gitweb.lookup_horizon); %u ask%s since %s, "
+		"the next after %s\n", ar->source, sha, wait, l->miss.attempts,
+		l->miss.attempts == 1 ? "" : "s", first, next);
 	r->base_unknown = r->head_unknown = false; /* no facts: the report is held */
 }
 
