@@ -303,8 +303,7 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 		rc = -1;
 		break;
 	default:
-		rc = rm_error_set(err, req.error_kind == RM_ERR_CONFIG ? RM_ERR_CONFIG : RM_ERR_TEMP,
-				  "commit %s: %s", req.sha, req.error);
+		rc = rm_error_set(err, req.error_kind, "commit %s: %s", req.sha, req.error);
 		break;
 	}
 	rm_commit_free(&req.facts);

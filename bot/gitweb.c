@@ -163,6 +163,14 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 	struct xfer *x = userp;
 	size_t n = size * nmemb, i, start = 0;
 
+	if (!x->call.keep && x->call.filter) {
+		x->call.filter(x->call.filter_ctx, data, n, &x->body);
+		if (x->body.len > RM_GITWEB_MAX_BODY) {
+			x->too_big = true;
+			return 0;
+		}
+		return n;
+	}
 	if (!x->call.keep) {
 		if (x->body.len + n > RM_GITWEB_MAX_BODY) {
 			x->too_big = true;
@@ -241,6 +249,8 @@ static void xfer_setup(struct xfer *x, const struct rm_gitweb_opts *o)
 	curl_easy_reset(x->easy);
 	rm_sb_reset(&x->body);
 	rm_sb_reset(&x->line);
+	if (x->call.filter)
+		x->call.filter(x->call.filter_ctx, NULL, 0, NULL);
 	x->stopped = false;
 	x->too_big = false;
 	x->retry_after = 0;
@@ -374,6 +384,11 @@ static bool finish(struct xfer *x, CURLcode cc, const struct rm_gitweb_opts *o)
 		}
 		x->start_at = now + wait_s * 1000;
 		return false;
+	}
+	if (x->too_big && (x->call.keep || x->call.filter)) {
+		job_fail(x, RM_GITWEB_TOO_BIG, "%s: even the part robotmail reads of the answer is "
+			 "larger than %u bytes", x->url, RM_GITWEB_MAX_BODY);
+		return true;
 	}
 	if (x->too_big) {
 		job_fail(x, RM_GITWEB_TEMP, "%s: response larger than %u bytes", x->url,

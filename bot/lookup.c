@@ -38,6 +38,7 @@ struct conv {
 	bool page_full;        /* the patch showed another commit (a merge) */
 	unsigned diff_page;    /* GitLab: the diff page asked for */
 	bool malformed;        /* the failure is an answer that does not parse */
+	struct rm_forge_skim skim; /* JSON forges: the answer without its diffs */
 };
 
 /* A 200 answer that does not parse: counted (see RM_LOOKUP_MALFORMED_MAX). */
@@ -80,6 +81,10 @@ static bool ask(struct conv *c, char *url, struct rm_gitweb_call *next)
 		next->keep = rm_cgit_patch_keep; /* headers, message, file list: not the diff */
 	else if (c->req->tree->provider == RM_PROVIDER_CGIT && c->stage == STAGE_CGIT_PAGE)
 		next->keep = rm_cgit_page_keep;  /* up to the diffstat */
+	else if (c->stage == STAGE_COMMIT || c->stage == STAGE_GITLAB_DIFF) {
+		next->filter = rm_forge_skim;    /* headers and file list: not the patches */
+		next->filter_ctx = &c->skim;
+	}
 	return true;
 }
 
@@ -249,7 +254,13 @@ static void fail(void *ctx, enum rm_gitweb_fail_kind kind, const char *why)
 {
 	struct conv *c = ctx;
 
-	failf(c->req, kind == RM_GITWEB_CONFIG ? RM_ERR_CONFIG : RM_ERR_TEMP, "%s", why);
+	if (kind == RM_GITWEB_TOO_BIG)
+		/* what robotmail needs of a commit (headers, message, file list)
+		 * will not shrink: the commit fails for good, named */
+		failf(c->req, RM_ERR_INPUT, "%s (the commit's headers, message and file list "
+		      "alone; the diff is not read)", why);
+	else
+		failf(c->req, kind == RM_GITWEB_CONFIG ? RM_ERR_CONFIG : RM_ERR_TEMP, "%s", why);
 }
 
 /* ---- the cache */

@@ -424,3 +424,52 @@ for i in 1 2 3; do brun k5; [ $i -lt 3 ] && earlier k5 $((60 << i)); done
 [ $rc -eq 1 ] && [ -e "$T/k5/failed/mincore.tar.xz" ] && grep -q "does not parse 3 times in a row since .*expected a JSON object" "$T/err" &&
 	ok "a structurally wrong answer (valid JSON, no commit) fails the archive on the same rule" ||
 	not_ok "structurally wrong answer" "rc=$rc" "$(cat "$T/err")"
+
+# ---- a JSON forge answer over 16 MiB: robotmail reads the headers and the
+# file list, not the patches; when even those are over the cap it is a
+# permanent failure, named, not a deferral
+mkdir -p "$T/fxb/repos/test/linux/commits" "$T/fxb/api/v1/repos/test/linux/git/commits" "$T/fxb/repos/huge/linux/commits"
+"$PY" - "$FX/$LINK" "$T/fxb" "$LINK" <<'PY'
+import json, sys
+src, out, sha = sys.argv[1:4]
+c = json.load(open(src))
+f0 = dict(c["files"][0])
+# a 20 MB patch with escapes and a "files" look-alike inside it
+f0["patch"] = ("@@ -1 +1 @@\n-\"old\\\" \"files\": [\n+x\t" + "y" * 100 + "\n") * 160000
+c["files"] = [f0] + c["files"] + [{"filename": "after/the-big-one.c", "status": "added", "patch": "+z\n" * 10}]
+body = json.dumps(c)
+for p in ("repos/test/linux/commits/", "api/v1/repos/test/linux/git/commits/"):
+    open(out + "/" + p + sha, "w").write(body)
+# a file list alone over 16 MiB (200,000 files)
+c["url"] = c["url"].replace("/repos/test/", "/repos/huge/")
+c["files"] = [{"filename": "dir/%0120d.c" % i, "status": "added"} for i in range(200000)]
+open(out + "/repos/huge/linux/commits/" + sha, "w").write(json.dumps(c))
+PY
+"$PY" tests/peers/forge.py --port 0 --fixtures "$T/fxb" --log "$T/fb.log" >"$T/fb.out" 2>&1 &
+FBIG_PID=$!
+trap 'kill $FD_PID $FM_PID $FBIG_PID 2>/dev/null; wait $FD_PID $FM_PID $FBIG_PID 2>/dev/null; cleanup' EXIT
+for _ in $(seq 50); do grep -q listening "$T/fb.out" && break; sleep 0.1; done
+FB=http://127.0.0.1:$(awk '/listening/ {print $2}' "$T/fb.out")
+{
+	sed -n '/^paths:/,/^trees:/p' "$T/cfg.yaml"
+	tree ghbig github "$FB/repos/test/linux"
+	tree gtbig gitea "$FB/api/v1/repos/test/linux"
+	tree ghhuge github "$FB/repos/huge/linux"
+	tree ghsmall github "$A/repos/test/linux"
+} >"$T/cfg-big.yaml"
+/usr/bin/time -f '%M' -o "$T/rss" "$ROBOTMAIL" commit --no-cache -c "$T/cfg-big.yaml" ghsmall "$LINK" >/dev/null 2>&1
+small=$(tail -1 "$T/rss")
+for t in ghbig gtbig; do
+	/usr/bin/time -f '%M' -o "$T/rss" "$ROBOTMAIL" commit --no-cache -c "$T/cfg-big.yaml" $t "$LINK" >"$T/out" 2>"$T/err"
+	rc=$?
+	rss=$(tail -1 "$T/rss")
+	[ $rc -eq 0 ] && grep -qx "sha: $LINK" "$T/out" && grep -qx "file: after/the-big-one.c" "$T/out" &&
+		grep -qx "file: mm/swap.c" "$T/out" && [ "$rss" -le $((small + 4096)) ] &&
+		ok "$t: a commit answer of $(($(wc -c <"$T/fxb/repos/test/linux/commits/$LINK") >> 20)) MiB is read without its patches (peak RSS ${rss} KiB, small ${small} KiB)" ||
+		not_ok "$t: huge JSON commit" "rc=$rc rss=$rss small=$small" "$(cat "$T/out" "$T/err")"
+done
+"$ROBOTMAIL" commit --no-cache -c "$T/cfg-big.yaml" ghhuge "$LINK" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "$FB/repos/huge/linux/commits/$LINK: even the part robotmail reads of the answer is larger than 16777216 bytes" "$T/err" &&
+	ok "a file list alone over 16 MiB is a permanent failure naming the URL (exit 1, not 75)" ||
+	not_ok "file list over the cap" "rc=$rc" "$(cat "$T/err")"
