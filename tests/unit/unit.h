@@ -15,6 +15,8 @@ const struct rm_rules *unit_rules(void);
 
 extern const struct CMUnitTest unit_fileutil_tests[];
 extern const size_t unit_fileutil_ntests;
+extern const struct CMUnitTest unit_lookup_tests[];
+extern const size_t unit_lookup_ntests;
 extern const struct CMUnitTest unit_table_tests[];
 extern const size_t unit_table_ntests;
 extern const struct CMUnitTest unit_stats_tests[];
