@@ -102,7 +102,7 @@ static void test_unknown_waits_grow(void **state)
 	struct rm_commit_cache c = { &f, f_get, NULL, f_miss_get, f_miss_put, 300 };
 	struct rm_lookup_req r;
 	static const long long waits[] = { 60, 120, 240, 300, 300 };
-	long long now;
+	long long now, first = 0;
 	size_t i;
 
 	(void)state;
@@ -113,6 +113,8 @@ static void test_unknown_waits_grow(void **state)
 	t.api = dir;
 	for (i = 0; i < sizeof(waits) / sizeof(waits[0]); i++) {
 		now = (long long)time(NULL);
+		if (!i)
+			first = now;
 		ask(&r, &t, &c, 0);
 		assert_int_equal(r.status, RM_LOOKUP_UNKNOWN);
 		assert_false(r.from_cache);
@@ -120,7 +122,11 @@ static void test_unknown_waits_grow(void **state)
 		assert_int_equal(f.puts, i + 1);
 		assert_int_equal(f.rec.attempts, i + 1);
 		assert_int_equal(f.rec.next_at - f.rec.last_at, waits[i]);
-		assert_true(f.rec.first_at <= now && f.rec.last_at >= now);
+		assert_true(f.rec.first_at >= first && f.rec.first_at <= f.rec.last_at);
+		assert_true(f.rec.last_at >= now && f.rec.last_at <= (long long)time(NULL));
+		if (!i)
+			first = f.rec.first_at;
+		assert_int_equal(f.rec.first_at, first); /* the first ask of the row stays */
 		assert_string_equal(f.rec.failure, "");
 		/* not due: answered from the record, nothing asked or counted */
 		ask(&r, &t, &c, 0);
