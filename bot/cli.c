@@ -327,7 +327,7 @@ static void pipeline_init(struct rm_pipeline *p, struct env *e, const char *to, 
 	p->cfg = &e->cfg;
 	p->rules = &e->rules;
 	p->ob = e->ob;
-	p->cache = e->ob ? &e->cache : NULL;
+	p->cache = &e->cache; /* without a store: no get or put, but the wait rule (miss_cap) */
 	p->templates_dir = templates_dir(&e->cfg);
 	p->to = to;
 	p->note = e->note;
@@ -416,8 +416,7 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 		env_close(&e);
 		return -1;
 	}
-	if (e.ob)
-		env_wire_cache(&e);
+	env_wire_cache(&e); /* without a store too: the wait rule of unknown commits */
 	pipeline_init(&p, &e, to, now, verbose);
 	rm_pipeline_print_sink_init(&ps, &p, stdout, outdir, force);
 	rc = rm_pipeline_run(&p, argv + optind, (size_t)(argc - optind), err);

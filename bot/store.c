@@ -130,6 +130,7 @@ static int cache_cb_put(void *ctx, const char *tree, const char *sha, bool found
 void rm_store_commit_cache(struct rm_store *st, long miss_ttl, struct rm_commit_cache *cache)
 {
 	memset(cache, 0, sizeof(*cache));
+	cache->miss_cap = miss_ttl; /* without a store too: a dry run says when run would ask */
 	if (!st)
 		return;
 	st->cache_miss_ttl = miss_ttl;
@@ -138,7 +139,6 @@ void rm_store_commit_cache(struct rm_store *st, long miss_ttl, struct rm_commit_
 	cache->put = st->readonly ? NULL : cache_cb_put;
 	cache->miss_get = cache_cb_miss_get;
 	cache->miss_put = st->readonly ? NULL : cache_cb_miss_put;
-	cache->miss_cap = miss_ttl;
 }
 
 void rm_store_msg_free(struct rm_store_msg *m)

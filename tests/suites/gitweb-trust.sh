@@ -375,6 +375,17 @@ brun k3
 	ok "past gitweb.lookup_horizon an unknown commit fails its archive, naming the asks (exit 1)" ||
 	not_ok "unknown past the horizon" "rc=$rc" "$(ls -R "$T/k3" | head)" "$(cat "$T/err")"
 
+# a dry run before any run (no store yet) says what run would: the next ask in 60 s
+bcfg k0 "$D" 86400 >"$T/k0.yaml"
+cp contrib/examples/mincore.tar.xz "$T/k0/inbox/"
+"$ROBOTMAIL" --dry-run -c "$T/k0.yaml" "$T/k0/inbox/mincore.tar.xz" >"$T/out" 2>"$T/err"
+since=$(sed -n 's/.*; 1 ask since \([^,]*\), the next after \(.*\)$/\1/p' "$T/err")
+next=$(sed -n 's/.*; 1 ask since \([^,]*\), the next after \(.*\)$/\2/p' "$T/err")
+[ -n "$since" ] && [ -n "$next" ] && [ $(($(date -d "$next" +%s) - $(date -d "$since" +%s))) -eq 60 ] &&
+	[ ! -e "$T/k0/state.db" ] && grep -q "HELD" "$T/out" &&
+	ok "--dry-run without a store yet shows run's wait (1 ask, the next 60 s later) and writes nothing" ||
+	not_ok "dry run without a store" "since=$since next=$next" "$(ls "$T/k0")" "$(cat "$T/out" "$T/err")"
+
 # the commit appears upstream
 cp "$FX/$HEAD_SHA" "$T/fxd/repos/test/linux/commits/"
 earlier k1 121
