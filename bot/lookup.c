@@ -377,18 +377,24 @@ static bool cache_lookup(const struct rm_commit_cache *cache, struct rm_lookup_r
 	if (cache->miss_get) {
 		long long now = (long long)time(NULL);
 
-		if (cache->miss_get(cache->ctx, r->tree->name, r->sha, &r->miss) != 1) {
-			memset(&r->miss, 0, sizeof(r->miss));
-			return false;
+		int mg = cache->miss_get(cache->ctx, r->tree->name, r->sha, &r->miss);
+
+		if (mg == 1) {
+			if (r->miss.next_at <= now ||
+			    (r->fresh_after && r->miss.last_at < r->fresh_after))
+				return false; /* due: ask again */
+			r->from_cache = true;
+			if (*r->miss.failure)
+				malformed_verdict(r);
+			else
+				r->status = RM_LOOKUP_UNKNOWN;
+			return true;
 		}
-		if (r->miss.next_at <= now || (r->fresh_after && r->miss.last_at < r->fresh_after))
-			return false; /* due: ask again */
-		r->from_cache = true;
-		if (*r->miss.failure)
-			malformed_verdict(r);
-		else
-			r->status = RM_LOOKUP_UNKNOWN;
-		return true;
+		memset(&r->miss, 0, sizeof(r->miss));
+		if (mg == 0)
+			return false;
+		/* unreadable (a read-only store from before the miss records):
+		 * a miss as get says, uncounted */
 	}
 	if (got != 1)
 		return false;

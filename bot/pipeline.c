@@ -132,10 +132,14 @@ static void unknown_within_horizon(const struct rm_pipeline *e, const struct bat
 	}
 	stamp(until, wait, sizeof(wait));
 	stamp(l->miss.next_at, next, sizeof(next));
-	fprintf(stderr, "robotmail: '%s': commit %s is not known to the git web API yet; "
-		"the report waits until %s (gitweb.lookup_horizon); %u ask%s since %s, "
-		"the next after %s\n", ar->source, sha, wait, l->miss.attempts,
-		l->miss.attempts == 1 ? "" : "s", first, next);
+	if (l->miss.attempts)
+		fprintf(stderr, "robotmail: '%s': commit %s is not known to the git web API yet; "
+			"the report waits until %s (gitweb.lookup_horizon); %u ask%s since %s, "
+			"the next after %s\n", ar->source, sha, wait, l->miss.attempts,
+			l->miss.attempts == 1 ? "" : "s", first, next);
+	else /* a miss from a store without its count */
+		fprintf(stderr, "robotmail: '%s': commit %s is not known to the git web API yet; "
+			"the report waits until %s (gitweb.lookup_horizon)\n", ar->source, sha, wait);
 	r->base_unknown = r->head_unknown = false; /* no facts: the report is held */
 }
 
