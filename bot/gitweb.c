@@ -132,6 +132,7 @@ struct xfer {
 	long retry_after;      /* seconds, from Retry-After */
 	long long rate_reset;  /* epoch seconds, from X-RateLimit-Reset */
 	bool rate_exhausted;   /* X-RateLimit-Remaining: 0 */
+	char content_type[128];
 	long attempts;         /* failed attempts of the current request */
 	long rate_waits;
 	long redirects;        /* hops followed for the current request */
@@ -232,6 +233,11 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 		x->retry_after = strtol(line + 16, NULL, 10);
 	else if (!strncasecmp(line, "X-RateLimit-Remaining:", 22))
 		x->rate_exhausted = strtol(line + 22, NULL, 10) == 0;
+	else if (!strncasecmp(line, "Content-Type:", 13)) {
+		const char *v = line + 13 + strspn(line + 13, " \t");
+
+		snprintf(x->content_type, sizeof(x->content_type), "%.*s", (int)strcspn(v, "\r\n"), v);
+	}
 	return n;
 }
 
@@ -256,6 +262,7 @@ static void xfer_setup(struct xfer *x, const struct rm_gitweb_opts *o)
 	x->retry_after = 0;
 	x->rate_reset = 0;
 	x->rate_exhausted = false;
+	x->content_type[0] = '\0';
 	curl_slist_free_all(x->headers);
 	x->headers = NULL;
 	for (i = 0; i < RM_GITWEB_MAX_HEADERS && x->call.headers[i]; i++)
@@ -415,6 +422,7 @@ answer:
 	a.status = code;
 	a.body = x->body.buf;
 	a.len = x->body.len;
+	a.content_type = x->content_type;
 	return !next_call(x, &a);
 }
 

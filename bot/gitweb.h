@@ -102,6 +102,7 @@ struct rm_gitweb_answer {
 	long status;       /* HTTP status: 2xx, 3xx without Location, 4xx but rate limits */
 	const char *body;  /* NUL-terminated */
 	size_t len;
+	const char *content_type; /* the Content-Type header's value, "" when none */
 };
 
 enum rm_gitweb_fail_kind {

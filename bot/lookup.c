@@ -88,6 +88,17 @@ static bool ask(struct conv *c, char *url, struct rm_gitweb_call *next)
 	return true;
 }
 
+/* Does a Content-Type name JSON ("application/json", "...+json; ...")? */
+static bool is_json(const char *ct)
+{
+	size_t i;
+
+	for (i = 0; ct && ct[i] && ct[i] != ';'; i++)
+		if (!strncasecmp(ct + i, "json", 4))
+			return true;
+	return false;
+}
+
 /* A commit answer (200): parse it; for cgit go on to the commit page. */
 static bool got_commit(struct conv *c, const struct rm_gitweb_answer *a, struct rm_gitweb_call *next)
 {
@@ -108,6 +119,18 @@ static bool got_commit(struct conv *c, const struct rm_gitweb_answer *a, struct 
 		c->page_full = true;
 		c->stage = STAGE_CGIT_PAGE;
 		return ask(c, rm_cgit_page_url(r->tree->api, want), next);
+	}
+	if (rc && r->tree->provider != RM_PROVIDER_CGIT && !is_json(a->content_type)) {
+		/* not the API's answer at all (a proxy's or a login page): that
+		 * may change, so it is no malformed commit */
+		char ct[128];
+
+		free(upstream);
+		snprintf(ct, sizeof(ct), "%s", a->content_type ? a->content_type : "");
+		rm_error_scrub(ct);
+		failf(r, RM_ERR_TEMP, "%s: HTTP 200 with Content-Type '%s', not JSON (a proxy or a "
+		      "login page in the way?)", a->url, ct);
+		return false;
 	}
 	if (rc) {
 		free(upstream);

@@ -427,6 +427,15 @@ brun k4
 	grep -q "$M/repos/test/linux/commits/$HEAD_SHA" "$T/err" &&
 	ok "an answer that never parses: deferred twice (exit 75), the third in a row fails the archive naming the server (exit 1)" ||
 	not_ok "malformed answer" "rc=$r1,$r2,$rc grep1=$g1" "$(ls -R "$T/k4" | head)" "$(cat "$T/err")"
+# the same bytes as text/html: no answer of the API (a proxy or a login page
+# in the way), temporary and not counted toward the permanent failure
+bcfg k6 "$M/html" 86400 >"$T/k6.yaml"
+cp contrib/examples/mincore.tar.xz "$T/k6/inbox/"
+brun k6
+[ $rc -eq 75 ] && grep -q "$M/html/repos/test/linux/commits/$HEAD_SHA: HTTP 200 with Content-Type 'text/html; charset=utf-8', not JSON" "$T/err" &&
+	[ -z "$(row k6 attempts)" ] &&
+	ok "an unparsable 200 that is not JSON (text/html) is temporary and not counted as a malformed commit (exit 75)" ||
+	not_ok "text/html answer" "rc=$rc" "$(cat "$T/err")"
 # structurally wrong (valid JSON, no commit): the same rule
 printf '[]' >"$T/fxm/repos/test/linux/commits/$HEAD_SHA"
 bcfg k5 "$M" 86400 >"$T/k5.yaml"
