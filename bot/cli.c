@@ -168,8 +168,7 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 		rc = -1;
 		break;
 	default:
-		rc = rm_error_set(err, req.error_kind == RM_ERR_CONFIG ? RM_ERR_CONFIG : RM_ERR_TEMP,
-				  "commit %s: %s", req.sha, req.error);
+		rc = rm_error_set(err, req.error_kind, "commit %s: %s", req.sha, req.error);
 		break;
 	}
 	rm_commit_free(&req.facts);
@@ -260,8 +259,7 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 		rm_setup_close(&e);
 		return -1;
 	}
-	if (e.ob)
-		rm_setup_wire_cache(&e);
+	rm_setup_wire_cache(&e); /* without a store too: the wait rule of unknown commits */
 	rm_setup_pipeline(&e, &p, to, now, verbose);
 	rm_pipeline_print_sink_init(&ps, &p, stdout, outdir, force);
 	rc = rm_pipeline_run(&p, argv + optind, (size_t)(argc - optind), err);

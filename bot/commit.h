@@ -80,7 +80,19 @@ bool rm_commit_valid_sha(const char *s);
 char *rm_commit_to_json(const struct rm_commit_facts *f);
 int rm_commit_from_cache_json(struct rm_commit_facts *f, const char *json);
 
-/* The commit cache, as an interface (outbox.c provides one; tests may fake
+/* The record of asks that gave no facts for one (tree, sha): the provider
+ * did not know the commit (failure[0] == '\0'), or answered with something
+ * that does not parse (failure says what).  Asked again not before next_at,
+ * with a growing wait (lookup.c); kept by the store (schema step 6). */
+struct rm_commit_miss {
+	unsigned attempts;    /* asks of this kind in a row, the last one included */
+	long long first_at;   /* epoch seconds of the first of them */
+	long long last_at;    /* of the last */
+	long long next_at;    /* not asked again before */
+	char failure[256];    /* "" a miss (404/422), else why the answer was malformed */
+};
+
+/* The commit cache, as an interface (store.c provides one; tests may fake
  * it).  Keys are the tree's name and the sha as asked; a record is the JSON
  * of rm_commit_to_json (found) or none (a miss). */
 struct rm_commit_cache {
@@ -88,6 +100,12 @@ struct rm_commit_cache {
 	/* 1 hit, 0 miss, -1 error; *json is malloc()ed, the caller frees it */
 	int (*get)(void *ctx, const char *tree, const char *sha, char **json, bool *found);
 	int (*put)(void *ctx, const char *tree, const char *sha, bool found, const char *json);
+	/* The miss record, expired or not: 1 with *m, 0 none, -1 error (read as
+	 * none).  NULL: misses are only what get says. */
+	int (*miss_get)(void *ctx, const char *tree, const char *sha, struct rm_commit_miss *m);
+	/* Replace the miss record (NULL on a read-only store: nothing counted). */
+	int (*miss_put)(void *ctx, const char *tree, const char *sha, const struct rm_commit_miss *m);
+	long miss_cap;        /* the longest wait between two asks (gitweb.miss_ttl), seconds */
 };
 
 #endif

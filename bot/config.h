@@ -109,7 +109,7 @@ struct rm_config {
 	long timeout;          /* seconds, whole request */
 	long retries;          /* extra attempts for 5xx and timeouts */
 	long concurrency;      /* lookups in flight */
-	long miss_ttl;         /* seconds a "not found" is cached */
+	long miss_ttl;         /* longest wait before an unknown commit is asked again (lookup.c) */
 	long max_wait;         /* longest rate-limit wait honoured, seconds */
 	long lookup_horizon;   /* seconds an archive waits for a commit its tree does not
 				* know yet (a mirror behind); 0: unknown fails at once */

@@ -106,6 +106,73 @@ int rm_forge_parse_commit(struct rm_commit_facts *f, enum rm_provider p, const c
 }
 
 
+/* A hand-written byte scanner rather than a streaming JSON library (yajl
+ * and json-c's tokener would be a second JSON dependency beside jansson):
+ * it only needs to know strings, escapes and ':'; jansson then parses what
+ * it kept and judges its syntax. */
+void rm_forge_skim(void *ctx, const char *data, size_t len, struct rm_sb *out)
+{
+	struct rm_forge_skim *k = ctx;
+	size_t i, start = 0;
+
+	if (!data) {
+		memset(k, 0, sizeof(*k));
+		return;
+	}
+	for (i = 0; i < len; i++) {
+		char ch = data[i];
+
+		if (k->mode == 2) {
+			/* a dropped value: find its end, keep nothing of it */
+			if (k->esc)
+				k->esc = false;
+			else if (ch == '\\')
+				k->esc = true;
+			else if (ch == '"') {
+				k->mode = 0;
+				start = i; /* keep the closing quote */
+			}
+			continue;
+		}
+		if (k->mode == 1) {
+			if (k->esc)
+				k->esc = false;
+			else if (ch == '\\')
+				k->esc = true;
+			else if (ch == '"') {
+				k->mode = 0;
+				k->was_string = true;
+				continue;
+			}
+			if (k->keylen < sizeof(k->key))
+				k->key[k->keylen] = ch;
+			k->keylen++;
+			continue;
+		}
+		if (ch == '"') {
+			if (k->drop_next) {
+				/* keep up to the opening quote, drop the value */
+				rm_sb_add(out, data + start, i + 1 - start);
+				start = len; /* set again at the closing quote */
+				k->mode = 2;
+			} else {
+				k->mode = 1;
+				k->keylen = 0;
+			}
+			k->drop_next = k->was_string = false;
+		} else if (ch == ':') {
+			k->drop_next = k->was_string &&
+				       ((k->keylen == 5 && !memcmp(k->key, "patch", 5)) ||
+					(k->keylen == 4 && !memcmp(k->key, "diff", 4)));
+			k->was_string = false;
+		} else if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') {
+			k->drop_next = k->was_string = false;
+		}
+	}
+	if (k->mode != 2 && start < len)
+		rm_sb_add(out, data + start, len - start);
+}
+
 char *rm_forge_search_result(enum rm_provider p, const char *body, size_t len,
 			     const char *subject)
 {

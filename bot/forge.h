@@ -14,6 +14,7 @@
 #ifndef RM_FORGE_H
 #define RM_FORGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "commit.h"
@@ -55,6 +56,22 @@ int rm_forge_gitlab_diff(struct rm_commit_facts *f, const char *buf, size_t len,
  * tell; -1 with why (the repository answered for) when it is another. */
 int rm_forge_check_repo(enum rm_provider p, const char *api, const char *buf, size_t len,
 			char *why, size_t whylen);
+
+/* A JSON answer without its diffs, as it arrives (a gitweb filter): the
+ * string value of every member named "patch" (GitHub, Gitea) or "diff"
+ * (GitLab's diff pages) is dropped ("" instead), everything else is passed
+ * on to `out` byte for byte.  `ctx` is a struct rm_forge_skim; data NULL
+ * starts a new answer.  So a commit with a 100 MB diff costs what its
+ * headers and file list cost. */
+struct rm_forge_skim {
+	int mode;          /* 0 between tokens, 1 in a string, 2 in a dropped string */
+	bool esc;          /* the last byte in the string was a backslash */
+	bool was_string;   /* the last token was a string (a ':' makes it a key) */
+	bool drop_next;    /* a ':' followed a "patch" or "diff" key */
+	char key[8];       /* the current string's first bytes */
+	size_t keylen;
+};
+void rm_forge_skim(void *ctx, const char *data, size_t len, struct rm_sb *out);
 
 /* GitHub REST commit, Gitea/Forgejo git/commits, GitLab repository/commits.
  * Fills f (free with rm_commit_free); -1 with err naming `what` (f empty). */

@@ -132,6 +132,7 @@ struct xfer {
 	long retry_after;      /* seconds, from Retry-After */
 	long long rate_reset;  /* epoch seconds, from X-RateLimit-Reset */
 	bool rate_exhausted;   /* X-RateLimit-Remaining: 0 */
+	char content_type[128];
 	long attempts;         /* failed attempts of the current request */
 	long rate_waits;
 	long redirects;        /* hops followed for the current request */
@@ -163,6 +164,14 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 	struct xfer *x = userp;
 	size_t n = size * nmemb, i, start = 0;
 
+	if (!x->call.keep && x->call.filter) {
+		x->call.filter(x->call.filter_ctx, data, n, &x->body);
+		if (x->body.len > RM_GITWEB_MAX_BODY) {
+			x->too_big = true;
+			return 0;
+		}
+		return n;
+	}
 	if (!x->call.keep) {
 		if (x->body.len + n > RM_GITWEB_MAX_BODY) {
 			x->too_big = true;
@@ -224,6 +233,11 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 		x->retry_after = strtol(line + 16, NULL, 10);
 	else if (!strncasecmp(line, "X-RateLimit-Remaining:", 22))
 		x->rate_exhausted = strtol(line + 22, NULL, 10) == 0;
+	else if (!strncasecmp(line, "Content-Type:", 13)) {
+		const char *v = line + 13 + strspn(line + 13, " \t");
+
+		snprintf(x->content_type, sizeof(x->content_type), "%.*s", (int)strcspn(v, "\r\n"), v);
+	}
 	return n;
 }
 
@@ -241,11 +255,14 @@ static void xfer_setup(struct xfer *x, const struct rm_gitweb_opts *o)
 	curl_easy_reset(x->easy);
 	rm_sb_reset(&x->body);
 	rm_sb_reset(&x->line);
+	if (x->call.filter)
+		x->call.filter(x->call.filter_ctx, NULL, 0, NULL);
 	x->stopped = false;
 	x->too_big = false;
 	x->retry_after = 0;
 	x->rate_reset = 0;
 	x->rate_exhausted = false;
+	x->content_type[0] = '\0';
 	curl_slist_free_all(x->headers);
 	x->headers = NULL;
 	for (i = 0; i < RM_GITWEB_MAX_HEADERS && x->call.headers[i]; i++)
@@ -375,6 +392,11 @@ static bool finish(struct xfer *x, CURLcode cc, const struct rm_gitweb_opts *o)
 		x->start_at = now + wait_s * 1000;
 		return false;
 	}
+	if (x->too_big && (x->call.keep || x->call.filter)) {
+		job_fail(x, RM_GITWEB_TOO_BIG, "%s: even the part robotmail reads of the answer is "
+			 "larger than %u bytes", x->url, RM_GITWEB_MAX_BODY);
+		return true;
+	}
 	if (x->too_big) {
 		job_fail(x, RM_GITWEB_TEMP, "%s: response larger than %u bytes", x->url,
 			 RM_GITWEB_MAX_BODY);
@@ -400,6 +422,7 @@ answer:
 	a.status = code;
 	a.body = x->body.buf;
 	a.len = x->body.len;
+	a.content_type = x->content_type;
 	return !next_call(x, &a);
 }
 

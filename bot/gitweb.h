@@ -33,6 +33,8 @@
 #include "config.h"
 #include "error.h"
 
+struct rm_sb; /* strbuf.h */
+
 #define RM_GITWEB_MAX_BODY (16u << 20) /* a response larger than this is refused */
 #define RM_GITWEB_MAX_LINE (1u << 20)  /* with a line filter: the longest line */
 #define RM_GITWEB_MAX_REDIRS 3
@@ -84,6 +86,14 @@ struct rm_gitweb_call {
 	 * lines of a 100 MB answer reads it in the memory of a small one. */
 	enum rm_gitweb_keep (*keep)(const char *kept, size_t kept_len, const char *line,
 				    size_t len);
+	/* When set (and keep is not), the body is handed to it in pieces as it
+	 * arrives and only what it appends to `out` is kept (bounded by
+	 * RM_GITWEB_MAX_BODY): a job that needs part of a large answer (a JSON
+	 * commit without its patches) reads it in the memory of that part.
+	 * Called with data NULL before each attempt and redirect hop (a new
+	 * body: it resets its state).  `ctx` is filter_ctx, the job's. */
+	void (*filter)(void *ctx, const char *data, size_t len, struct rm_sb *out);
+	void *filter_ctx;
 };
 
 /* An HTTP answer handed back to its job (borrowed for the call of step). */
@@ -92,11 +102,14 @@ struct rm_gitweb_answer {
 	long status;       /* HTTP status: 2xx, 3xx without Location, 4xx but rate limits */
 	const char *body;  /* NUL-terminated */
 	size_t len;
+	const char *content_type; /* the Content-Type header's value, "" when none */
 };
 
 enum rm_gitweb_fail_kind {
 	RM_GITWEB_TEMP,   /* a later run may succeed: timeouts, 5xx, rate limits, too big */
 	RM_GITWEB_CONFIG, /* the operator must fix something: a token that cannot be read */
+	RM_GITWEB_TOO_BIG, /* what a keep or filter call keeps is over RM_GITWEB_MAX_BODY:
+			    * the part the job needs is too big, for any later run too */
 };
 
 struct rm_gitweb_job {

@@ -37,7 +37,16 @@ struct conv {
 	enum stage stage;
 	bool page_full;        /* the patch showed another commit (a merge) */
 	unsigned diff_page;    /* GitLab: the diff page asked for */
+	bool malformed;        /* the failure is an answer that does not parse */
+	struct rm_forge_skim skim; /* JSON forges: the answer without its diffs */
 };
+
+/* A 200 answer that does not parse: counted (see RM_LOOKUP_MALFORMED_MAX). */
+static void set_malformed(struct conv *c, const char *why)
+{
+	c->malformed = true;
+	failf(c->req, RM_ERR_TEMP, "malformed response: %s", why);
+}
 
 static char *commit_url(const struct conv *c, const char *sha)
 {
@@ -72,7 +81,22 @@ static bool ask(struct conv *c, char *url, struct rm_gitweb_call *next)
 		next->keep = rm_cgit_patch_keep; /* headers, message, file list: not the diff */
 	else if (c->req->tree->provider == RM_PROVIDER_CGIT && c->stage == STAGE_CGIT_PAGE)
 		next->keep = rm_cgit_page_keep;  /* up to the diffstat */
+	else if (c->stage == STAGE_COMMIT || c->stage == STAGE_GITLAB_DIFF) {
+		next->filter = rm_forge_skim;    /* headers and file list: not the patches */
+		next->filter_ctx = &c->skim;
+	}
 	return true;
+}
+
+/* Does a Content-Type name JSON ("application/json", "...+json; ...")? */
+static bool is_json(const char *ct)
+{
+	size_t i;
+
+	for (i = 0; ct && ct[i] && ct[i] != ';'; i++)
+		if (!strncasecmp(ct + i, "json", 4))
+			return true;
+	return false;
 }
 
 /* A commit answer (200): parse it; for cgit go on to the commit page. */
@@ -96,9 +120,21 @@ static bool got_commit(struct conv *c, const struct rm_gitweb_answer *a, struct 
 		c->stage = STAGE_CGIT_PAGE;
 		return ask(c, rm_cgit_page_url(r->tree->api, want), next);
 	}
+	if (rc && r->tree->provider != RM_PROVIDER_CGIT && !is_json(a->content_type)) {
+		/* not the API's answer at all (a proxy's or a login page): that
+		 * may change, so it is no malformed commit */
+		char ct[128];
+
+		free(upstream);
+		snprintf(ct, sizeof(ct), "%s", a->content_type ? a->content_type : "");
+		rm_error_scrub(ct);
+		failf(r, RM_ERR_TEMP, "%s: HTTP 200 with Content-Type '%s', not JSON (a proxy or a "
+		      "login page in the way?)", a->url, ct);
+		return false;
+	}
 	if (rc) {
 		free(upstream);
-		failf(r, RM_ERR_TEMP, "malformed response: %s", e.msg);
+		set_malformed(c, e.msg);
 		return false;
 	}
 	r->facts.upstream_sha = upstream;
@@ -172,7 +208,7 @@ static bool step(void *ctx, const struct rm_gitweb_answer *a, struct rm_gitweb_c
 			return ask(c, commit_url(c, sha), next);
 		case STAGE_CGIT_PAGE:
 			if (rm_cgit_parse_page(&r->facts, a->body, a->len, c->page_full, a->url, &e)) {
-				failf(r, RM_ERR_TEMP, "malformed response: %s", e.msg);
+				set_malformed(c, e.msg);
 				return false;
 			}
 			settle_found(c);
@@ -183,7 +219,7 @@ static bool step(void *ctx, const struct rm_gitweb_answer *a, struct rm_gitweb_c
 			size_t n;
 
 			if (rm_forge_gitlab_diff(&r->facts, a->body, a->len, a->url, &n, &e)) {
-				failf(r, RM_ERR_TEMP, "malformed response: %s", e.msg);
+				set_malformed(c, e.msg);
 				return false;
 			}
 			if (n >= RM_FORGE_DIFF_PAGE && c->diff_page < RM_FORGE_DIFF_MAX_PAGES)
@@ -241,16 +277,93 @@ static void fail(void *ctx, enum rm_gitweb_fail_kind kind, const char *why)
 {
 	struct conv *c = ctx;
 
-	failf(c->req, kind == RM_GITWEB_CONFIG ? RM_ERR_CONFIG : RM_ERR_TEMP, "%s", why);
+	if (kind == RM_GITWEB_TOO_BIG)
+		/* what robotmail needs of a commit (headers, message, file list)
+		 * will not shrink: the commit fails for good, named */
+		failf(c->req, RM_ERR_INPUT, "%s (the commit's headers, message and file list "
+		      "alone; the diff is not read)", why);
+	else
+		failf(c->req, kind == RM_GITWEB_CONFIG ? RM_ERR_CONFIG : RM_ERR_TEMP, "%s", why);
 }
 
 /* ---- the cache */
 
-static void cache_store(const struct rm_commit_cache *cache, struct rm_lookup_req *r)
+static void when(long long t, char *buf, size_t len)
 {
-	if (!cache || !cache->put || r->status == RM_LOOKUP_FAILED)
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* What a malformed-answer record means for the lookup: a temporary failure
+ * until it has been seen RM_LOOKUP_MALFORMED_MAX times in a row, then a
+ * permanent one naming the reason. */
+static void malformed_verdict(struct rm_lookup_req *r)
+{
+	const struct rm_commit_miss *m = &r->miss;
+	char first[32], next[32];
+
+	when(m->first_at, first, sizeof(first));
+	when(m->next_at, next, sizeof(next));
+	if (m->attempts >= RM_LOOKUP_MALFORMED_MAX)
+		failf(r, RM_ERR_INPUT, "the git web API of tree '%s' gave an answer that does not "
+		      "parse %u times in a row since %s: %s", r->tree->name, m->attempts, first,
+		      m->failure);
+	else
+		failf(r, RM_ERR_TEMP, "malformed response: %s (%u of %d before the commit fails; "
+		      "asked again after %s)", m->failure, m->attempts, RM_LOOKUP_MALFORMED_MAX, next);
+}
+
+/* Count an ask that gave no facts (failure "" a miss, else the malformed
+ * answer) into r->miss, set its next ask, and keep it when the cache can. */
+static void count_failure(const struct rm_commit_cache *cache, struct rm_lookup_req *r,
+			  const char *failure)
+{
+	struct rm_commit_miss *m = &r->miss;
+	long long now = (long long)time(NULL), wait = RM_LOOKUP_FIRST_WAIT;
+	long cap = cache ? cache->miss_cap : 0;
+	unsigned i;
+
+	if (!m->attempts || !*m->failure != !*failure) {
+		m->attempts = 0; /* a new kind of failure starts its own count */
+		m->first_at = now;
+	}
+	m->attempts++;
+	m->last_at = now;
+	for (i = 1; i < m->attempts && wait < cap; i++)
+		wait *= 2;
+	if (wait > cap)
+		wait = cap;
+	m->next_at = now + wait;
+	snprintf(m->failure, sizeof(m->failure), "%s", failure);
+	if (cache && cache->miss_put)
+		cache->miss_put(cache->ctx, r->tree->name, r->sha, m);
+	else if (cache && cache->put && !cache->miss_get && !*failure)
+		cache->put(cache->ctx, r->tree->name, r->sha, false, NULL);
+}
+
+static void cache_store(const struct rm_commit_cache *cache, struct rm_lookup_req *r,
+			bool malformed_answer)
+{
+	if (r->from_cache)
 		return;
-	if (r->status == RM_LOOKUP_FOUND) {
+	if (r->status == RM_LOOKUP_FAILED) {
+		if (malformed_answer) {
+			count_failure(cache, r, r->error + (strncmp(r->error, "malformed response: ", 20) ?
+								    0 : 20));
+			malformed_verdict(r);
+		}
+		return;
+	}
+	if (r->status == RM_LOOKUP_UNKNOWN) {
+		count_failure(cache, r, "");
+		return;
+	}
+	if (!cache || !cache->put)
+		return;
+	{
 		char *json = rm_commit_to_json(&r->facts);
 
 		cache->put(cache->ctx, r->tree->name, r->sha, true, json);
@@ -258,28 +371,57 @@ static void cache_store(const struct rm_commit_cache *cache, struct rm_lookup_re
 		if (r->facts.sha && strcmp(r->facts.sha, r->sha) && !r->facts.upstream_sha)
 			cache->put(cache->ctx, r->tree->name, r->facts.sha, true, json);
 		free(json);
-	} else {
-		cache->put(cache->ctx, r->tree->name, r->sha, false, NULL);
 	}
 }
 
+/* A found commit, or a miss (or malformed answer) whose next ask is not due:
+ * answered from the cache (true).  Else false, with r->miss holding the
+ * asks so far. */
 static bool cache_lookup(const struct rm_commit_cache *cache, struct rm_lookup_req *r)
 {
 	char *json = NULL;
 	bool found = false;
+	int got;
 
-	if (!cache || !cache->get || cache->get(cache->ctx, r->tree->name, r->sha, &json, &found) != 1)
+	if (!cache || !cache->get)
 		return false;
-	if (found) {
-		if (!json || rm_commit_from_cache_json(&r->facts, json)) {
-			free(json);
+	got = cache->get(cache->ctx, r->tree->name, r->sha, &json, &found);
+	if (got == 1 && found) {
+		int bad = !json || rm_commit_from_cache_json(&r->facts, json);
+
+		free(json);
+		if (bad)
 			return false; /* a damaged entry: look it up again */
-		}
 		r->status = RM_LOOKUP_FOUND;
-	} else {
-		r->status = RM_LOOKUP_UNKNOWN;
+		r->from_cache = true;
+		return true;
 	}
 	free(json);
+	if (cache->miss_get) {
+		long long now = (long long)time(NULL);
+
+		int mg = cache->miss_get(cache->ctx, r->tree->name, r->sha, &r->miss);
+
+		if (mg == 1) {
+			if (r->miss.next_at <= now ||
+			    (r->fresh_after && r->miss.last_at < r->fresh_after))
+				return false; /* due: ask again */
+			r->from_cache = true;
+			if (*r->miss.failure)
+				malformed_verdict(r);
+			else
+				r->status = RM_LOOKUP_UNKNOWN;
+			return true;
+		}
+		memset(&r->miss, 0, sizeof(r->miss));
+		if (mg == 0)
+			return false;
+		/* unreadable (a read-only store from before the miss records):
+		 * a miss as get says, uncounted */
+	}
+	if (got != 1)
+		return false;
+	r->status = RM_LOOKUP_UNKNOWN;
 	r->from_cache = true;
 	return true;
 }
@@ -308,6 +450,7 @@ int rm_lookup_run(struct rm_lookup_req *reqs, size_t n, const struct rm_gitweb_o
 		struct conv *c;
 
 		memset(&r->facts, 0, sizeof(r->facts));
+		memset(&r->miss, 0, sizeof(r->miss));
 		r->error[0] = '\0';
 		r->requests = 0;
 		r->from_cache = false;
@@ -326,7 +469,7 @@ int rm_lookup_run(struct rm_lookup_req *reqs, size_t n, const struct rm_gitweb_o
 			continue;
 		if (r->tree->provider == RM_PROVIDER_LOCAL_GIT) {
 			lookup_local(r);
-			cache_store(cache, r);
+			cache_store(cache, r, false);
 			continue;
 		}
 		c = &convs[njobs];
@@ -345,7 +488,7 @@ int rm_lookup_run(struct rm_lookup_req *reqs, size_t n, const struct rm_gitweb_o
 		rc = -1;
 	for (i = 0; i < njobs && !rc; i++) {
 		convs[i].req->requests += jobs[i].requests;
-		cache_store(cache, convs[i].req);
+		cache_store(cache, convs[i].req, convs[i].malformed);
 	}
 	free(jobs);
 	free(convs);

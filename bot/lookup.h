@@ -27,6 +27,15 @@
 #include "gitweb.h"
 #include "strbuf.h"
 
+/* An unknown commit is asked again after RM_LOOKUP_FIRST_WAIT seconds, then
+ * after twice as long each time, up to the cache's miss_cap
+ * (gitweb.miss_ttl); the caller decides how long an archive waits for it
+ * (gitweb.lookup_horizon).  An answer that does not parse is asked again on
+ * the same rule; the RM_LOOKUP_MALFORMED_MAX-th in a row makes the lookup
+ * fail for good (RM_ERR_INPUT), naming the reason. */
+#define RM_LOOKUP_FIRST_WAIT 60
+#define RM_LOOKUP_MALFORMED_MAX 3
+
 enum rm_lookup_status {
 	RM_LOOKUP_FOUND,
 	RM_LOOKUP_UNKNOWN,  /* the provider does not know the commit (404/422) */
@@ -42,9 +51,20 @@ struct rm_lookup_req {
 	struct rm_commit_facts facts;  /* when FOUND; free with rm_commit_free */
 	char error[512];         /* when FAILED: what went wrong, naming the URL */
 	enum rm_error_kind error_kind; /* when FAILED: RM_ERR_TEMP (timeouts, 5xx, rate
-				  * limits: retry later) or RM_ERR_CONFIG (401/403,
-				  * an unreadable token, a clone git refuses: the
-				  * operator must act) */
+				  * limits, a malformed answer not yet repeated:
+				  * retry later), RM_ERR_CONFIG (401/403, an
+				  * unreadable token, a clone git refuses: the
+				  * operator must act) or RM_ERR_INPUT (the answer
+				  * never parses: the commit's archive fails) */
+	long long fresh_after;   /* in: a miss last asked before this time (epoch
+				  * seconds) is asked again even when its wait is
+				  * not over (0: none); set by a caller about to
+				  * give up on the commit, so that it gives up on a
+				  * fresh answer */
+	struct rm_commit_miss miss; /* when UNKNOWN, or FAILED on a malformed answer:
+				  * the asks in a row that gave no facts, this
+				  * one included (also when the cache takes no
+				  * write: a dry run shows what run would) */
 	unsigned requests;       /* HTTP requests (or git runs) made for this lookup */
 	bool from_cache;
 };

@@ -93,27 +93,57 @@ static size_t lookup_index(struct batch *b, const struct rm_tree_cfg *t, const c
  * reports, look the commits up, and build each report. */
 /* A commit its tree does not know may only not be fetched yet (a mirror
  * behind): until the archive is gitweb.lookup_horizon old its report waits
- * (held: the archive stays in the inbox, exit 75; the miss is asked again
- * after gitweb.miss_ttl), then the archive fails naming the commit. */
-static void unknown_within_horizon(const struct rm_pipeline *e, const struct batch *b, size_t i,
-				   struct rm_report *r)
+ * (held: the archive stays in the inbox, exit 75; the commit is asked again
+ * after a growing wait, lookup.c), then the archive fails naming the commit
+ * and the asks (the last one made after the horizon: see fresh_after). */
+static time_t horizon_end(const struct rm_pipeline *e, const struct batch *b, size_t i)
 {
-	const struct rm_archive *ar = &b->archives[b->report_archive[i]];
 	struct stat st;
-	time_t until;
-	char when[32];
+
+	if (stat(b->archives[b->report_archive[i]].source, &st))
+		return 0;
+	return st.st_mtime + (time_t)e->cfg->lookup_horizon;
+}
+
+static void stamp(long long t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
 	struct tm tm;
 
-	if (stat(ar->source, &st))
+	gmtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void unknown_within_horizon(const struct rm_pipeline *e, const struct batch *b, size_t i,
+				   struct rm_report *r, const struct rm_lookup_req *l)
+{
+	const struct rm_archive *ar = &b->archives[b->report_archive[i]];
+	time_t until = horizon_end(e, b, i);
+	char wait[32], first[32], next[32];
+	const char *sha = r->head_unknown ? r->tests[0].head->commit : r->tests[0].base->commit;
+
+	stamp(l->miss.first_at, first, sizeof(first));
+	if (!until || e->now >= until) {
+		/* past the horizon: the archive fails, saying how long it waited */
+		if (l->miss.attempts)
+			r->bad_reason = rm_xstrfmt("%s %s is unknown to the git web API of tree '%s' "
+						   "after %u ask%s since %s (gitweb.lookup_horizon %lds)",
+						   r->head_unknown ? "commit" : "base commit", sha,
+						   l->tree->name, l->miss.attempts,
+						   l->miss.attempts == 1 ? "" : "s", first,
+						   e->cfg->lookup_horizon);
 		return;
-	until = st.st_mtime + (time_t)e->cfg->lookup_horizon;
-	if (e->now >= until)
-		return;
-	gmtime_r(&until, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fprintf(stderr, "robotmail: '%s': commit %s is not known to the git web API yet; "
-		"the report waits until %s (gitweb.lookup_horizon)\n", ar->source,
-		r->head_unknown ? r->tests[0].head->commit : r->tests[0].base->commit, when);
+	}
+	stamp(until, wait, sizeof(wait));
+	stamp(l->miss.next_at, next, sizeof(next));
+	if (l->miss.attempts)
+		fprintf(stderr, "robotmail: '%s': commit %s is not known to the git web API yet; "
+			"the report waits until %s (gitweb.lookup_horizon); %u ask%s since %s, "
+			"the next after %s\n", ar->source, sha, wait, l->miss.attempts,
+			l->miss.attempts == 1 ? "" : "s", first, next);
+	else /* a miss from a store without its count */
+		fprintf(stderr, "robotmail: '%s': commit %s is not known to the git web API yet; "
+			"the report waits until %s (gitweb.lookup_horizon)\n", ar->source, sha, wait);
 	r->base_unknown = r->head_unknown = false; /* no facts: the report is held */
 }
 
@@ -465,6 +495,18 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 		t = rm_config_tree_for_branch(e->cfg, rm_job_field(&r->tests[0].head->job, "branch"));
 		base_idx[i] = lookup_index(b, t, r->tests[0].base->commit);
 		head_idx[i] = lookup_index(b, t, r->tests[0].head->commit);
+		if (e->cfg->lookup_horizon > 0) {
+			/* about to give up on an unknown commit: on an answer
+			 * given after the horizon, not a cached one from before */
+			time_t until = horizon_end(e, b, i);
+
+			if (until && e->now >= until) {
+				if (b->lookups[base_idx[i]].fresh_after < until)
+					b->lookups[base_idx[i]].fresh_after = until;
+				if (b->lookups[head_idx[i]].fresh_after < until)
+					b->lookups[head_idx[i]].fresh_after = until;
+			}
+		}
 	}
 	rm_gitweb_opts_from_config(&o, e->cfg);
 	if (b->nlookups && rm_lookup_run(b->lookups, b->nlookups, &o, e->cache, err))
@@ -487,13 +529,20 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 		struct rm_report *r = &b->reports[i];
 		const struct rm_lookup_req *bl = &b->lookups[base_idx[i]];
 		const struct rm_lookup_req *hl = &b->lookups[head_idx[i]];
+		const struct rm_lookup_req *bad;
 
 		r->base_facts = bl->status == RM_LOOKUP_FOUND ? &bl->facts : NULL;
 		r->head_facts = hl->status == RM_LOOKUP_FOUND ? &hl->facts : NULL;
 		r->base_unknown = bl->status == RM_LOOKUP_UNKNOWN;
 		r->head_unknown = hl->status == RM_LOOKUP_UNKNOWN;
 		if ((r->base_unknown || r->head_unknown) && e->cfg->lookup_horizon > 0)
-			unknown_within_horizon(e, b, i, r);
+			unknown_within_horizon(e, b, i, r, r->head_unknown ? hl : bl);
+		bad = hl->status == RM_LOOKUP_FAILED && hl->error_kind == RM_ERR_INPUT ? hl :
+		      bl->status == RM_LOOKUP_FAILED && bl->error_kind == RM_ERR_INPUT ? bl : NULL;
+		if (bad && !r->bad_reason)
+			/* an answer that never parses: the archive fails, naming it */
+			r->bad_reason = rm_xstrfmt("%s %s: %s", bad == hl ? "commit" : "base commit",
+						   bad->sha, bad->error);
 		if (!b->patches)
 			b->patches = rm_xcalloc(b->nreports + 1, sizeof(*b->patches));
 		if (e->cfg->patch_mail_base && hl->tree && hl->tree->patches && r->head_facts &&

@@ -102,7 +102,7 @@ void rm_setup_pipeline(struct rm_setup *s, struct rm_pipeline *p, const char *to
 	p->cfg = &s->cfg;
 	p->rules = &s->rules;
 	p->ob = s->ob;
-	p->cache = s->ob ? &s->cache : NULL;
+	p->cache = &s->cache; /* without a store: no get or put, but the wait rule (miss_cap) */
 	p->templates_dir = rm_setup_templates_dir(&s->cfg);
 	p->to = to;
 	p->note = s->note;

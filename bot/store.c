@@ -77,6 +77,37 @@ int rm_store_cache_put(struct rm_store *st, const char *tree, const char *sha, b
 	return st->ops->cache_put(st, tree, sha, found, json, now, ttl, err);
 }
 
+int rm_store_cache_miss_get(struct rm_store *st, const char *tree, const char *sha,
+			    struct rm_commit_miss *m, struct rm_error *err)
+{
+	memset(m, 0, sizeof(*m));
+	return st ? st->ops->cache_miss_get(st, tree, sha, m, err) : 0;
+}
+
+int rm_store_cache_miss_put(struct rm_store *st, const char *tree, const char *sha,
+			    const struct rm_commit_miss *m, struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "writing the commit cache", err);
+	return st->ops->cache_miss_put(st, tree, sha, m, err);
+}
+
+static int cache_cb_miss_get(void *ctx, const char *tree, const char *sha,
+			     struct rm_commit_miss *m)
+{
+	struct rm_error e;
+
+	return rm_store_cache_miss_get(ctx, tree, sha, m, &e);
+}
+
+static int cache_cb_miss_put(void *ctx, const char *tree, const char *sha,
+			     const struct rm_commit_miss *m)
+{
+	struct rm_error e;
+
+	return rm_store_cache_miss_put(ctx, tree, sha, m, &e);
+}
+
 /* gitweb's cache callbacks.  The interface has no error channel beyond -1:
  * gitweb treats a failed get as a miss and fetches, and a failed put costs
  * only a later refetch, so the detail is not kept. */
@@ -99,12 +130,15 @@ static int cache_cb_put(void *ctx, const char *tree, const char *sha, bool found
 void rm_store_commit_cache(struct rm_store *st, long miss_ttl, struct rm_commit_cache *cache)
 {
 	memset(cache, 0, sizeof(*cache));
+	cache->miss_cap = miss_ttl; /* without a store too: a dry run says when run would ask */
 	if (!st)
 		return;
 	st->cache_miss_ttl = miss_ttl;
 	cache->ctx = st;
 	cache->get = cache_cb_get;
 	cache->put = st->readonly ? NULL : cache_cb_put;
+	cache->miss_get = cache_cb_miss_get;
+	cache->miss_put = st->readonly ? NULL : cache_cb_miss_put;
 }
 
 void rm_store_msg_free(struct rm_store_msg *m)

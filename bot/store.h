@@ -45,6 +45,7 @@
 
 struct rm_store;
 struct rm_commit_cache; /* commit.h */
+struct rm_commit_miss;  /* commit.h */
 struct rm_sb;           /* strbuf.h */
 
 enum rm_store_mode {
@@ -88,8 +89,17 @@ int rm_store_cache_get(struct rm_store *st, const char *tree, const char *sha, t
 /* Store facts (found) for good, or a miss until now + ttl. */
 int rm_store_cache_put(struct rm_store *st, const char *tree, const char *sha, bool found,
 		       const char *json, time_t now, long ttl, struct rm_error *err);
+/* The miss record of (tree, sha) (commit.h), expired or not: 1 with *m, 0
+ * none (or a NULL store), -1 on error. */
+int rm_store_cache_miss_get(struct rm_store *st, const char *tree, const char *sha,
+			    struct rm_commit_miss *m, struct rm_error *err);
+/* Replace the record of (tree, sha) by the miss record m (asked again after
+ * m->next_at). */
+int rm_store_cache_miss_put(struct rm_store *st, const char *tree, const char *sha,
+			    const struct rm_commit_miss *m, struct rm_error *err);
 /* Fill `cache` (gitweb.h's interface) with callbacks over this store: a miss
- * is kept `miss_ttl` seconds; a read-only store gets no put.  The store must
+ * is asked again after a wait growing up to `miss_ttl` seconds (lookup.c);
+ * a read-only store gets no put.  The store must
  * outlive the cache.  A failed read is a miss for the lookup (it fetches). */
 void rm_store_commit_cache(struct rm_store *st, long miss_ttl, struct rm_commit_cache *cache);
 
@@ -442,6 +452,10 @@ struct rm_store_ops {
 			 char **json, bool *found, struct rm_error *err);
 	int (*cache_put)(struct rm_store *st, const char *tree, const char *sha, bool found,
 			 const char *json, time_t now, long ttl, struct rm_error *err);
+	int (*cache_miss_get)(struct rm_store *st, const char *tree, const char *sha,
+			      struct rm_commit_miss *m, struct rm_error *err);
+	int (*cache_miss_put)(struct rm_store *st, const char *tree, const char *sha,
+			      const struct rm_commit_miss *m, struct rm_error *err);
 	int (*thread_first)(struct rm_store *st, const char *thread_key, char **message_id,
 			    char **subject, char **refs, struct rm_error *err);
 	int (*threads_ending)(struct rm_store *st, const char *suffix, size_t limit, char ***keys,

@@ -2,9 +2,10 @@
  *
  * One connection per process.  Every statement goes through PQexecParams
  * with its values as parameters (never string-built SQL).  The schema is the
- * SQLite one in PostgreSQL's types, step for step (1-6; step 4: leases and
+ * SQLite one in PostgreSQL's types, step for step (1-7; step 4: leases and
  * archive claims; step 5: findings, inbound mail, opt-outs; step 6: threads,
- * one first message per thread key), its version in a `schema_version` table.  Migrations
+ * one first message per thread key; step 7: unknown commits' attempts), its version in a
+ * `schema_version` table.  Migrations
  * run in one transaction each under an advisory lock, so several hosts that
  * start at once migrate once.
  *
@@ -30,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "commit.h"
 #include "strbuf.h"
 
 struct pg_store {
@@ -156,6 +158,10 @@ static const char *const migrations[] = {
 	"  SELECT thread_key, message_id, created_at FROM messages m"
 	"  WHERE thread_key IS NOT NULL"
 	"  AND id = (SELECT min(id) FROM messages f WHERE f.thread_key = m.thread_key)",
+	/* 7: unknown commits asked again with a growing wait (store_sqlite.c's 7) */
+	"ALTER TABLE commit_cache ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE commit_cache ADD COLUMN first_failed_at BIGINT;"
+	"ALTER TABLE commit_cache ADD COLUMN failure TEXT",
 };
 
 static const char *const state_names[] = { "held", "queued", "sending", "sent", "failed" };
@@ -507,6 +513,50 @@ static int pgs_cache_put(struct rm_store *base, const char *tree, const char *sh
 		 " ON CONFLICT (tree, sha) DO UPDATE SET found = EXCLUDED.found, facts = EXCLUDED.facts,"
 		 " fetched_at = EXCLUDED.fetched_at, expires_at = EXCLUDED.expires_at",
 		 6, p, err, "writing the commit cache");
+}
+
+static int pgs_cache_miss_get(struct rm_store *base, const char *tree, const char *sha,
+			      struct rm_commit_miss *m, struct rm_error *err)
+{
+	const char *p[2] = { tree, sha };
+	PGresult *r = q(pg(base),
+			"SELECT attempts, coalesce(first_failed_at, 0), fetched_at,"
+			" coalesce(expires_at, 0), coalesce(failure, '')"
+			" FROM commit_cache WHERE tree = $1 AND sha = $2 AND NOT found",
+			2, p, err, "reading the commit cache");
+	int hit;
+
+	if (!r)
+		return -1;
+	hit = PQntuples(r) > 0;
+	if (hit) {
+		m->attempts = (unsigned)strtoul(PQgetvalue(r, 0, 0), NULL, 10);
+		m->first_at = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+		m->last_at = strtoll(PQgetvalue(r, 0, 2), NULL, 10);
+		m->next_at = strtoll(PQgetvalue(r, 0, 3), NULL, 10);
+		snprintf(m->failure, sizeof(m->failure), "%s", PQgetvalue(r, 0, 4));
+	}
+	PQclear(r);
+	return hit;
+}
+
+static int pgs_cache_miss_put(struct rm_store *base, const char *tree, const char *sha,
+			      const struct rm_commit_miss *m, struct rm_error *err)
+{
+	struct num a = { "" }, b = { "" }, c = { "" }, d = { "" };
+	const char *p[7] = { tree, sha, num(&a, m->last_at), num(&b, m->next_at),
+			     num(&c, m->attempts), num(&d, m->first_at),
+			     m->failure[0] ? m->failure : NULL };
+
+	return x(pg(base),
+		 "INSERT INTO commit_cache (tree, sha, found, facts, fetched_at, expires_at, attempts,"
+		 " first_failed_at, failure) VALUES ($1, $2, false, NULL, $3::bigint, $4::bigint,"
+		 " $5::integer, $6::bigint, $7)"
+		 " ON CONFLICT (tree, sha) DO UPDATE SET found = false, facts = NULL,"
+		 " fetched_at = EXCLUDED.fetched_at, expires_at = EXCLUDED.expires_at,"
+		 " attempts = EXCLUDED.attempts, first_failed_at = EXCLUDED.first_failed_at,"
+		 " failure = EXCLUDED.failure",
+		 7, p, err, "writing the commit cache");
 }
 
 /* ---- messages */
@@ -1719,6 +1769,8 @@ static const struct rm_store_ops pg_ops = {
 	.set_durability = pgs_set_durability,
 	.cache_get = pgs_cache_get,
 	.cache_put = pgs_cache_put,
+	.cache_miss_get = pgs_cache_miss_get,
+	.cache_miss_put = pgs_cache_miss_put,
 	.thread_first = pgs_thread_first,
 	.threads_ending = pgs_threads_ending,
 	.report_get = pgs_report_get,

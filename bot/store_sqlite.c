@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "commit.h"
 #include "fileutil.h"
 #include "strbuf.h"
 
@@ -153,6 +154,12 @@ static const char *const migrations[] = {
 	"  SELECT thread_key, message_id, created_at FROM messages m"
 	"  WHERE thread_key IS NOT NULL"
 	"  AND id = (SELECT min(id) FROM messages f WHERE f.thread_key = m.thread_key);",
+	/* 7: unknown commits asked again with a growing wait: how many asks in a
+	 * row found nothing, since when, and what a malformed answer said (a
+	 * miss row's fetched_at is the last ask, expires_at the next) */
+	"ALTER TABLE commit_cache ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE commit_cache ADD COLUMN first_failed_at INTEGER;"
+	"ALTER TABLE commit_cache ADD COLUMN failure TEXT;",
 };
 
 /* The state names as stored (the CHECK above), indexed by enum rm_store_state. */
@@ -630,6 +637,57 @@ static int sq_cache_put(struct rm_store *base, const char *tree, const char *sha
 	    b_text(st, 4, json) || b_int(st, 5, now) ||
 	    (found ? sqlite3_bind_null(st, 6) : b_int(st, 6, (long long)now + ttl)) ||
 	    step_done(&st)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "writing the commit cache");
+	}
+	return 0;
+}
+
+static int sq_cache_miss_get(struct rm_store *base, const char *tree, const char *sha,
+			     struct rm_commit_miss *m, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc, hit = 0;
+
+	if (prep(s, "SELECT attempts, first_failed_at, fetched_at, expires_at, failure"
+		    " FROM commit_cache WHERE tree = ? AND sha = ? AND NOT found",
+		 &st) ||
+	    b_text(st, 1, tree) || b_text(st, 2, sha)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading the commit cache");
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *f = sqlite3_column_text(st, 4);
+
+		m->attempts = (unsigned)sqlite3_column_int(st, 0);
+		m->first_at = sqlite3_column_int64(st, 1);
+		m->last_at = sqlite3_column_int64(st, 2);
+		m->next_at = sqlite3_column_int64(st, 3);
+		snprintf(m->failure, sizeof(m->failure), "%s", f ? (const char *)f : "");
+		hit = 1;
+	} else if (rc != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading the commit cache");
+	}
+	sqlite3_finalize(st);
+	return hit;
+}
+
+static int sq_cache_miss_put(struct rm_store *base, const char *tree, const char *sha,
+			     const struct rm_commit_miss *m, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+
+	if (prep(s,
+		 "INSERT OR REPLACE INTO commit_cache (tree, sha, found, facts, fetched_at, expires_at,"
+		 " attempts, first_failed_at, failure) VALUES (?, ?, 0, NULL, ?, ?, ?, ?, ?)",
+		 &st) ||
+	    b_text(st, 1, tree) || b_text(st, 2, sha) || b_int(st, 3, m->last_at) ||
+	    b_int(st, 4, m->next_at) || b_int(st, 5, m->attempts) || b_int(st, 6, m->first_at) ||
+	    b_text(st, 7, m->failure[0] ? m->failure : NULL) || step_done(&st)) {
 		sqlite3_finalize(st);
 		return db_error(s, err, "writing the commit cache");
 	}
@@ -1686,6 +1744,8 @@ static const struct rm_store_ops sqlite_ops = {
 	.set_durability = sq_set_durability,
 	.cache_get = sq_cache_get,
 	.cache_put = sq_cache_put,
+	.cache_miss_get = sq_cache_miss_get,
+	.cache_miss_put = sq_cache_miss_put,
 	.thread_first = sq_thread_first,
 	.threads_ending = sq_threads_ending,
 	.report_get = sq_report_get,

@@ -4,6 +4,9 @@
  * The first byte picks the provider (modulo 3: GitHub, Gitea/Forgejo,
  * GitLab), the rest goes to rm_forge_parse_commit as the body of a commit
  * response.  Parsed facts must be complete and survive the cache's JSON.
+ * The same bytes skimmed (rm_forge_skim: the diffs dropped as they arrive)
+ * give the same output whole or in two pieces, never longer than the input,
+ * and a commit that parses still parses without its diffs.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +16,7 @@
 #include "error.h"
 #include "commit.h"
 #include "forge.h"
+#include "strbuf.h"
 
 static const enum rm_provider providers[] = { RM_PROVIDER_GITHUB, RM_PROVIDER_GITEA,
 					      RM_PROVIDER_GITLAB };
@@ -48,6 +52,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					__builtin_trap();
 		rm_commit_free(&g);
 		rm_error_clear(&err);
+	}
+	{
+		struct rm_forge_skim k;
+		struct rm_sb whole = RM_SB_INIT, parts = RM_SB_INIT;
+		size_t cut = size > 1 ? data[0] % (size - 1) : 0;
+
+		rm_sb_init(&whole);
+		rm_sb_init(&parts);
+		rm_forge_skim(&k, NULL, 0, NULL);
+		rm_forge_skim(&k, (const char *)data + 1, size - 1, &whole);
+		rm_forge_skim(&k, NULL, 0, NULL);
+		rm_forge_skim(&k, (const char *)data + 1, cut, &parts);
+		rm_forge_skim(&k, (const char *)data + 1 + cut, size - 1 - cut, &parts);
+		if (whole.len != parts.len || memcmp(whole.buf, parts.buf, whole.len) ||
+		    whole.len > size - 1)
+			__builtin_trap();
+		if (!rm_forge_parse_commit(&f, p, (const char *)data + 1, size - 1, "fuzz/commit.json",
+					   &err)) {
+			rm_commit_free(&f);
+			if (rm_forge_parse_commit(&g, p, whole.buf, whole.len, "fuzz/skimmed.json", &err))
+				__builtin_trap();
+			rm_commit_free(&g);
+		}
+		rm_error_clear(&err);
+		rm_sb_release(&whole);
+		rm_sb_release(&parts);
 	}
 	if (rm_forge_parse_commit(&f, p, (const char *)data + 1, size - 1, "fuzz/commit.json", &err)) {
 		if (err.kind == RM_OK || !err.msg[0] || f.sha || f.subject || f.trailers || f.files)

@@ -35,6 +35,7 @@ e.g. a base URL http://127.0.0.1:P/flaky) equal to or containing:
            server, e.g. a second forge.py on another port
   renamed -> 301 to the same path without "renamed" on this server (relative
            Location), so the same origin
+  html  -> the fixture served as text/html (a proxy's or a login page)
 --auth-log FILE: every request appends "TARGET <Authorization> <PRIVATE-TOKEN>"
 (each "-" when absent), so a test sees which credentials arrived where.
 Fixture lookup tries DIR/<path> first, then <path> without the marker
@@ -57,7 +58,7 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-MARKERS = ("flaky", "slow", "trunc", "busy", "moved", "renamed")
+MARKERS = ("flaky", "slow", "trunc", "busy", "moved", "renamed", "html")
 CODES = ("401", "403", "404", "422", "429", "500")
 DOC = "https://docs.github.com/rest"
 
@@ -208,6 +209,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.error_json(404, token)
         if body.lstrip().startswith(b"["):
             return self.page(body, query, marked("trunc"))
+        if marked("html"):
+            return self.send(200, body, "text/html; charset=utf-8", truncate=marked("trunc"))
         return self.send(200, body, truncate=marked("trunc"))
 
     def fixture(self, segs):

@@ -134,6 +134,17 @@ tar -C "$T/fx/mincore" -czf "$T/a.tar.gz" result
 head -c $(($(stat -c %s "$T/a.tar.gz") / 2)) "$T/a.tar.gz" >"$T/inbox/a"
 bad "a truncated tarball" "'$T/inbox/a'.*(truncated|corrupt)"
 
+# an answer that never parses (a 200 application/json cut short): temporary
+# twice, the third in a row is bad input (time passes: the next ask made due)
+case_setup "$F/repos/seed/linux"
+printf '{"sha": "%s", "commit": {"message": "cut' "$H" >"$RECS/$H"
+temporary "a malformed forge answer, the first time" "malformed response: .*\\(1 of 3 before the commit fails"
+sqlite3 "$T/state.db" "UPDATE commit_cache SET expires_at = 0"
+temporary "a malformed forge answer, the second time" "\\(2 of 3 before the commit fails"
+sqlite3 "$T/state.db" "UPDATE commit_cache SET expires_at = 0"
+bad "a malformed forge answer, the third time in a row" "commit $H: the git web API of tree 'linus' gave an answer that does not parse 3 times in a row"
+cp "$T/head.orig" "$RECS/$H"
+
 # ---- not an archive error: a hostile author email is left out, the report made
 case_setup "$F/repos/seed/linux"
 "$PY" - "$RECS/$H" "$H" <<'PYEOF'

@@ -292,3 +292,206 @@ else
 	ok "local-git: dubious ownership # SKIP needs root to give a clone to another user"
 	ok "local-git: safe.directory fix # SKIP needs root"
 fi
+
+# ---- unknown commits asked again with a growing wait (counted in the store),
+# a fresh ask before giving up at the horizon, answers that never parse.
+# forge D serves the fixtures without the mincore example's head commit
+# until it is copied in; forge M serves a malformed answer for it.
+HEAD_SHA=8807b68269657a8e419152e36c54046ec75247d3
+FX=tests/peers/forge-fixtures/repos/test/linux/commits
+mkdir -p "$T/fxd/repos/test/linux/commits" "$T/fxm/repos/test/linux/commits"
+for f in "$FX"/*; do [ "${f##*/}" = "$HEAD_SHA" ] || cp "$f" "$T/fxd/repos/test/linux/commits/"; done
+cp "$T/fxd/repos/test/linux/commits/"* "$T/fxm/repos/test/linux/commits/"
+printf '{"sha": "%s", "commit": {"message": "cut' "$HEAD_SHA" >"$T/fxm/repos/test/linux/commits/$HEAD_SHA"
+FD_PID= FM_PID=
+"$PY" tests/peers/forge.py --port 0 --fixtures "$T/fxd" --log "$T/d.log" >"$T/d.out" 2>&1 &
+FD_PID=$!
+"$PY" tests/peers/forge.py --port 0 --fixtures "$T/fxm" --log "$T/m.log" >"$T/m.out" 2>&1 &
+FM_PID=$!
+for _ in $(seq 50); do grep -q listening "$T/d.out" && grep -q listening "$T/m.out" && break; sleep 0.1; done
+D=http://127.0.0.1:$(awk '/listening/ {print $2}' "$T/d.out")
+M=http://127.0.0.1:$(awk '/listening/ {print $2}' "$T/m.out")
+trap 'kill $FD_PID $FM_PID 2>/dev/null; wait $FD_PID $FM_PID 2>/dev/null; cleanup' EXIT
+bcfg() { # NAME API HORIZON: a run configuration over a GitHub API
+	mkdir -p "$T/$1/inbox"
+	cat <<CFG
+include: $PROFILE_0DAY
+paths:
+  state_db: $T/$1/state.db
+  inbox: $T/$1/inbox
+  done: $T/$1/done
+  failed: $T/$1/failed
+gitweb:
+  connect_timeout: 2
+  timeout: 4
+  retries: 0
+  miss_ttl: 3600
+  lookup_horizon: $3
+$(linus_tree github "$2/repos/test/linux")
+delivery:
+  transport: maildir:$T/$1/Maildir
+  settle: 0
+CFG
+}
+brun() { "$ROBOTMAIL" run -c "$T/$1.yaml" >"$T/out" 2>"$T/err"; rc=$?; }
+row() { sqlite3 "$T/$1/state.db" "SELECT $2 FROM commit_cache WHERE sha = '$HEAD_SHA'" 2>&1; }
+asks() { grep -c "GET /repos/test/linux/commits/$HEAD_SHA" "$1"; }
+# time passes for the store: every time of the commit's record $2 s earlier
+earlier() { sqlite3 "$T/$1/state.db" "UPDATE commit_cache SET fetched_at = fetched_at - $2,
+	expires_at = expires_at - $2, first_failed_at = first_failed_at - $2 WHERE sha = '$HEAD_SHA'"; }
+
+bcfg k1 "$D" 86400 >"$T/k1.yaml"
+cp contrib/examples/mincore.tar.xz "$T/k1/inbox/"
+brun k1
+[ $rc -eq 75 ] && [ -e "$T/k1/inbox/mincore.tar.xz" ] && [ "$(asks "$T/d.log")" -eq 1 ] &&
+	grep -q "commit $HEAD_SHA is not known to the git web API yet; the report waits until .*; 1 ask since .*, the next after" "$T/err" &&
+	[ "$(row k1 'attempts, expires_at - fetched_at')" = "1|60" ] &&
+	ok "an unknown commit: asked once, counted in the store (1 ask, the next in 60 s), the archive waits (exit 75)" ||
+	not_ok "unknown commit, first ask" "rc=$rc asks=$(asks "$T/d.log") row=$(row k1 'attempts, expires_at - fetched_at')" "$(cat "$T/err")"
+brun k1
+[ $rc -eq 75 ] && [ "$(asks "$T/d.log")" -eq 1 ] && grep -q "; 1 ask since" "$T/err" &&
+	ok "before its next ask is due the commit is not asked again (still exit 75)" ||
+	not_ok "unknown commit, not due" "rc=$rc asks=$(asks "$T/d.log")" "$(cat "$T/err")"
+earlier k1 61
+"$ROBOTMAIL" --dry-run -c "$T/k1.yaml" "$T/k1/inbox/mincore.tar.xz" >"$T/out" 2>"$T/err"
+drc=$?
+[ "$(asks "$T/d.log")" -eq 2 ] && grep -q "; 2 asks since" "$T/err" && [ "$(row k1 attempts)" = 1 ] &&
+	grep -q "HELD" "$T/out" &&
+	ok "--dry-run asks when run would and shows the same wait (2 asks), but counts nothing in the store" ||
+	not_ok "dry run of a due unknown commit" "rc=$drc asks=$(asks "$T/d.log") attempts=$(row k1 attempts)" "$(cat "$T/out" "$T/err")"
+brun k1
+[ $rc -eq 75 ] && [ "$(asks "$T/d.log")" -eq 3 ] && grep -q "; 2 asks since" "$T/err" &&
+	[ "$(row k1 'attempts, expires_at - fetched_at')" = "2|120" ] &&
+	ok "the second ask comes after the wait, and the next wait doubles (120 s)" ||
+	not_ok "unknown commit, second ask" "rc=$rc asks=$(asks "$T/d.log") row=$(row k1 'attempts, expires_at - fetched_at')" "$(cat "$T/err")"
+
+# past the horizon, still unknown: the archive fails, naming its asks
+bcfg k3 "$D" 86400 >"$T/k3.yaml"
+cp contrib/examples/mincore.tar.xz "$T/k3/inbox/"
+touch -d '2 days ago' "$T/k3/inbox/mincore.tar.xz"
+brun k3
+[ $rc -eq 1 ] && [ -e "$T/k3/failed/mincore.tar.xz" ] &&
+	grep -q "commit $HEAD_SHA is unknown to the git web API of tree 'linus' after 1 ask since .* (gitweb.lookup_horizon 86400s)" "$T/err" &&
+	ok "past gitweb.lookup_horizon an unknown commit fails its archive, naming the asks (exit 1)" ||
+	not_ok "unknown past the horizon" "rc=$rc" "$(ls -R "$T/k3" | head)" "$(cat "$T/err")"
+
+# a dry run before any run (no store yet) says what run would: the next ask in 60 s
+bcfg k0 "$D" 86400 >"$T/k0.yaml"
+cp contrib/examples/mincore.tar.xz "$T/k0/inbox/"
+"$ROBOTMAIL" --dry-run -c "$T/k0.yaml" "$T/k0/inbox/mincore.tar.xz" >"$T/out" 2>"$T/err"
+since=$(sed -n 's/.*; 1 ask since \([^,]*\), the next after \(.*\)$/\1/p' "$T/err")
+next=$(sed -n 's/.*; 1 ask since \([^,]*\), the next after \(.*\)$/\2/p' "$T/err")
+[ -n "$since" ] && [ -n "$next" ] && [ $(($(date -d "$next" +%s) - $(date -d "$since" +%s))) -eq 60 ] &&
+	[ ! -e "$T/k0/state.db" ] && grep -q "HELD" "$T/out" &&
+	ok "--dry-run without a store yet shows run's wait (1 ask, the next 60 s later) and writes nothing" ||
+	not_ok "dry run without a store" "since=$since next=$next" "$(ls "$T/k0")" "$(cat "$T/out" "$T/err")"
+
+# the commit appears upstream
+cp "$FX/$HEAD_SHA" "$T/fxd/repos/test/linux/commits/"
+earlier k1 121
+brun k1
+[ $rc -eq 0 ] && [ -e "$T/k1/done/mincore.tar.xz" ] && [ "$(ls "$T/k1/Maildir/new" | wc -l)" -eq 1 ] &&
+	[ "$(row k1 found)" = 1 ] &&
+	ok "the commit appears: at its next ask the waiting archive is reported (one mail)" ||
+	not_ok "unknown commit appears" "rc=$rc" "$(ls -R "$T/k1" | head -20)" "$(cat "$T/err")"
+# an archive past its horizon whose commit's last ask came before the horizon
+# ended, with a next ask not due yet: asked once more rather than failed on
+# the old answer, so the report of a commit that appeared meanwhile is not lost
+bcfg k2 "$D" 86400 >"$T/k2.yaml"
+brun k2
+now=$(date +%s)
+sqlite3 "$T/k2/state.db" "INSERT INTO commit_cache (tree, sha, found, facts, fetched_at, expires_at)
+	VALUES ('linus', '$HEAD_SHA', 0, NULL, $((now - 129600)), $((now + 3600)))" 2>"$T/err" ||
+	not_ok "k2: seeding a miss record" "$(cat "$T/err")"
+cp contrib/examples/mincore.tar.xz "$T/k2/inbox/"
+touch -d '2 days ago' "$T/k2/inbox/mincore.tar.xz"
+brun k2
+[ $rc -eq 0 ] && [ -e "$T/k2/done/mincore.tar.xz" ] && [ "$(ls "$T/k2/Maildir/new" | wc -l)" -eq 1 ] &&
+	ok "at the horizon a miss asked before it is asked again: the commit that appeared meanwhile is reported" ||
+	not_ok "fresh ask at the horizon" "rc=$rc" "$(ls -R "$T/k2" | head -20)" "$(cat "$T/err")"
+
+# an answer that never parses (a 200 application/json cut short): a
+# temporary failure twice, the third time in a row the archive fails
+bcfg k4 "$M" 86400 >"$T/k4.yaml"
+cp contrib/examples/mincore.tar.xz "$T/k4/inbox/"
+brun k4
+r1=$rc
+grep -q "malformed response: .*(1 of 3 before the commit fails; asked again after" "$T/err" && g1=1 || g1=0
+earlier k4 61
+brun k4
+r2=$rc
+earlier k4 121
+brun k4
+[ $r1 -eq 75 ] && [ $g1 -eq 1 ] && [ $r2 -eq 75 ] && [ $rc -eq 1 ] && [ -e "$T/k4/failed/mincore.tar.xz" ] &&
+	grep -q "commit $HEAD_SHA: the git web API of tree 'linus' gave an answer that does not parse 3 times in a row since" "$T/err" &&
+	grep -q "$M/repos/test/linux/commits/$HEAD_SHA" "$T/err" &&
+	ok "an answer that never parses: deferred twice (exit 75), the third in a row fails the archive naming the server (exit 1)" ||
+	not_ok "malformed answer" "rc=$r1,$r2,$rc grep1=$g1" "$(ls -R "$T/k4" | head)" "$(cat "$T/err")"
+# the same bytes as text/html: no answer of the API (a proxy or a login page
+# in the way), temporary and not counted toward the permanent failure
+bcfg k6 "$M/html" 86400 >"$T/k6.yaml"
+cp contrib/examples/mincore.tar.xz "$T/k6/inbox/"
+brun k6
+[ $rc -eq 75 ] && grep -q "$M/html/repos/test/linux/commits/$HEAD_SHA: HTTP 200 with Content-Type 'text/html; charset=utf-8', not JSON" "$T/err" &&
+	[ -z "$(row k6 attempts)" ] &&
+	ok "an unparsable 200 that is not JSON (text/html) is temporary and not counted as a malformed commit (exit 75)" ||
+	not_ok "text/html answer" "rc=$rc" "$(cat "$T/err")"
+# structurally wrong (valid JSON, no commit): the same rule
+printf '[]' >"$T/fxm/repos/test/linux/commits/$HEAD_SHA"
+bcfg k5 "$M" 86400 >"$T/k5.yaml"
+brun k5 # (an empty inbox: the store made)
+sqlite3 "$T/k5/state.db" "INSERT INTO commit_cache (tree, sha, found, fetched_at, expires_at, attempts,
+	first_failed_at, failure) VALUES ('linus', '$HEAD_SHA', 0, 1, 2, 2, 1, 'an earlier answer that did not parse')"
+cp contrib/examples/mincore.tar.xz "$T/k5/inbox/"
+brun k5
+[ $rc -eq 1 ] && [ -e "$T/k5/failed/mincore.tar.xz" ] && grep -q "does not parse 3 times in a row since .*expected a JSON object" "$T/err" &&
+	ok "a structurally wrong answer (valid JSON, no commit) fails the archive on the same rule" ||
+	not_ok "structurally wrong answer" "rc=$rc" "$(cat "$T/err")"
+
+# ---- a JSON forge answer over 16 MiB: robotmail reads the headers and the
+# file list, not the patches; when even those are over the cap it is a
+# permanent failure, named, not a deferral
+mkdir -p "$T/fxb/repos/test/linux/commits" "$T/fxb/api/v1/repos/test/linux/git/commits" "$T/fxb/repos/huge/linux/commits"
+"$PY" - "$FX/$LINK" "$T/fxb" "$LINK" <<'PY'
+import json, os, sys
+src, out, sha = sys.argv[1:4]
+c = json.load(open(src))
+f0 = dict(c["files"][0])
+# a 20 MB patch with escapes and a "files" look-alike inside it
+f0["patch"] = "@@ -1 +1 @@\n-\"old\\\" \"files\": [\n+x\t" + "y" * (20 << 20) + "\n"
+c["files"] = [f0] + c["files"] + [{"filename": "after/the-big-one.c", "status": "added", "patch": "+z\n" * 10}]
+open(out + "/repos/test/linux/commits/" + sha, "w").write(json.dumps(c))
+os.symlink(out + "/repos/test/linux/commits/" + sha, out + "/api/v1/repos/test/linux/git/commits/" + sha)
+# a file list alone over 16 MiB (150,000 files)
+c["url"] = c["url"].replace("/repos/test/", "/repos/huge/")
+c["files"] = [{"filename": "dir/%0100d.c" % i, "status": "added"} for i in range(150000)]
+open(out + "/repos/huge/linux/commits/" + sha, "w").write(json.dumps(c))
+PY
+"$PY" tests/peers/forge.py --port 0 --fixtures "$T/fxb" --log "$T/fb.log" >"$T/fb.out" 2>&1 &
+FBIG_PID=$!
+trap 'kill $FD_PID $FM_PID $FBIG_PID 2>/dev/null; wait $FD_PID $FM_PID $FBIG_PID 2>/dev/null; cleanup' EXIT
+for _ in $(seq 50); do grep -q listening "$T/fb.out" && break; sleep 0.1; done
+FB=http://127.0.0.1:$(awk '/listening/ {print $2}' "$T/fb.out")
+{
+	sed -n '/^paths:/,/^trees:/p' "$T/cfg.yaml"
+	tree ghbig github "$FB/repos/test/linux"
+	tree gtbig gitea "$FB/api/v1/repos/test/linux"
+	tree ghhuge github "$FB/repos/huge/linux"
+	tree ghsmall github "$A/repos/test/linux"
+} >"$T/cfg-big.yaml"
+/usr/bin/time -f '%M' -o "$T/rss" "$ROBOTMAIL" commit --no-cache -c "$T/cfg-big.yaml" ghsmall "$LINK" >/dev/null 2>&1
+small=$(tail -1 "$T/rss")
+for t in ghbig gtbig; do
+	/usr/bin/time -f '%M' -o "$T/rss" "$ROBOTMAIL" commit --no-cache -c "$T/cfg-big.yaml" $t "$LINK" >"$T/out" 2>"$T/err"
+	rc=$?
+	rss=$(tail -1 "$T/rss")
+	[ $rc -eq 0 ] && grep -qx "sha: $LINK" "$T/out" && grep -qx "file: after/the-big-one.c" "$T/out" &&
+		grep -qx "file: mm/swap.c" "$T/out" && [ "$rss" -le $((small + 4096)) ] &&
+		ok "$t: a commit answer of $(($(wc -c <"$T/fxb/repos/test/linux/commits/$LINK") >> 20)) MiB is read without its patches (peak RSS ${rss} KiB, small ${small} KiB)" ||
+		not_ok "$t: huge JSON commit" "rc=$rc rss=$rss small=$small" "$(cat "$T/out" "$T/err")"
+done
+"$ROBOTMAIL" commit --no-cache -c "$T/cfg-big.yaml" ghhuge "$LINK" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "$FB/repos/huge/linux/commits/$LINK: even the part robotmail reads of the answer is larger than 16777216 bytes" "$T/err" &&
+	ok "a file list alone over 16 MiB is a permanent failure naming the URL (exit 1, not 75)" ||
+	not_ok "file list over the cap" "rc=$rc" "$(cat "$T/err")"

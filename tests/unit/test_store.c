@@ -96,8 +96,8 @@ static void test_enqueue_dedupe(void **state)
 	/* one schema for both backends: step 4 added leases and archive claims */
 	assert_string_equal(rm_store_backend(st), unit_store_pg_url ? "postgresql" : "sqlite");
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 6); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs;
-				 * 6: threads */
+	assert_int_equal(v, 7); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs;
+				 * 6: threads; 7: the commit cache's miss records */
 	assert_int_equal(rm_store_report_seen(st, "k1", &seen, &err), 0);
 	assert_false(seen);
 	assert_int_equal(enqueue(st, "m1@example.org", "k1", rcpts, false, T0), 1);
@@ -361,6 +361,67 @@ static void test_commit_cache(void **state)
 	assert_null(cache.get);
 }
 
+/* The miss records of schema step 6: kept whether or not their wait is
+ * over, replaced by a found commit, written only by a writable store. */
+static void test_commit_cache_misses(void **state)
+{
+	struct rm_store *st = mem_store();
+	struct rm_commit_cache cache;
+	struct rm_commit_miss m, got;
+	struct rm_error err;
+	char *json;
+	bool found;
+
+	(void)state;
+	assert_int_equal(rm_store_cache_miss_get(st, "linus", "abc", &got, &err), 0);
+	memset(&m, 0, sizeof(m));
+	m.attempts = 3;
+	m.first_at = T0;
+	m.last_at = T0 + 180;
+	m.next_at = T0 + 420;
+	assert_int_equal(rm_store_cache_miss_put(st, "linus", "abc", &m, &err), 0);
+	assert_int_equal(rm_store_cache_miss_get(st, "linus", "abc", &got, &err), 1);
+	assert_int_equal(got.attempts, 3);
+	assert_int_equal(got.first_at, T0);
+	assert_int_equal(got.last_at, T0 + 180);
+	assert_int_equal(got.next_at, T0 + 420);
+	assert_string_equal(got.failure, "");
+	/* a miss to the plain reader until its next ask, and its record after */
+	assert_int_equal(rm_store_cache_get(st, "linus", "abc", T0 + 419, &json, &found, &err), 1);
+	assert_false(found);
+	assert_int_equal(rm_store_cache_get(st, "linus", "abc", T0 + 420, &json, &found, &err), 0);
+	assert_int_equal(rm_store_cache_miss_get(st, "linus", "abc", &got, &err), 1);
+	assert_int_equal(got.attempts, 3);
+	/* a malformed answer's record keeps its reason; replacing counts anew */
+	m.attempts = 1;
+	snprintf(m.failure, sizeof(m.failure), "http://example.org/x: expected a JSON object");
+	assert_int_equal(rm_store_cache_miss_put(st, "linus", "abc", &m, &err), 0);
+	assert_int_equal(rm_store_cache_miss_get(st, "linus", "abc", &got, &err), 1);
+	assert_int_equal(got.attempts, 1);
+	assert_string_equal(got.failure, "http://example.org/x: expected a JSON object");
+	/* per tree */
+	assert_int_equal(rm_store_cache_miss_get(st, "next", "abc", &got, &err), 0);
+	/* the commit appears: found replaces the record */
+	assert_int_equal(rm_store_cache_put(st, "linus", "abc", true, "{}", T0 + 500, 60, &err), 0);
+	assert_int_equal(rm_store_cache_miss_get(st, "linus", "abc", &got, &err), 0);
+	/* the callbacks: both on a writable store, with the wait's cap */
+	rm_store_commit_cache(st, 1800, &cache);
+	assert_non_null(cache.miss_get);
+	assert_non_null(cache.miss_put);
+	assert_int_equal(cache.miss_cap, 1800);
+	m.attempts = 2;
+	assert_int_equal(cache.miss_put(cache.ctx, "next", "def", &m), 0);
+	assert_int_equal(cache.miss_get(cache.ctx, "next", "def", &got), 1);
+	assert_int_equal(got.attempts, 2);
+	st->readonly = true; /* as a dry run opens it: reads, never counts */
+	rm_store_commit_cache(st, 1800, &cache);
+	assert_non_null(cache.miss_get);
+	assert_null(cache.miss_put);
+	assert_int_equal(rm_store_cache_miss_put(st, "next", "def", &m, &err), -1);
+	st->readonly = false;
+	rm_store_close(st);
+}
+
 static char *mk_dir(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -431,7 +492,9 @@ static void test_schema_4_store(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
 				      "DROP TABLE finding_events; DROP TABLE findings; DROP TABLE inbound;"
-				      " DROP TABLE optouts; DROP TABLE threads; PRAGMA user_version = 4",
+				      " DROP TABLE optouts; DROP TABLE threads; ALTER TABLE commit_cache DROP COLUMN attempts;"
+				      " ALTER TABLE commit_cache DROP COLUMN first_failed_at;"
+				      " ALTER TABLE commit_cache DROP COLUMN failure; PRAGMA user_version = 4",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
@@ -462,7 +525,7 @@ static void test_schema_4_store(void **state)
 	/* to write: step 5 runs (and the steps after it), the findings are there */
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 6);
+	assert_int_equal(v, 7);
 	assert_int_equal(rm_store_finding_set(st, "k1", "linus", RM_FINDING_INVALID, NULL,
 					      "#robotmail invalid", "dora@example.org", "r1", T0, &err),
 			 1);
@@ -646,7 +709,7 @@ static void test_thread_key_unique(void **state)
 
 	(void)state;
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 6); /* 6: threads */
+	assert_int_equal(v, 7); /* 6: threads; 7: miss records */
 	assert_thread_first(st, "T", NULL);
 	assert_int_equal(enqueue_in_thread(st, "a@example.org", "ka", "T", true, NULL), 1);
 	assert_thread_first(st, "T", "a@example.org");
@@ -672,7 +735,7 @@ static void test_thread_key_unique(void **state)
 	assert_int_equal(c.thread_orphans, 0);
 	rm_sb_init(&out);
 	assert_int_equal(rm_store_check(st, &out, &err), 0);
-	assert_non_null(strstr(out.buf, "\nschema version: 6\n"));
+	assert_non_null(strstr(out.buf, "\nschema version: 7\n"));
 	assert_non_null(strstr(out.buf, "\nrows: 2 threads (one first message per thread key)\n"));
 	assert_non_null(strstr(out.buf, "\nstore check: consistent\n"));
 	rm_sb_release(&out);
@@ -699,7 +762,9 @@ static void test_schema_5_store_threads(void **state)
 	assert_int_equal(enqueue_in_thread(st, "c@example.org", "kc", "U", true, NULL), 1);
 	rm_store_close(st);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "DROP TABLE threads; PRAGMA user_version = 5", NULL, NULL,
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE threads; ALTER TABLE commit_cache DROP COLUMN attempts;"
+				      " ALTER TABLE commit_cache DROP COLUMN first_failed_at;"
+				      " ALTER TABLE commit_cache DROP COLUMN failure; PRAGMA user_version = 5", NULL, NULL,
 				      NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
@@ -717,7 +782,7 @@ static void test_schema_5_store_threads(void **state)
 
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 6);
+	assert_int_equal(v, 7);
 	assert_thread_first(st, "T", "a@example.org");
 	assert_thread_first(st, "U", "c@example.org");
 	assert_int_equal(enqueue_in_thread(st, "e@example.org", "ke", "T", true, NULL),
@@ -1122,6 +1187,7 @@ const struct CMUnitTest unit_store_tests[] = {
 	cmocka_unit_test(test_holds_and_operator_actions),
 	cmocka_unit_test(test_resend_results_and_filters),
 	cmocka_unit_test(test_commit_cache),
+	cmocka_unit_test(test_commit_cache_misses),
 	cmocka_unit_test(test_failures_are_errors),
 	cmocka_unit_test(test_read_only_changes_nothing),
 	cmocka_unit_test(test_schema_4_store),
@@ -1142,6 +1208,7 @@ const struct CMUnitTest unit_store_pg_tests[] = {
 	cmocka_unit_test(test_resend_results_and_filters),
 	cmocka_unit_test(test_commit_cache),
 	cmocka_unit_test(test_thread_key_unique),
+	cmocka_unit_test(test_commit_cache_misses),
 	cmocka_unit_test(test_schedule_failed_is_not_sent),
 	cmocka_unit_test(test_schedule_policy),
 	cmocka_unit_test(test_threads_ending),

@@ -19,6 +19,8 @@ extern const struct CMUnitTest unit_patchmail_tests[];
 extern const size_t unit_patchmail_ntests;
 extern const struct CMUnitTest unit_eras_tests[];
 extern const size_t unit_eras_ntests;
+extern const struct CMUnitTest unit_lookup_tests[];
+extern const size_t unit_lookup_ntests;
 extern const struct CMUnitTest unit_table_tests[];
 extern const size_t unit_table_ntests;
 extern const struct CMUnitTest unit_stats_tests[];
