@@ -735,19 +735,49 @@ struct unite {
 	struct rm_matrix m;
 	size_t *alloc;
 	size_t cap;
+	/* the series by name: open addressing over indexes + 1 (0 = empty),
+	 * hashcap a power of two at least twice m.n */
+	size_t *slot;
+	size_t hashcap;
 };
 
+static size_t *unite_slot(struct unite *u, const char *key)
+{
+	size_t j = (size_t)rm_hash(key, strlen(key)) & (u->hashcap - 1);
+
+	while (u->slot[j] && strcmp(u->m.s[u->slot[j] - 1].name, key))
+		j = (j + 1) & (u->hashcap - 1);
+	return &u->slot[j];
+}
+
+/* The series named key, or NULL (a hash lookup: a scan of every series per
+ * stat and run made uniting quadratic in the stats). */
 static struct rm_series *unite_find(struct unite *u, const char *key, size_t **alloc)
+{
+	size_t *slot;
+
+	if (!u->hashcap)
+		return NULL;
+	slot = unite_slot(u, key);
+	if (!*slot)
+		return NULL;
+	*alloc = &u->alloc[*slot - 1];
+	return &u->m.s[*slot - 1];
+}
+
+/* Index the series just added (the last one). */
+static void unite_index(struct unite *u)
 {
 	size_t i;
 
-	/* linear per run would be quadratic: keep the tail sorted lazily */
-	for (i = 0; i < u->m.n; i++)
-		if (!strcmp(u->m.s[i].name, key)) {
-			*alloc = &u->alloc[i];
-			return &u->m.s[i];
-		}
-	return NULL;
+	if (u->m.n * 2 > u->hashcap) {
+		free(u->slot);
+		u->hashcap = u->hashcap ? u->hashcap * 2 : 1024;
+		u->slot = rm_xcalloc(u->hashcap, sizeof(*u->slot));
+		for (i = 0; i + 1 < u->m.n; i++)
+			*unite_slot(u, u->m.s[i].name) = i + 1;
+	}
+	*unite_slot(u, u->m.s[u->m.n - 1].name) = u->m.n;
 }
 
 static int unite_add(struct rm_archive *a, struct unite *u, json_t *stats, const char *file,
@@ -785,6 +815,7 @@ static int unite_add(struct rm_archive *a, struct unite *u, json_t *stats, const
 			alloc = &u->alloc[u->m.n];
 			u->m.n++;
 			s->name = rm_xstrdup(key);
+			unite_index(u);
 		}
 		while (s->n < columns)
 			series_push(s, alloc, 0, true);
@@ -1088,6 +1119,7 @@ static int load_matrix(struct rm_archive *a, struct rm_result_root *r, const str
 			free(spath);
 		}
 		free(u.alloc);
+		free(u.slot);
 		r->all = u.m;
 		if (rc)
 			return -1;
