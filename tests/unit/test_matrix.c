@@ -474,6 +474,72 @@ static void test_rules_combined_first_match(void **state)
 	rm_rules_free(&one);
 }
 
+/* Does one pattern of list l, alone, match name?  (the list's mode, as
+ * rules.h says) */
+static bool one_matches(const struct rm_rules *r, const struct rm_pattern_list *l, size_t i,
+			const char *name)
+{
+	struct rm_sb re = RM_SB_INIT;
+	bool ok = false, m;
+
+	if (l->match == RM_MATCH_PREFIX)
+		return !strncmp(name, l->patterns[i], strlen(l->patterns[i]));
+	rm_sb_init(&re);
+	rm_sb_addf(&re, "%s(?:%s)%s", l->match == RM_MATCH_SEARCH ? "" : "^", l->patterns[i],
+		   l->match == RM_MATCH_FULL ? "$" : "");
+	m = rm_rules_regex_match(r, re.buf, name, &ok);
+	assert_true(ok);
+	rm_sb_release(&re);
+	return m;
+}
+
+/* A list (split by first byte, anchored, searched) answers as its patterns
+ * tried one by one do: every list of the real rules, on names made from
+ * each pattern and on changed copies of them (first byte, prefix, case). */
+static void test_rules_list_as_patterns_one_by_one(void **state)
+{
+	const struct rm_rules *r = unit_rules();
+	const struct rm_pattern_list *lists[] = {
+		&r->failure, &r->pass, &r->stat_denylist, &r->stat_allowlist,
+		&r->report_allowlist, &r->perf_metrics_patterns, &r->perf_metrics_prefixes,
+	};
+	size_t li, i, k, j, tried = 0, hits = 0, split = 0;
+
+	(void)state;
+	for (li = 0; li < sizeof(lists) / sizeof(lists[0]); li++) {
+		const struct rm_pattern_list *l = lists[li];
+
+		for (k = 0; k < RM_RULES_FIRST; k++)
+			split += l->first[k] != NULL;
+		for (i = 0; i < l->n; i++) {
+			char *base = sample_of(l->patterns[i]);
+			char *names[5];
+
+			names[0] = rm_xstrdup(base);
+			names[1] = rm_xstrfmt("x%s", base);
+			names[2] = rm_xstrfmt("%s.tail", base);
+			names[3] = rm_xstrdup(base);
+			if (names[3][0])
+				names[3][0] = names[3][0] == 'd' ? 'k' : 'd';
+			names[4] = rm_xstrfmt("perf-profile.%s", base);
+			for (k = 0; k < 5; k++) {
+				bool want = false;
+
+				for (j = 0; j < l->n && !want; j++)
+					want = one_matches(r, l, j, names[k]);
+				assert_int_equal(rm_rules_list_match(r, l, names[k]), want);
+				hits += want;
+				tried++;
+				free(names[k]);
+			}
+			free(base);
+		}
+	}
+	assert_true(tried > 1500);
+	assert_true(hits > tried / 4); /* the samples do reach the patterns */
+	assert_true(split > 10);       /* and the prefix table is in use */
+}
+
 const struct CMUnitTest unit_matrix_tests[] = {
 	cmocka_unit_test(test_matrix_values_sorted_and_padded),
 	cmocka_unit_test(test_matrix_nan_infinity_strings),
@@ -486,5 +552,6 @@ const struct CMUnitTest unit_matrix_tests[] = {
 	cmocka_unit_test(test_matrix_reals_are_strtods),
 	cmocka_unit_test(test_rules_keep_decisions),
 	cmocka_unit_test(test_rules_combined_first_match),
+	cmocka_unit_test(test_rules_list_as_patterns_one_by_one),
 };
 const size_t unit_matrix_ntests = sizeof(unit_matrix_tests) / sizeof(unit_matrix_tests[0]);
