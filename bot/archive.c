@@ -865,9 +865,9 @@ static struct rm_series *unite_find(struct unite *u, const char *key, size_t **a
 /* Index the series just added (the last one). */
 static void unite_index(struct unite *u)
 {
-	size_t i;
-
 	if (u->m.n * 2 > u->hashcap) {
+		size_t i;
+
 		free(u->slot);
 		u->hashcap = u->hashcap ? u->hashcap * 2 : 1024;
 		u->slot = rm_xcalloc(u->hashcap, sizeof(*u->slot));

@@ -153,7 +153,7 @@ static bool re_match(const struct rm_rules *r, const void *re, const char *s)
 	for (; i < len; i++)
 		high |= (unsigned char)s[i];
 	rc = pcre2_match((const pcre2_code *)re, (PCRE2_SPTR)s, len, 0,
-			 high & 0x8080808080808080ull ? 0 : PCRE2_NO_UTF_CHECK,
+			 (high & 0x8080808080808080ull) ? 0 : PCRE2_NO_UTF_CHECK,
 			 (pcre2_match_data *)r->match_data, NULL);
 	return rc >= 0;
 }
