@@ -341,13 +341,11 @@ static const double pow10_exact[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  
 				      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
 				      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
 
-/* One decimal digit into the mantissa: *m holds up to 19 significant
- * digits exactly; *sig counts them (leading zeros are not significant). */
-static inline void add_digit(uint64_t *m, int *sig, unsigned d)
+/* One decimal digit into the mantissa: *m is exact while *nd, the digits
+ * seen (leading zeros too), is at most 19. */
+static inline void add_digit(uint64_t *m, int *nd, unsigned d)
 {
-	if (*m || d)
-		(*sig)++;
-	if (*sig <= 19)
+	if (++*nd <= 19)
 		*m = *m * 10 + d;
 }
 
@@ -359,8 +357,9 @@ static inline void add_digit(uint64_t *m, int *sig, unsigned d)
  * a real beyond DBL_MAX.
  *
  * A real is converted without strtod when it is simple enough to be exact:
- * its digits, without the point, make an integer M <= 2^53 (at most 16
- * significant digits) and its decimal exponent e is within +-22.  Then M
+ * its digits, without the point, make an integer M <= 2^53 (read exactly:
+ * at most 19 digits, leading zeros included) and its decimal exponent e is
+ * within +-22.  Then M
  * and 10^|e| are exact doubles and one multiplication or division rounds
  * once, correctly, which is strtod's result (Clinger's fast path).  Any other
  * real goes to strtod.
@@ -371,7 +370,7 @@ static int scan_number(struct scan *s, bool want, double *v, bool *is_int)
 	bool neg = false, real = false, fast = true;
 	size_t nd;
 	uint64_t m = 0;
-	int sig = 0;
+	int ndig = 0;
 	long e = 0;
 
 	if (p < end && *p == '-') {
@@ -385,7 +384,7 @@ static int scan_number(struct scan *s, bool want, double *v, bool *is_int)
 			goto bad;
 	} else if (p < end && is_digit(*p)) {
 		while (p < end && is_digit(*p))
-			add_digit(&m, &sig, (unsigned)(*p++ - '0'));
+			add_digit(&m, &ndig, (unsigned)(*p++ - '0'));
 	} else {
 		goto bad;
 	}
@@ -396,7 +395,7 @@ static int scan_number(struct scan *s, bool want, double *v, bool *is_int)
 		if (p >= end || !is_digit(*p))
 			goto bad;
 		while (p < end && is_digit(*p)) {
-			add_digit(&m, &sig, (unsigned)(*p++ - '0'));
+			add_digit(&m, &ndig, (unsigned)(*p++ - '0'));
 			e--;
 		}
 	}
@@ -436,7 +435,7 @@ static int scan_number(struct scan *s, bool want, double *v, bool *is_int)
 			*v = (double)ll;
 			*is_int = true;
 		}
-	} else if (want && fast && sig <= 16 && m <= (1ull << 53) && e >= -22 && e <= 22) {
+	} else if (want && fast && ndig <= 19 && m <= (1ull << 53) && e >= -22 && e <= 22) {
 		double d = (double)m;
 
 		d = e < 0 ? d / pow10_exact[-e] : d * pow10_exact[e];
