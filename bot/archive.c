@@ -27,6 +27,9 @@ struct rm_file {
 	/* a commit's matrix.json found by a directory walk is not held: it is
 	 * read from here when its root loads, and freed once read (data NULL) */
 	char *abs;
+	/* a tarball's commit matrix.json, read while the tarball was (rows
+	 * no rule keeps dropped; data NULL): load_matrix takes it */
+	struct rm_matrix *matrix;
 };
 
 /* ------------------------------------------------------------ small helpers */
@@ -164,6 +167,7 @@ static int add_file(struct filelist *fl, const char *source, const char *path, c
 	fl->v[fl->n].data = data;
 	fl->v[fl->n].len = len;
 	fl->v[fl->n].abs = NULL;
+	fl->v[fl->n].matrix = NULL;
 	fl->n++;
 	return 0;
 }
@@ -431,7 +435,89 @@ static int read_member(struct archive *ar, const char *source, const char *path,
 	return 0;
 }
 
-static int read_tarball(struct filelist *fl, const char *source, struct rm_error *err)
+static bool keep_stat(void *ctx, const char *name);
+
+/* A member being read from an open tarball, as a matrix stream source. */
+struct tar_src {
+	struct archive *ar;
+	unsigned long long total;
+};
+
+static long tar_read(void *ctx, char *buf, size_t cap)
+{
+	struct tar_src *t = ctx;
+	la_ssize_t n = archive_read_data(t->ar, buf, cap);
+
+	if (n < 0)
+		return -1;
+	t->total += (unsigned long long)n;
+	return t->total > RM_ARCHIVE_MAX_MEMBER ? -1 : (long)n;
+}
+
+/* Read member `path` of the tarball `source` again, from the start (a
+ * matrix whose stream could not settle it, or that must be read with no
+ * row dropped): its bytes into *data (malloc'd) and *len.  Rare: errors and
+ * regex stems only. */
+static int reread_member(const char *source, const char *path, char **data, size_t *len,
+			 struct rm_error *err)
+{
+	struct archive *ar = archive_read_new();
+	struct archive_entry *e;
+	int rc = 1;
+
+	archive_read_support_filter_gzip(ar);
+	archive_read_support_filter_xz(ar);
+	archive_read_support_filter_zstd(ar);
+	archive_read_support_filter_bzip2(ar);
+	archive_read_support_format_tar(ar);
+	if (archive_read_open_filename(ar, source, 65536) == ARCHIVE_OK) {
+		while (rc == 1) {
+			struct rm_error ignored;
+			const char *name;
+			char *p;
+			int r = archive_read_next_header(ar, &e);
+
+			if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+				break;
+			name = archive_entry_pathname(e);
+			p = name ? safe_member_path(source, name, &ignored) : NULL;
+			if (p && !strcmp(p, path))
+				rc = read_member(ar, source, path, data, len, err);
+			free(p);
+		}
+	}
+	if (rc == 1)
+		rc = rm_error_set(err, RM_ERR_INPUT, "'%s': member '%s' could not be read again: %s",
+				  source, path, aerr(ar));
+	archive_read_free(ar);
+	return rc;
+}
+
+/* A commit's plain matrix.json met in a tarball: streamed into a matrix
+ * now (matrix.h), so its bytes are never held.  Returns 0 with *out set;
+ * 1 when the stream cannot settle it (an error, anything unusual): the
+ * caller then reads the member again whole, and load_matrix words it. */
+static int stream_tar_matrix(struct archive *ar, const char *source, const char *path,
+			     const struct rm_rules *rules, struct rm_matrix **out, size_t *len)
+{
+	struct tar_src t = { ar, 0 };
+	struct rm_matrix *m = rm_xcalloc(1, sizeof(*m));
+	char *display = rm_path_join(source, path);
+	int rc = rm_matrix_read_stream(m, display, tar_read, &t, rules ? keep_stat : NULL,
+				       (void *)rules);
+
+	free(display);
+	if (rc) {
+		free(m);
+		return 1;
+	}
+	*out = m;
+	*len = (size_t)t.total;
+	return 0;
+}
+
+static int read_tarball(struct filelist *fl, const char *source, const struct rm_rules *rules,
+			struct rm_error *err)
 {
 	struct archive *ar = archive_read_new();
 	struct archive_entry *e;
@@ -524,12 +610,23 @@ static int read_tarball(struct filelist *fl, const char *source, struct rm_error
 		    has_commit_matrix(fl, path, stats_commit_len(path))) {
 			archive_read_data_skip(ar);
 		} else if (type == AE_IFREG && is_wanted(path)) {
-			char *data;
-			size_t len;
+			char *data = NULL;
+			size_t len = 0;
+			struct rm_matrix *mx = NULL;
 
-			rc = read_member(ar, source, path, &data, &len, err);
+			if (is_commit_matrix(path) && !strcmp(base_name(path), "matrix.json") &&
+			    stream_tar_matrix(ar, source, path, rules, &mx, &len))
+				rc = reread_member(source, path, &data, &len, err);
+			else if (!mx)
+				rc = read_member(ar, source, path, &data, &len, err);
 			if (!rc)
 				rc = add_file(fl, source, path, data, len, err);
+			if (!rc && mx)
+				fl->v[fl->n - 1].matrix = mx;
+			else if (mx) {
+				rm_matrix_free(mx);
+				free(mx);
+			}
 			if (!rc && is_commit_matrix(path)) {
 				const char *slash = strrchr(path, '/');
 
@@ -735,19 +832,49 @@ struct unite {
 	struct rm_matrix m;
 	size_t *alloc;
 	size_t cap;
+	/* the series by name: open addressing over indexes + 1 (0 = empty),
+	 * hashcap a power of two at least twice m.n */
+	size_t *slot;
+	size_t hashcap;
 };
 
+static size_t *unite_slot(struct unite *u, const char *key)
+{
+	size_t j = (size_t)rm_hash(key, strlen(key)) & (u->hashcap - 1);
+
+	while (u->slot[j] && strcmp(u->m.s[u->slot[j] - 1].name, key))
+		j = (j + 1) & (u->hashcap - 1);
+	return &u->slot[j];
+}
+
+/* The series named key, or NULL (a hash lookup: a scan of every series per
+ * stat and run made uniting quadratic in the stats). */
 static struct rm_series *unite_find(struct unite *u, const char *key, size_t **alloc)
 {
-	size_t i;
+	size_t *slot;
 
-	/* linear per run would be quadratic: keep the tail sorted lazily */
-	for (i = 0; i < u->m.n; i++)
-		if (!strcmp(u->m.s[i].name, key)) {
-			*alloc = &u->alloc[i];
-			return &u->m.s[i];
-		}
-	return NULL;
+	if (!u->hashcap)
+		return NULL;
+	slot = unite_slot(u, key);
+	if (!*slot)
+		return NULL;
+	*alloc = &u->alloc[*slot - 1];
+	return &u->m.s[*slot - 1];
+}
+
+/* Index the series just added (the last one). */
+static void unite_index(struct unite *u)
+{
+	if (u->m.n * 2 > u->hashcap) {
+		size_t i;
+
+		free(u->slot);
+		u->hashcap = u->hashcap ? u->hashcap * 2 : 1024;
+		u->slot = rm_xcalloc(u->hashcap, sizeof(*u->slot));
+		for (i = 0; i + 1 < u->m.n; i++)
+			*unite_slot(u, u->m.s[i].name) = i + 1;
+	}
+	*unite_slot(u, u->m.s[u->m.n - 1].name) = u->m.n;
 }
 
 static int unite_add(struct rm_archive *a, struct unite *u, json_t *stats, const char *file,
@@ -785,6 +912,7 @@ static int unite_add(struct rm_archive *a, struct unite *u, json_t *stats, const
 			alloc = &u->alloc[u->m.n];
 			u->m.n++;
 			s->name = rm_xstrdup(key);
+			unite_index(u);
 		}
 		while (s->n < columns)
 			series_push(s, alloc, 0, true);
@@ -1033,13 +1161,29 @@ static int load_matrix(struct rm_archive *a, struct rm_result_root *r, const str
 	{
 		/* left on disk by a directory walk: streamed, not held */
 		char *gz = rm_path_join(r->path, "matrix.json.gz");
-		const struct rm_file *f = find_file(a, gz), *plain = find_file(a, mpath);
+		const struct rm_file *f = find_file(a, gz);
+		struct rm_file *plain = find_file(a, mpath);
 
 		free(gz);
 		if ((f && f->abs && !stream_matrix(a, r, f, true, rules)) ||
 		    (!f && plain && plain->abs && !stream_matrix(a, r, plain, false, rules))) {
 			free(mpath);
 			return 0;
+		}
+		/* streamed while the tarball was read, with these rules */
+		if (!f && plain && plain->matrix && !plain->abs) {
+			r->all = *plain->matrix;
+			free(plain->matrix);
+			plain->matrix = NULL;
+			free(mpath);
+			return 0;
+		}
+		/* wanted again whole (read with no row dropped, see
+		 * reload_undropped): the tarball is read again for it */
+		if (!f && plain && !plain->abs && !plain->data && a->is_tarball &&
+		    reread_member(a->source, plain->path, &plain->data, &plain->len, err)) {
+			free(mpath);
+			return -1;
 		}
 	}
 	rc = member_bytes(a, mpath, &which, &data, &len, &owned, err);
@@ -1088,6 +1232,7 @@ static int load_matrix(struct rm_archive *a, struct rm_result_root *r, const str
 			free(spath);
 		}
 		free(u.alloc);
+		free(u.slot);
 		r->all = u.m;
 		if (rc)
 			return -1;
@@ -1503,7 +1648,8 @@ static int build_groups(struct rm_archive *a, const struct rm_archive_opts *opts
 
 /* ------------------------------------------------------------ API */
 
-static int load_files(struct rm_archive *a, const char *path, struct rm_error *err)
+static int load_files(struct rm_archive *a, const char *path, const struct rm_rules *rules,
+		      struct rm_error *err)
 {
 	struct filelist fl;
 	struct deferred df;
@@ -1520,7 +1666,7 @@ static int load_files(struct rm_archive *a, const char *path, struct rm_error *e
 		rc = read_deferred(&fl, &df, path, rc, err);
 	} else if (S_ISREG(st.st_mode)) {
 		a->is_tarball = true;
-		rc = read_tarball(&fl, path, err);
+		rc = read_tarball(&fl, path, rules, err);
 	} else {
 		rc = rm_error_set(err, RM_ERR_INPUT,
 				  "'%s': expected a result directory or a tar archive", path);
@@ -1540,7 +1686,7 @@ int rm_archive_open(struct rm_archive *a, const char *path, const struct rm_rule
 {
 	memset(a, 0, sizeof(*a));
 	a->source = rm_xstrdup(path);
-	if (load_files(a, path, err) || find_roots(a, rules, err) || build_groups(a, opts, err)) {
+	if (load_files(a, path, rules, err) || find_roots(a, rules, err) || build_groups(a, opts, err)) {
 		rm_archive_free(a);
 		return -1;
 	}
@@ -1555,6 +1701,10 @@ void rm_archive_free(struct rm_archive *a)
 		free(a->files[i].path);
 		free(a->files[i].data);
 		free(a->files[i].abs);
+		if (a->files[i].matrix) {
+			rm_matrix_free(a->files[i].matrix);
+			free(a->files[i].matrix);
+		}
 	}
 	free(a->files);
 	for (i = 0; i < a->nroots; i++)

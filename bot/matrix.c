@@ -205,6 +205,39 @@ static void put_utf8(struct rm_sb *sb, unsigned long cp)
 	}
 }
 
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/* Has w a zero byte?  Has it a byte below n (n <= 128)?  (exact as yes/no) */
+#define HAS_ZERO(w) (((w) - ONES) & ~(w) & HIGHS)
+#define HAS_LESS(w, n) (((w) - ONES * (n)) & ~(w) & HIGHS)
+
+/* Has w a byte a JSON string cannot hold as it is, or a non-ASCII one? */
+static inline bool has_special(uint64_t w)
+{
+	return (w & HIGHS) || HAS_LESS(w, 0x20) || HAS_ZERO(w ^ (ONES * '"')) ||
+	       HAS_ZERO(w ^ (ONES * '\\'));
+}
+
+/* Is name[0..len) printable ASCII without blanks (what
+ * rm_matrix_check_name accepts without decoding)? */
+static bool name_plain(const char *name, size_t len)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, name + i, 8);
+		if ((w & HIGHS) || HAS_LESS(w, 0x21) || HAS_ZERO(w ^ (ONES * 0x7f)))
+			return false;
+	}
+	for (; i < len; i++)
+		if ((unsigned char)name[i] <= 0x20 || (unsigned char)name[i] >= 0x7f)
+			return false;
+	return true;
+}
+
 /* A string at s->p (on the opening quote).  When out is not NULL it gets the
  * decoded bytes (reset first).  Returns 0, or -1 (s->bad) when jansson would
  * refuse it. */
@@ -217,6 +250,17 @@ static int scan_string(struct scan *s, struct rm_sb *out)
 	for (;;) {
 		unsigned char c;
 
+		/* eight plain bytes a step: none a quote, a backslash, a control
+		 * character or a byte of a UTF-8 sequence (the loop below reads
+		 * those one by one) */
+		while (end - p >= 8) {
+			uint64_t w;
+
+			memcpy(&w, p, 8);
+			if (has_special(w))
+				break;
+			p += 8;
+		}
 		if (p >= end)
 			goto bad;
 		c = *p;
@@ -297,72 +341,37 @@ static const double pow10_exact[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  
 				      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
 				      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
 
-/* A JSON real in [p, end) (already checked) when it is simple enough to
- * convert exactly without strtod: its digits, without the point, make an
- * integer M < 2^53 and its decimal exponent e is within +-22.  Then M and
- * 10^|e| are exact doubles and one multiplication or division rounds once,
- * correctly, which is strtod's result (Clinger's fast path).  Returns false
- * (leaving it to strtod) otherwise. */
-static bool fast_real(const unsigned char *p, const unsigned char *end, double *out)
+/* One decimal digit into the mantissa: *m is exact while *nd, the digits
+ * seen (leading zeros too), is at most 19. */
+static inline void add_digit(uint64_t *m, int *nd, unsigned d)
 {
-	uint64_t m = 0;
-	long e = 0;
-	bool neg = false;
-	int digits = 0;
-	double d;
-
-	if (*p == '-') {
-		neg = true;
-		p++;
-	}
-	for (; p < end && is_digit(*p); p++) {
-		if (m || *p != '0')
-			digits++;
-		if (digits > 16)
-			return false;
-		m = m * 10 + (unsigned)(*p - '0');
-	}
-	if (p < end && *p == '.') {
-		for (p++; p < end && is_digit(*p); p++) {
-			if (m || *p != '0')
-				digits++;
-			if (digits > 16)
-				return false;
-			m = m * 10 + (unsigned)(*p - '0');
-			e--;
-		}
-	}
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		long ex = 0;
-		bool eneg = false;
-
-		p++;
-		if (*p == '+' || *p == '-')
-			eneg = *p++ == '-';
-		for (; p < end && is_digit(*p); p++) {
-			ex = ex * 10 + (*p - '0');
-			if (ex > 1000)
-				return false;
-		}
-		e += eneg ? -ex : ex;
-	}
-	if (m > (1ull << 53) || e < -22 || e > 22)
-		return false;
-	d = (double)m;
-	d = e < 0 ? d / pow10_exact[-e] : d * pow10_exact[e];
-	*out = neg ? -d : d;
-	return true;
+	if (++*nd <= 19)
+		*m = *m * 10 + d;
 }
 
-/* A number at s->p.  With want, *v and *is_int get its value as jansson
- * would hold it (json_integer as a double, or json_real).  Refused as jansson
- * refuses it: a leading zero before a digit, a bare '-', '.' or 'e' without
- * digits, an integer beyond long long, a real beyond DBL_MAX. */
+/*
+ * A number at s->p, checked and converted in one pass.  With want, *v and
+ * *is_int get its value as jansson would hold it (json_integer as a double,
+ * or json_real).  Refused as jansson refuses it: a leading zero before a
+ * digit, a bare '-', '.' or 'e' without digits, an integer beyond long long,
+ * a real beyond DBL_MAX.
+ *
+ * A real is converted without strtod when it is simple enough to be exact:
+ * its digits, without the point, make an integer M <= 2^53 (read exactly:
+ * at most 19 digits, leading zeros included) and its decimal exponent e is
+ * within +-22.  Then M
+ * and 10^|e| are exact doubles and one multiplication or division rounds
+ * once, correctly, which is strtod's result (Clinger's fast path).  Any other
+ * real goes to strtod.
+ */
 static int scan_number(struct scan *s, bool want, double *v, bool *is_int)
 {
 	const unsigned char *p = s->p, *end = s->end, *digits;
-	bool neg = false, real = false;
+	bool neg = false, real = false, fast = true;
 	size_t nd;
+	uint64_t m = 0;
+	int ndig = 0;
+	long e = 0;
 
 	if (p < end && *p == '-') {
 		neg = true;
@@ -375,7 +384,7 @@ static int scan_number(struct scan *s, bool want, double *v, bool *is_int)
 			goto bad;
 	} else if (p < end && is_digit(*p)) {
 		while (p < end && is_digit(*p))
-			p++;
+			add_digit(&m, &ndig, (unsigned)(*p++ - '0'));
 	} else {
 		goto bad;
 	}
@@ -385,41 +394,52 @@ static int scan_number(struct scan *s, bool want, double *v, bool *is_int)
 		p++;
 		if (p >= end || !is_digit(*p))
 			goto bad;
-		while (p < end && is_digit(*p))
-			p++;
+		while (p < end && is_digit(*p)) {
+			add_digit(&m, &ndig, (unsigned)(*p++ - '0'));
+			e--;
+		}
 	}
 	if (p < end && (*p == 'e' || *p == 'E')) {
+		long ex = 0;
+		bool eneg = false;
+
 		real = true;
 		p++;
 		if (p < end && (*p == '+' || *p == '-'))
-			p++;
+			eneg = *p++ == '-';
 		if (p >= end || !is_digit(*p))
 			goto bad;
-		while (p < end && is_digit(*p))
+		while (p < end && is_digit(*p)) {
+			if (ex <= 1000)
+				ex = ex * 10 + (*p - '0');
 			p++;
+		}
+		if (ex > 1000)
+			fast = false;
+		e += eneg ? -ex : ex;
 		nd = 400; /* an exponent: only strtod can tell an overflow */
 	}
 	if (!real) {
-		/* json_int_t is long long: "too big integer" beyond it */
-		unsigned long long u = 0;
-		const unsigned char *q;
-
+		/* json_int_t is long long: "too big integer" beyond it (19
+		 * digits at most, so m holds them all) */
 		if (nd > 19)
 			goto bad;
-		for (q = digits; q < p; q++)
-			u = u * 10 + (unsigned)(*q - '0');
-		if (u > (unsigned long long)LLONG_MAX + (neg ? 1u : 0u))
+		if (m > (unsigned long long)LLONG_MAX + (neg ? 1u : 0u))
 			goto bad;
 		if (want) {
-			long long ll = neg ? (u == (unsigned long long)LLONG_MAX + 1u
+			long long ll = neg ? (m == (unsigned long long)LLONG_MAX + 1u
 						      ? LLONG_MIN
-						      : -(long long)u)
-					   : (long long)u;
+						      : -(long long)m)
+					   : (long long)m;
 
 			*v = (double)ll;
 			*is_int = true;
 		}
-	} else if (want && fast_real(s->p, p, v)) {
+	} else if (want && fast && ndig <= 19 && m <= (1ull << 53) && e >= -22 && e <= 22) {
+		double d = (double)m;
+
+		d = e < 0 ? d / pow10_exact[-e] : d * pow10_exact[e];
+		*v = neg ? -d : d;
 		*is_int = false;
 	} else if (want || nd > 308) {
 		/* strtod reads a copy: the buffer is not NUL-terminated */
@@ -943,7 +963,9 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 		}
 		return 0;
 	}
-	if (r->key_err.kind == RM_OK && !rm_matrix_check_name(file, name, &r->key_err) && !array)
+	if (r->key_err.kind == RM_OK &&
+	    (name_plain(name, r->key.len) || !rm_matrix_check_name(file, name, &r->key_err)) &&
+	    !array)
 		rm_error_set(&r->key_err, RM_ERR_INPUT,
 			     "'%s': stat '%.200s': expected an array with one value per run", file,
 			     name);

@@ -29,6 +29,7 @@
 #include "error.h"
 
 #define RM_RULES_CACHE_MAX 4000000
+#define RM_RULES_FIRST 128 /* ASCII: the bytes a pattern list is split by */
 
 enum rm_match {
 	RM_MATCH_START,  /* "^" + pattern (Ruby %r{^#{p}}) */
@@ -44,6 +45,10 @@ struct rm_pattern_list {
 	void *combined;   /* pcre2_code * of the patterns as one alternation
 			   * (search mode: only those anchored at the start) */
 	void *rest;       /* search mode: the other patterns, or NULL */
+	/* the anchored patterns whose matches all start with byte c, as one
+	 * alternation per c (a prefix table: a name tries only its own
+	 * first byte's patterns); these are not in `combined` */
+	void *first[RM_RULES_FIRST];
 };
 
 /* One ordered rule: first matching pattern decides. */

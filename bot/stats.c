@@ -87,7 +87,21 @@ bool rm_stats_summarize(const double *v, const unsigned char *is_int, size_t n, 
 		s[i].v = v[i];
 		s[i].is_int = is_int[i];
 	}
-	rm_sort(s, n, sizeof(*s), cmp_tv);
+	if (n <= 32) {
+		/* a stat's runs are few: a stable insertion sort, the order the
+		 * merge sort behind rm_sort (glibc's qsort) gives, without its
+		 * set-up per call (measured: 11% of `compare` on 20k stats) */
+		for (i = 1; i < n; i++) {
+			struct tv t = s[i];
+			size_t j = i;
+
+			for (; j > 0 && s[j - 1].v > t.v; j--)
+				s[j] = s[j - 1];
+			s[j] = t;
+		}
+	} else {
+		rm_sort(s, n, sizeof(*s), cmp_tv);
+	}
 	while (start < n && s[start].v == -1)
 		start++;
 	size = n - start;

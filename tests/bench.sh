@@ -146,7 +146,7 @@ fi
 # registers both commits; then `ncompare BASE HEAD` compares them.
 lkp_register() { # TREE
 	mkdir -p /lkp && ln -sfn "$1/result" /lkp/result && LKP_LINKED=1 || return 1
-	mapfile -t roots < <(find -L /lkp/result -name matrix.json -not -path '*/[0-9]*/matrix.json' -printf '%h\n' | sort)
+	mapfile -t roots < <(find -L /lkp/result -name matrix.json -not -regex '.*/[0-9]+/matrix\.json' -printf '%h\n' | sort)
 	LKP_SRC=$LKP_SRC ruby -e 'require "#{ENV["LKP_SRC"]}/lib/result_root"
 		require "#{ENV["LKP_SRC"]}/lib/nresult_root"
 		MResultRootTableSet.create_tables_layout
@@ -161,7 +161,7 @@ for size in $BENCH_SIZES; do
 	runs=${size%x*} stats=${size#*x}
 	files=$(find "$TREE" -type f | wc -l)
 	bytes=$(find "$TREE" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}')
-	mapfile -t matrices < <(find "$TREE" -name matrix.json -not -path '*/[0-9]*/matrix.json' | sort)
+	mapfile -t matrices < <(find "$TREE" -name matrix.json -not -regex '.*/[0-9]+/matrix\.json' | sort)
 	echo
 	printf '%d runs x %d stats per commit, 2 commits: %d files, %.1f MiB (matrix.json: %s)\n' \
 		"$runs" "$stats" "$files" "$(awk -v b="$bytes" 'BEGIN {print b / 1048576}')" \

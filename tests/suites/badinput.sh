@@ -337,6 +337,44 @@ sed -i 's/"vmstat.system.cs": \[/"vmstat.system.cs": [1], "vmstat.system.cs": [/
 expect_error "matrix.json with a duplicated key: names the file" 1 \
 	"$A/matrix\\.json' line [0-9]+ .*invalid JSON.*duplicate" compare "$C"
 
+# the same refusals from a .tar.gz: its matrix.json is streamed while the
+# tarball is read, and what the stream cannot settle is read again whole, so
+# the error line is the directory's (the tarball named for the directory)
+for t in truncjson stringstat stringsource dupkeys; do
+	run compare "$T/$t"
+	want=$(grep -m1 '^robotmail: error: ' "$ERR")
+	want=${want//"$T/$t/"/@}
+	(cd "$T/$t" && tar -czf "$T/$t.tar.gz" result)
+	run compare "$T/$t.tar.gz"
+	got=$(grep -m1 '^robotmail: error: ' "$ERR")
+	got=${got//"$T/$t.tar.gz/"/@}
+	if [ "$RC" -eq 1 ] && sanitizer_clean && [ -n "$want" ] && [ "$got" = "$want" ]; then
+		ok "$t as a .tar.gz: the directory's error line"
+	else
+		not_ok "$t as a .tar.gz: the directory's error line" "exit code $RC" "want: $want" \
+			"got:  $got"
+	fi
+done
+
+# a ".pass" stat whose stem is regex syntax makes every matrix be read again
+# with no row dropped (matrix.h): from a .tar.gz that reads the tarball again
+copy regexstem
+for m in "$CA/matrix.json" "$CB/matrix.json"; do
+	sed -i 's/"vmstat.system.cs": \[/"foo.a+b.pass": [1, 1, 1], "interrupts.CPU0.LOC:Local_timer_interrupts": [5, 5, 5], "vmstat.system.cs": [/' "$m"
+done
+run compare "$C"
+cp "$OUT" "$T/regexstem.dir"
+dir_rc=$RC
+(cd "$C" && tar -czf "$T/regexstem.tar.gz" result)
+run compare "$T/regexstem.tar.gz"
+if [ "$dir_rc" -eq 0 ] && [ "$RC" -eq 0 ] && sanitizer_clean && [ -s "$OUT" ] &&
+	cmp -s "$OUT" "$T/regexstem.dir"; then
+	ok "a regex-stem .pass stat in a .tar.gz: the directory's table (the tarball read again)"
+else
+	not_ok "a regex-stem .pass stat in a .tar.gz: the directory's table (the tarball read again)" \
+		"exit codes $dir_rc, $RC" "$(diff "$T/regexstem.dir" "$OUT" | head -10)" "$(head -5 "$ERR")"
+fi
+
 copy gzbomb
 "$PY" - "$CB/matrix.json.gz" <<'EOF'
 import sys, zlib

@@ -397,6 +397,75 @@ static void test_matrix_reals_are_strtods(void **state)
 	rm_sb_release(&text);
 }
 
+/* Numbers at the edges of the one-pass conversion (matrix.c scan_number):
+ * many significant digits, leading zeros, long exponents, integer limits;
+ * every real is strtod's double, every integer the exact one. */
+static void test_matrix_number_edges(void **state)
+{
+	static const char *const reals[] = {
+		"0.000000000000000000123456", "1234567890123456.5", "9007199254740993.0",
+		"12345678901234567890.5", "0.1e-22", "1e22", "1e23", "-4.5e-23",
+		"123456789012345678901234567890e-10", "1e-1000", "0.5e+0", "-0.0",
+		"9007199254740992e-22", "000.5e1",
+	};
+	struct rm_matrix m;
+	struct rm_error err;
+	struct rm_sb text = RM_SB_INIT;
+	const struct rm_series *se;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(reals) / sizeof(reals[0]); i++) {
+		char *doc = rm_xstrfmt("{\"r\": [%s]}", reals[i]);
+		bool leading_zero = reals[i][0] == '0' && reals[i][1] == '0';
+
+		if (leading_zero) {
+			/* jansson refuses a leading zero; so does the reader */
+			assert_int_equal(rm_matrix_read(&m, "m.json", doc, strlen(doc), NULL, NULL, &err), -1);
+			free(doc);
+			continue;
+		}
+		assert_int_equal(rm_matrix_read(&m, "m.json", doc, strlen(doc), NULL, NULL, &err), 0);
+		se = rm_matrix_get(&m, "r");
+		assert_non_null(se);
+		assert_false(se->is_int[0]);
+		assert_memory_equal(&se->v[0], &(double){ strtod(reals[i], NULL) }, sizeof(double));
+		rm_matrix_free(&m);
+		free(doc);
+	}
+	rm_sb_init(&text);
+	rm_sb_adds(&text, "{\"i\": [9223372036854775807, -9223372036854775808, 0, -0, "
+			  "1000000000000000000, 4503599627370497]}");
+	assert_int_equal(rm_matrix_read(&m, "m.json", text.buf, text.len, NULL, NULL, &err), 0);
+	se = rm_matrix_get(&m, "i");
+	assert_non_null(se);
+	assert_true(se->v[0] == (double)9223372036854775807LL);
+	assert_true(se->v[1] == (double)(-9223372036854775807LL - 1));
+	assert_true(se->v[2] == 0 && se->v[3] == 0 && se->is_int[3]);
+	assert_true(se->v[4] == 1e18 && se->v[5] == 4503599627370497.0);
+	rm_matrix_free(&m);
+	rm_sb_release(&text);
+	/* beyond long long, and a real beyond DBL_MAX: refused as jansson does
+	 * (the same documents within the limits are read) */
+	{
+		static const char *const bad[] = { "9223372036854775808", "-9223372036854775809",
+						   "1e309" };
+		static const char *const good[] = { "922337203685477580", "-922337203685477580",
+						    "1e308" };
+
+		for (i = 0; i < 3; i++) {
+			char *b = rm_xstrfmt("{\"i\": [%s]}", bad[i]);
+			char *g = rm_xstrfmt("{\"i\": [%s]}", good[i]);
+
+			assert_int_equal(rm_matrix_read(&m, "m.json", b, strlen(b), NULL, NULL, &err), -1);
+			assert_int_equal(rm_matrix_read(&m, "m.json", g, strlen(g), NULL, NULL, &err), 0);
+			rm_matrix_free(&m);
+			free(b);
+			free(g);
+		}
+	}
+}
+
 /* ------------------------------------------------------------ rules */
 
 static void test_rules_keep_decisions(void **state)
@@ -474,6 +543,72 @@ static void test_rules_combined_first_match(void **state)
 	rm_rules_free(&one);
 }
 
+/* Does one pattern of list l, alone, match name?  (the list's mode, as
+ * rules.h says) */
+static bool one_matches(const struct rm_rules *r, const struct rm_pattern_list *l, size_t i,
+			const char *name)
+{
+	struct rm_sb re = RM_SB_INIT;
+	bool ok = false, m;
+
+	if (l->match == RM_MATCH_PREFIX)
+		return !strncmp(name, l->patterns[i], strlen(l->patterns[i]));
+	rm_sb_init(&re);
+	rm_sb_addf(&re, "%s(?:%s)%s", l->match == RM_MATCH_SEARCH ? "" : "^", l->patterns[i],
+		   l->match == RM_MATCH_FULL ? "$" : "");
+	m = rm_rules_regex_match(r, re.buf, name, &ok);
+	assert_true(ok);
+	rm_sb_release(&re);
+	return m;
+}
+
+/* A list (split by first byte, anchored, searched) answers as its patterns
+ * tried one by one do: every list of the real rules, on names made from
+ * each pattern and on changed copies of them (first byte, prefix, case). */
+static void test_rules_list_as_patterns_one_by_one(void **state)
+{
+	const struct rm_rules *r = unit_rules();
+	const struct rm_pattern_list *lists[] = {
+		&r->failure, &r->pass, &r->stat_denylist, &r->stat_allowlist,
+		&r->report_allowlist, &r->perf_metrics_patterns, &r->perf_metrics_prefixes,
+	};
+	size_t li, i, k, j, tried = 0, hits = 0, split = 0;
+
+	(void)state;
+	for (li = 0; li < sizeof(lists) / sizeof(lists[0]); li++) {
+		const struct rm_pattern_list *l = lists[li];
+
+		for (k = 0; k < RM_RULES_FIRST; k++)
+			split += l->first[k] != NULL;
+		for (i = 0; i < l->n; i++) {
+			char *base = sample_of(l->patterns[i]);
+			char *names[5];
+
+			names[0] = rm_xstrdup(base);
+			names[1] = rm_xstrfmt("x%s", base);
+			names[2] = rm_xstrfmt("%s.tail", base);
+			names[3] = rm_xstrdup(base);
+			if (names[3][0])
+				names[3][0] = names[3][0] == 'd' ? 'k' : 'd';
+			names[4] = rm_xstrfmt("perf-profile.%s", base);
+			for (k = 0; k < 5; k++) {
+				bool want = false;
+
+				for (j = 0; j < l->n && !want; j++)
+					want = one_matches(r, l, j, names[k]);
+				assert_int_equal(rm_rules_list_match(r, l, names[k]), want);
+				hits += want;
+				tried++;
+				free(names[k]);
+			}
+			free(base);
+		}
+	}
+	assert_true(tried > 1500);
+	assert_true(hits > tried / 4); /* the samples do reach the patterns */
+	assert_true(split > 10);       /* and the prefix table is in use */
+}
+
 const struct CMUnitTest unit_matrix_tests[] = {
 	cmocka_unit_test(test_matrix_values_sorted_and_padded),
 	cmocka_unit_test(test_matrix_nan_infinity_strings),
@@ -484,7 +619,9 @@ const struct CMUnitTest unit_matrix_tests[] = {
 	cmocka_unit_test(test_matrix_drops_rows_while_reading),
 	cmocka_unit_test(test_matrix_stream_matches_whole_file),
 	cmocka_unit_test(test_matrix_reals_are_strtods),
+	cmocka_unit_test(test_matrix_number_edges),
 	cmocka_unit_test(test_rules_keep_decisions),
 	cmocka_unit_test(test_rules_combined_first_match),
+	cmocka_unit_test(test_rules_list_as_patterns_one_by_one),
 };
 const size_t unit_matrix_ntests = sizeof(unit_matrix_tests) / sizeof(unit_matrix_tests[0]);
