@@ -1003,7 +1003,8 @@ int rm_cmd_check_config(int argc, char **argv, struct rm_error *err)
 
 		for (k = 0; k < e.cfg.nlisten; k++)
 			check_line(&bad, !strncmp(e.cfg.listen[k].source, "maildir:", 8) ||
-					       !strncmp(e.cfg.listen[k].source, "imaps://", 8),
+					       !strncmp(e.cfg.listen[k].source, "imaps://", 8) ||
+					       !strncmp(e.cfg.listen[k].source, "public-inbox:", 13),
 				   "listen source",
 				   e.cfg.listen[k].source);
 		rm_error_clear(&se);

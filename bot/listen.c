@@ -2,6 +2,7 @@
  * commands in them. */
 #include "listen.h"
 
+#include <archive.h>
 #include <ctype.h>
 #include <curl/curl.h>
 #include <libetpan/libetpan.h>
@@ -419,8 +420,12 @@ const char *rm_listen_loop_reason(const struct rm_inmail *m, const struct rm_con
 {
 	if (m->auto_submitted && strcasecmp(m->auto_submitted, "no"))
 		return "an automatic mail (Auto-Submitted)";
-	if (m->precedence && (!strcasecmp(m->precedence, "bulk") ||
-			      !strcasecmp(m->precedence, "list") || !strcasecmp(m->precedence, "junk")))
+	/* a list marks what it distributes "Precedence: bulk" or "list" (vger
+	 * does): from a list in listen.lists that is no automatic mail */
+	if (m->precedence &&
+	    (!strcasecmp(m->precedence, "junk") ||
+	     ((!strcasecmp(m->precedence, "bulk") || !strcasecmp(m->precedence, "list")) &&
+	      !(m->list_id && known_list(m->list_id, &cfg->listen_lists)))))
 		return "a bulk mail (Precedence)";
 	if (m->list_id && !known_list(m->list_id, &cfg->listen_lists))
 		return "a mail of a list not in listen.lists (List-Id)";
@@ -949,6 +954,220 @@ out:
 	return rc;
 }
 
+/* ---- public-inbox (public-inbox:URL, URL the inbox's address, e.g.
+ * https://lore.kernel.org/lkml)
+ *
+ * Through its HTTP interface: a POST of URL/?q=rt:SINCE..&x=m answers every
+ * mail the inbox received since SINCE (seconds since 1970) as one gzipped
+ * mboxrd, newest first (public-inbox's search download, the one lei uses;
+ * the inbox must be indexed for search, as public-inbox-init does by
+ * default); "No results found" (404) is an empty answer.  SINCE is the
+ * newest time a mail of this source was read, less a day (a mail delayed
+ * on its way carries an earlier received time), or 30 days back at the
+ * first pass.  Each mail is remembered in the store by its Message-ID, so
+ * the overlap reads nothing twice.  The gzip is undone by libarchive (its
+ * raw format); the mboxrd is split here because libetpan's mbox driver
+ * reads only a file it locks: a line "From " begins a mail, and a line
+ * ">From ", ">>From " ... loses one '>'. */
+
+#define PI_OVERLAP (24 * 3600)
+#define PI_FIRST (30 * 24 * 3600)
+#define PI_MAX_GZ (64u << 20)    /* the compressed answer */
+#define PI_MAX_MBOX (512u << 20) /* and what it unpacks to */
+
+struct capped {
+	struct rm_sb *sb;
+	size_t max;
+};
+
+static size_t capped_write(char *p, size_t size, size_t n, void *ctx)
+{
+	struct capped *c = ctx;
+
+	if (c->sb->len + size * n > c->max)
+		return 0; /* too large: curl stops with a write error */
+	rm_sb_add(c->sb, p, size * n);
+	return size * n;
+}
+
+/* The gzip in `gz` unpacked into out. */
+static int gunzip(const struct pass *ps, const struct rm_sb *gz, struct rm_sb *out,
+		  struct rm_error *err)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	char buf[65536];
+	la_ssize_t n = 0;
+	int rc = -1;
+
+	if (!a)
+		return rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libarchive");
+	archive_read_support_filter_gzip(a);
+	archive_read_support_format_raw(a);
+	if (archive_read_open_memory(a, gz->buf, gz->len) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &e) != ARCHIVE_OK) {
+		rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': the answer is no gzipped mbox: %s",
+			     ps->source, archive_error_string(a) ? archive_error_string(a) : "?");
+		goto out;
+	}
+	while ((n = archive_read_data(a, buf, sizeof(buf))) > 0) {
+		if (out->len + (size_t)n > PI_MAX_MBOX) {
+			rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': the mbox is over %u MiB",
+				     ps->source, PI_MAX_MBOX >> 20);
+			goto out;
+		}
+		rm_sb_add(out, buf, (size_t)n);
+	}
+	if (n < 0) {
+		rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': a broken gzip: %s", ps->source,
+			     archive_error_string(a) ? archive_error_string(a) : "?");
+		goto out;
+	}
+	rc = 0;
+out:
+	archive_read_free(a);
+	return rc;
+}
+
+/* The mails of an mboxrd, in the order given: where each begins (after its
+ * From_ line) into *at, and *at[n] = len; a mail ends at the next From_
+ * line (mbox_mail stops there). */
+static void mbox_split(const char *mbox, size_t len, size_t **at, size_t *n)
+{
+	size_t i = 0;
+
+	*at = NULL;
+	*n = 0;
+	while (i < len) {
+		const char *eol = memchr(mbox + i, '\n', len - i);
+		size_t next = eol ? (size_t)(eol - mbox) + 1 : len;
+
+		if (len - i >= 5 && !memcmp(mbox + i, "From ", 5)) {
+			*at = rm_xrealloc(*at, (*n + 2) * sizeof(**at));
+			(*at)[(*n)++] = next; /* the mail begins after the From_ line */
+		}
+		i = next;
+	}
+	if (*n)
+		(*at)[*n] = len;
+}
+
+/* One mail of the mboxrd (from its start to the next From_ line) with its
+ * quoting undone. */
+static void mbox_mail(const char *p, const char *end, struct rm_sb *out)
+{
+	rm_sb_reset(out);
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *next = eol ? eol + 1 : end, *q = p;
+
+		if (next - p >= 5 && !memcmp(p, "From ", 5))
+			break; /* the next mail's From_ line */
+		while (q < next && *q == '>')
+			q++;
+		if (q > p && next - q >= 5 && !memcmp(q, "From ", 5))
+			p++; /* >From -> From, >>From -> >From */
+		rm_sb_add(out, p, (size_t)(next - p));
+		p = next;
+	}
+}
+
+static int read_public_inbox(struct pass *ps, const struct rm_listen_src *src,
+			     struct rm_error *err)
+{
+	const char *base = src->source + 13;
+	char ebuf[CURL_ERROR_SIZE] = "", *url = NULL;
+	struct rm_sb gz = RM_SB_INIT, mbox = RM_SB_INIT, one = RM_SB_INIT;
+	struct capped cap = { &gz, PI_MAX_GZ };
+	size_t *at = NULL, n = 0, k;
+	time_t newest, since;
+	long status = 0;
+	CURL *c = NULL;
+	CURLcode cr;
+	int rc = -1;
+
+	if (strncmp(base, "http://", 7) && strncmp(base, "https://", 8))
+		return rm_error_set(err, RM_ERR_CONFIG,
+				    "listen.source '%s': expected public-inbox:http(s)://HOST/INBOX",
+				    src->source);
+	if (rm_store_inbound_newest(ps->st, ps->source, &newest, err))
+		return -1;
+	since = newest ? newest - PI_OVERLAP : ps->now - PI_FIRST;
+	if (since < 0)
+		since = 0;
+	url = rm_xstrfmt("%s%s?q=rt:%lld..&x=m", base,
+			 base[0] && base[strlen(base) - 1] == '/' ? "" : "/", (long long)since);
+	rm_sb_init(&gz);
+	rm_sb_init(&mbox);
+	rm_sb_init(&one);
+	c = curl_easy_init();
+	if (!c) {
+		rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libcurl");
+		goto out;
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, 0L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT,
+			 ps->cfg->connect_timeout > 0 ? ps->cfg->connect_timeout : 10L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 600L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (src->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, src->ca_file);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, capped_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &cap);
+	cr = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (cr != CURLE_OK) {
+		rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': %s%s", ps->source,
+			     ebuf[0] ? ebuf : curl_easy_strerror(cr),
+			     cr == CURLE_WRITE_ERROR ? " (the answer is over 64 MiB)" : "");
+		goto out;
+	}
+	if (status == 404 && gz.buf && strstr(gz.buf, "No results found")) {
+		rc = 0; /* nothing new */
+		goto out;
+	}
+	if (status != 200) {
+		rm_error_set(err, status >= 500 || status == 429 ? RM_ERR_TEMP : RM_ERR_CONFIG,
+			     "listen.source '%s': HTTP %ld from %s%s", ps->source, status, url,
+			     status == 404 ? " (no such inbox, or it is not indexed for search)" : "");
+		goto out;
+	}
+	if (gunzip(ps, &gz, &mbox, err))
+		goto out;
+	mbox_split(mbox.buf ? mbox.buf : "", mbox.len, &at, &n);
+	/* oldest first: an undo comes after what it takes back */
+	for (k = n; k-- > 0;) {
+		unsigned long long h = 14695981039346656037ull; /* FNV-1a */
+		char fb[40];
+		size_t j;
+
+		mbox_mail(mbox.buf + at[k], mbox.buf + at[k + 1], &one);
+		for (j = 0; j < one.len; j++)
+			h = (h ^ (unsigned char)one.buf[j]) * 1099511628211ull;
+		/* public-inbox gives every mail a Message-ID; this names one
+		 * without, by its bytes */
+		snprintf(fb, sizeof(fb), "mbox:%016llx", h);
+		if (handle(ps, one.buf ? one.buf : "", one.len, fb, err))
+			goto out;
+	}
+	rc = 0;
+out:
+	if (c)
+		curl_easy_cleanup(c);
+	free(at);
+	rm_sb_release(&one);
+	rm_sb_release(&mbox);
+	rm_sb_release(&gz);
+	free(url);
+	return rc;
+}
+
 int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
 		  struct rm_listen_stats *stats, struct rm_error *err)
 {
@@ -968,11 +1187,9 @@ int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
 			if (read_imap(&ps, &cfg->listen[i], err))
 				return -1;
 		} else {
-			/* public-inbox: is accepted by the configuration
-			 * (issue 18) but not read yet */
-			return rm_error_set(err, RM_ERR_CONFIG,
-					    "'%s' line %d: listen.source '%s': only maildir: and imaps:// sources can be read so far",
-					    cfg->file ? cfg->file : "(defaults)", cfg->listen[i].line, src);
+			/* public-inbox: (the configuration accepts nothing else) */
+			if (read_public_inbox(&ps, &cfg->listen[i], err))
+				return -1;
 		}
 	}
 	return 0;

@@ -3,7 +3,8 @@
  *
  * Owns: reading inbound mail from the configured sources (listen.source:
  * a Maildir through libetpan's maildir driver, an imaps:// mailbox through
- * libcurl's IMAP; public-inbox: not yet), parsing each message
+ * libcurl's IMAP, a public-inbox list through its HTTP search download),
+ * parsing each message
  * (libetpan's mailimf/mailmime), the loop and abuse rules (never answer an
  * automatic or bulk mail, an unknown list, the robot itself; a per-sender
  * limit), matching a reply to its finding by In-Reply-To/References
@@ -84,8 +85,9 @@ void rm_inmail_free(struct rm_inmail *m);
 
 /* Why a mail must never be answered (or acted on): a static string, or NULL
  * when it may be.  The loop rules: Auto-Submitted other than "no",
- * Precedence bulk, list or junk, a List-Id not in listen.lists, mail from
- * the robot itself. */
+ * Precedence junk, or bulk or list without a List-Id in listen.lists (a
+ * list marks what it distributes so), a List-Id not in listen.lists, mail
+ * from the robot itself. */
 const char *rm_listen_loop_reason(const struct rm_inmail *m, const struct rm_config *cfg);
 
 /* What one pass did, for the summary line. */

@@ -388,6 +388,15 @@ int rm_store_inbound_count_since(struct rm_store *st, const char *sender, time_t
 	return st ? st->ops->inbound_count_since(st, sender, since, count, err) : 0;
 }
 
+int rm_store_inbound_newest(struct rm_store *st, const char *source, time_t *at,
+			    struct rm_error *err)
+{
+	*at = 0;
+	if (st && !st->ops->inbound_newest)
+		return lacks(st, "reading inbound mail", err);
+	return st ? st->ops->inbound_newest(st, source, at, err) : 0;
+}
+
 int rm_store_optout_add(struct rm_store *st, const char *addr, const char *scope,
 			const char *message_id, time_t now, struct rm_error *err)
 {

@@ -283,6 +283,11 @@ int rm_store_inbound_mark(struct rm_store *st, const char *source, const char *i
 int rm_store_inbound_count_since(struct rm_store *st, const char *sender, time_t since,
 				 long *count, struct rm_error *err);
 
+/* The newest time a mail of `source` was read (*at; 0 when none): where
+ * a source without UIDs (public-inbox) asks from at its next pass. */
+int rm_store_inbound_newest(struct rm_store *st, const char *source, time_t *at,
+			    struct rm_error *err);
+
 /* Opt-outs asked for by mail: `addr` gets no report of tree `scope`, or of
  * any tree when scope is "*". */
 int rm_store_optout_add(struct rm_store *st, const char *addr, const char *scope,
@@ -446,6 +451,8 @@ struct rm_store_ops {
 			    struct rm_error *err);
 	int (*inbound_count_since)(struct rm_store *st, const char *sender, time_t since,
 				   long *count, struct rm_error *err);
+	int (*inbound_newest)(struct rm_store *st, const char *source, time_t *at,
+			      struct rm_error *err);
 	int (*optout_add)(struct rm_store *st, const char *addr, const char *scope,
 			  const char *message_id, time_t now, struct rm_error *err);
 	int (*optout_check)(struct rm_store *st, const char *addr, const char *tree, bool *out,

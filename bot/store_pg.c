@@ -1506,6 +1506,22 @@ static int pgs_inbound_count_since(struct rm_store *base, const char *sender, ti
 		       2, p, count, err, "counting inbound mail");
 }
 
+static int pgs_inbound_newest(struct rm_store *base, const char *source, time_t *at,
+			      struct rm_error *err)
+{
+	struct pg_store *s = pg(base);
+	const char *p[1] = { source };
+	long v = 0;
+
+	if (s->before_findings)
+		return 0;
+	if (count_q(s, "SELECT coalesce(max(at), 0) FROM inbound WHERE source = $1", 1, p, &v, err,
+		    "reading the inbound mail read"))
+		return -1;
+	*at = (time_t)v;
+	return 0;
+}
+
 static int pgs_optout_add(struct rm_store *base, const char *addr, const char *scope,
 			  const char *message_id, time_t now, struct rm_error *err)
 {
@@ -1578,6 +1594,7 @@ static const struct rm_store_ops pg_ops = {
 	.inbound_seen = pgs_inbound_seen,
 	.inbound_mark = pgs_inbound_mark,
 	.inbound_count_since = pgs_inbound_count_since,
+	.inbound_newest = pgs_inbound_newest,
 	.optout_add = pgs_optout_add,
 	.optout_check = pgs_optout_check,
 	.optout_count = pgs_optout_count,

@@ -1330,6 +1330,24 @@ static int sq_inbound_count_since(struct rm_store *base, const char *sender, tim
 	return 0;
 }
 
+static int sq_inbound_newest(struct rm_store *base, const char *source, time_t *at,
+			     struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	long v = 0;
+
+	if (s->before_findings)
+		return 0;
+	if (prep(s, "SELECT coalesce(max(at), 0) FROM inbound WHERE source = ?", &st) ||
+	    b_text(st, 1, source) || step_count(&st, &v)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading the inbound mail read");
+	}
+	*at = (time_t)v;
+	return 0;
+}
+
 static int sq_optout_add(struct rm_store *base, const char *addr, const char *scope,
 			 const char *message_id, time_t now, struct rm_error *err)
 {
@@ -1540,6 +1558,7 @@ static const struct rm_store_ops sqlite_ops = {
 	.inbound_seen = sq_inbound_seen,
 	.inbound_mark = sq_inbound_mark,
 	.inbound_count_since = sq_inbound_count_since,
+	.inbound_newest = sq_inbound_newest,
 	.optout_add = sq_optout_add,
 	.optout_check = sq_optout_check,
 	.optout_count = sq_optout_count,

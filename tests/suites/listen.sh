@@ -238,3 +238,69 @@ c=$(db "select count(*) from finding_events where message_id = 'r20@example.org'
 st=$(db "select state || ' ' || arg from findings")
 grep -q '^robotmail: listen: 0 read,' "$T/err" && [ "$c" = 1 ] && [ "$st" = "dup other@example.org" ] &&
 	ok "listen --follow picks up a new mail; after a kill -9 nothing is read or applied twice" || not_ok "follow" "c=$c st=$st" "$(cat "$T/ferr" "$T/err")"
+
+# ---- a public-inbox list (public-inbox:URL): a real v2 inbox served by
+# public-inbox-httpd on a free port; the report and the replies are
+# delivered into it by public-inbox-mda, as the list would
+export HOME=$T/pihome PI_CONFIG=$T/pi-config
+mkdir -p "$HOME"
+LIST=lkp@lists.example.org
+if public-inbox-init -V2 test "$T/pi" http://127.0.0.1:1/test "$LIST" >"$T/pi.err" 2>&1; then
+	git config -f "$PI_CONFIG" publicinboxmda.spamcheck none
+	# the report as the list got it: addressed to the list too (mda checks),
+	# with the list's Received: (public-inbox's received time, what rt: searches)
+	{ printf 'Received: by lists.example.org; %s\n' "$(date -R)"; sed "0,/^To: /s//To: $LIST, /" "$sent"; } |
+		ORIGINAL_RECIPIENT=$LIST public-inbox-mda
+	HPORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	public-inbox-httpd -l "http://127.0.0.1:$HPORT" >"$T/httpd.log" 2>&1 &
+	HPID=$!
+	trap 'kill $HPID 2>/dev/null; wait $HPID 2>/dev/null; rm -rf "$T"' EXIT
+	for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$HPORT/test/new.atom" && break; sleep 0.1; done
+fi
+# pimail FROM MSGID EXTRA BODY: a reply to the report posted to the list
+pimail() {
+	{
+		printf 'Received: by lists.example.org; %s\nDate: %s\n' "$(date -R)" "$(date -R)"
+		printf 'From: %s\nTo: %s\nCc: lkp@example.org\nSubject: Re: the report\n' "$1" "$LIST"
+		printf 'Message-ID: <%s>\nIn-Reply-To: <%s>\nReferences: <%s>\n' "$2" "$REPORT" "$REPORT"
+		[ -n "$3" ] && printf '%s\n' "$3"
+		printf '\n%s\n' "$4"
+	} | ORIGINAL_RECIPIENT=$LIST public-inbox-mda
+	# public-inbox-httpd sees a new mail in its search a moment later
+	for _ in $(seq 100); do
+		curl -s -d '' "http://127.0.0.1:$HPORT/test/?q=m:$2&x=m" | gzip -dc 2>/dev/null | grep -q "^Message-ID: <$2>" && break
+		sleep 0.1
+	done
+}
+# vger marks what it distributes Precedence: bulk; a From_ line in the body
+# (mboxrd-quoted in the download) before the command
+pimail 'Big Boss <boss@example.org>' p1@example.org 'Precedence: bulk' "$(printf 'From the list:\n#robotmail invalid')"
+pimail 'Rev Iewer <rev@example.org>' p2@example.org '' '#robotmail frobnicate'
+sed -e "s|source: maildir:.*|source: public-inbox:http://127.0.0.1:$HPORT/test|" -e "s|rate_limit: 5|rate_limit: 100|" "$T/cfg.yaml" >"$T/pi.yaml"
+"$ROBOTMAIL" listen -c "$T/pi.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^robotmail: listen: 3 read, 1 ignored, 0 refused, 1 command(s) applied, 1 answer(s) queued$' "$T/err" &&
+	ok "listen reads the public-inbox list over HTTP: the report (Auto-Submitted) ignored, a command applied, one answered" ||
+	not_ok "public-inbox listen" "rc=$rc" "$(cat "$T/err" "$T/pi.err")"
+st=$(db "select state from findings")
+[ "$st" = invalid ] && grep -q "<$REPORT>: ignored: an automatic mail" "$T/err" &&
+	ok "the list's Precedence: bulk with its List-Id in listen.lists is no bulk mail: #robotmail invalid applied" ||
+	not_ok "pi invalid" "$st" "$(cat "$T/err")"
+[ "$(db "select count(*) from messages where dedupe_key = 'answer:p2@example.org'")" = 1 ] &&
+	ok "the command not understood on the list is answered in the thread" || not_ok "pi answer" "$(db "select dedupe_key from messages")"
+"$ROBOTMAIL" listen -c "$T/pi.yaml" >"$T/out" 2>"$T/err"
+grep -q '^robotmail: listen: 0 read, 0 ignored,' "$T/err" && ok "public-inbox: a second pass reads nothing twice (Message-IDs in the store)" || not_ok "pi second" "$(cat "$T/err")"
+pimail 'Big Boss <boss@example.org>' p3@example.org '' '#robotmail undo'
+"$ROBOTMAIL" listen -c "$T/pi.yaml" >"$T/out" 2>"$T/err"
+grep -q '^robotmail: listen: 1 read, 0 ignored, 0 refused, 1 command(s) applied' "$T/err" && [ "$(db "select state from findings")" = dup ] &&
+	ok "public-inbox: only the new mail is read on the next pass (undo: dup again)" || not_ok "pi third" "$(cat "$T/err")" "$(db "select state from findings")"
+sed -e "s|/test|/nosuch|" "$T/pi.yaml" >"$T/pi-bad.yaml"
+"$ROBOTMAIL" listen -c "$T/pi-bad.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q 'HTTP 404' "$T/err" && ok "public-inbox: an inbox that is not there is a configuration error (exit 2)" || not_ok "pi 404" "rc=$rc" "$(cat "$T/err")"
+[ -n "${PI_DEBUG:-}" ] && sleep 600
+kill $HPID 2>/dev/null
+wait $HPID 2>/dev/null
+"$ROBOTMAIL" listen -c "$T/pi.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 75 ] && ok "public-inbox: the server down is temporary (exit 75)" || not_ok "pi down" "rc=$rc" "$(cat "$T/err")"
