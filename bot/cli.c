@@ -701,6 +701,7 @@ int rm_cmd_listen(int argc, char **argv, struct rm_error *err)
 {
 	const char *config = NULL;
 	struct rm_listen_stats ls;
+	struct rm_listen_waiter *waiter = NULL;
 	struct env e;
 	time_t now = 0;
 	long interval = 60;
@@ -749,8 +750,9 @@ int rm_cmd_listen(int argc, char **argv, struct rm_error *err)
 				"robotmail: listen: %d read, %d ignored, %d refused, %d command(s) applied, %d answer(s) queued\n",
 				ls.read, ls.ignored, ls.refused, ls.applied, ls.answered);
 		if (!rc && follow)
-			sleep((unsigned)interval);
+			rm_listen_wait(&e.cfg, interval, &waiter);
 	} while (!rc && follow);
+	rm_listen_waiter_free(waiter);
 	env_close(&e);
 	return rc;
 }

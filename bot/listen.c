@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fileutil.h"
 #include "message.h"
@@ -862,6 +864,32 @@ static int imap_do(const struct pass *ps, const struct rm_listen_src *src, const
 	return 0;
 }
 
+/* The source's password (first line of password_file) into *password
+ * (malloc'd, or NULL without a file; the caller wipes and frees it). */
+static int read_password(const struct rm_listen_src *src, char **password, struct rm_error *err)
+{
+	size_t len;
+
+	*password = NULL;
+	if (!src->password_file)
+		return 0;
+	if (rm_read_file(src->password_file, 4096, password, &len, err)) {
+		err->kind = RM_ERR_CONFIG;
+		return -1;
+	}
+	while (len && ((*password)[len - 1] == '\n' || (*password)[len - 1] == '\r'))
+		(*password)[--len] = '\0';
+	return 0;
+}
+
+static void wipe(char *password)
+{
+	if (password) {
+		memset(password, 0, strlen(password));
+		free(password);
+	}
+}
+
 static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm_error *err)
 {
 	const char *rest = src->source + 8, *slash = strchr(rest, '/');
@@ -880,16 +908,8 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 			     src->source);
 		goto out;
 	}
-	if (src->password_file) {
-		size_t len;
-
-		if (rm_read_file(src->password_file, 4096, &password, &len, err)) {
-			err->kind = RM_ERR_CONFIG;
-			goto out;
-		}
-		while (len && (password[len - 1] == '\n' || password[len - 1] == '\r'))
-			password[--len] = '\0';
-	}
+	if (read_password(src, &password, err))
+		goto out;
 	rm_sb_init(&ans);
 	rm_sb_init(&mail);
 	url = rm_xstrfmt("imaps://%s/", host);
@@ -945,10 +965,7 @@ out:
 	rm_sb_release(&mail);
 	free(req);
 	free(url);
-	if (password) {
-		memset(password, 0, strlen(password));
-		free(password);
-	}
+	wipe(password);
 	free(mailbox);
 	free(host);
 	return rc;
@@ -1193,4 +1210,261 @@ int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
 		}
 	}
 	return 0;
+}
+
+/* ---- waiting for news (`listen --follow`): IMAP IDLE
+ *
+ * The first imaps:// source is watched with IDLE (RFC 2177) between
+ * passes, so a reply is read a moment after the server has it instead of
+ * at the next --interval.  libetpan's mailimap speaks IMAP (LOGIN, SELECT,
+ * IDLE, DONE); its own TLS does not verify the server's certificate, so the
+ * TLS connection is libcurl's (CONNECT_ONLY, the certificate checked as for
+ * the passes: ca_file or the system's CAs, the host name) and libetpan
+ * reads and writes through it (a mailstream_low driver over
+ * curl_easy_recv/send).  Any news, or the interval over, ends the wait; the
+ * next pass reads what is new (the passes themselves stay as they are).
+ * Without an imaps:// source, or when the server has no IDLE or the
+ * connection fails (a warning says why), the wait is a plain sleep. */
+
+struct rm_listen_waiter {
+	CURL *curl;
+	curl_socket_t fd;
+	mailimap *imap; /* NULL: no IDLE connection (sleep) */
+	bool warned, announced;
+};
+
+struct cstream {
+	CURL *curl;
+	curl_socket_t fd;
+};
+
+/* wait up to ms for the socket to be ready for `events`: 1 ready, 0 not */
+static int cs_poll(curl_socket_t fd, short events, int ms)
+{
+	struct pollfd p = { fd, events, 0 };
+
+	return poll(&p, 1, ms) > 0;
+}
+
+static ssize_t cs_read(mailstream_low *s, void *buf, size_t n)
+{
+	struct cstream *cs = s->data;
+
+	for (;;) {
+		size_t got = 0;
+		CURLcode rc = curl_easy_recv(cs->curl, buf, n, &got);
+
+		if (rc == CURLE_OK)
+			return (ssize_t)got; /* 0: the server closed */
+		if (rc != CURLE_AGAIN || !cs_poll(cs->fd, POLLIN, 60000))
+			return -1;
+	}
+}
+
+static ssize_t cs_write(mailstream_low *s, const void *buf, size_t n)
+{
+	struct cstream *cs = s->data;
+	size_t done = 0;
+
+	while (done < n) {
+		size_t sent = 0;
+		CURLcode rc = curl_easy_send(cs->curl, (const char *)buf + done, n - done, &sent);
+
+		if (rc == CURLE_OK)
+			done += sent;
+		else if (rc != CURLE_AGAIN || !cs_poll(cs->fd, POLLOUT, 60000))
+			return -1;
+	}
+	return (ssize_t)n;
+}
+
+static int cs_close(mailstream_low *s)
+{
+	(void)s;
+	return 0; /* the waiter closes the curl handle */
+}
+
+static int cs_get_fd(mailstream_low *s)
+{
+	return (int)((struct cstream *)s->data)->fd;
+}
+
+static void cs_free(mailstream_low *s)
+{
+	free(s->data);
+	free(s);
+}
+
+static struct mailstream_cancel *cs_get_cancel(mailstream_low *s)
+{
+	(void)s;
+	return NULL;
+}
+
+static mailstream_low_driver cs_driver = {
+	.mailstream_read = cs_read,
+	.mailstream_write = cs_write,
+	.mailstream_close = cs_close,
+	.mailstream_get_fd = cs_get_fd,
+	.mailstream_free = cs_free,
+	.mailstream_get_cancel = cs_get_cancel,
+};
+
+static void waiter_drop(struct rm_listen_waiter *w)
+{
+	if (w->imap) {
+		mailimap_logout(w->imap);
+		mailimap_free(w->imap); /* frees the stream and its driver data */
+		w->imap = NULL;
+	}
+	if (w->curl) {
+		curl_easy_cleanup(w->curl);
+		w->curl = NULL;
+	}
+}
+
+/* Connect, log in and select the mailbox of the imaps:// source. */
+static int waiter_open(struct rm_listen_waiter *w, const struct rm_config *cfg,
+		       const struct rm_listen_src *src, struct rm_error *err)
+{
+	const char *rest = src->source + 8, *slash = strchr(rest, '/');
+	char ebuf[CURL_ERROR_SIZE] = "", *host, *url, *mailbox, *password = NULL;
+	struct mailimap_capability_data *caps = NULL;
+	struct cstream *cs;
+	mailstream_low *low;
+	mailstream *stream;
+	CURLcode cr;
+	int r, rc = -1;
+
+	host = rm_xstrndup(rest, slash ? (size_t)(slash - rest) : strlen(rest));
+	mailbox = rm_xstrdup(slash && slash[1] ? slash + 1 : "INBOX");
+	/* https:// only to have curl make a verified TLS connection: with
+	 * CONNECT_ONLY it sends nothing over it */
+	url = rm_xstrfmt("https://%s%s/", host,
+			 strchr(host, ']') ? (strstr(host, "]:") ? "" : ":993") :
+					     (strchr(host, ':') ? "" : ":993"));
+	w->curl = curl_easy_init();
+	if (!w->curl) {
+		rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libcurl");
+		goto out;
+	}
+	curl_easy_setopt(w->curl, CURLOPT_URL, url);
+	curl_easy_setopt(w->curl, CURLOPT_CONNECT_ONLY, 1L);
+	curl_easy_setopt(w->curl, CURLOPT_SSL_ENABLE_ALPN, 0L);
+	curl_easy_setopt(w->curl, CURLOPT_ERRORBUFFER, ebuf);
+	curl_easy_setopt(w->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(w->curl, CURLOPT_CONNECTTIMEOUT,
+			 cfg->connect_timeout > 0 ? cfg->connect_timeout : 10L);
+	curl_easy_setopt(w->curl, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(w->curl, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (src->ca_file)
+		curl_easy_setopt(w->curl, CURLOPT_CAINFO, src->ca_file);
+	cr = curl_easy_perform(w->curl);
+	if (cr != CURLE_OK ||
+	    curl_easy_getinfo(w->curl, CURLINFO_ACTIVESOCKET, &w->fd) != CURLE_OK ||
+	    w->fd == CURL_SOCKET_BAD) {
+		rm_error_set(err, RM_ERR_TEMP, "%s", ebuf[0] ? ebuf : curl_easy_strerror(cr));
+		goto out;
+	}
+	cs = rm_xcalloc(1, sizeof(*cs));
+	cs->curl = w->curl;
+	cs->fd = w->fd;
+	low = mailstream_low_new(cs, &cs_driver);
+	stream = low ? mailstream_new(low, 8192) : NULL;
+	w->imap = mailimap_new(0, NULL);
+	if (!low || !stream || !w->imap) {
+		if (stream)
+			mailstream_close(stream);
+		else if (low)
+			mailstream_low_free(low);
+		else
+			free(cs);
+		rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libetpan's IMAP");
+		goto out;
+	}
+	r = mailimap_connect(w->imap, stream);
+	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED && r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED) {
+		rm_error_set(err, RM_ERR_TEMP, "no IMAP greeting (libetpan error %d)", r);
+		goto out;
+	}
+	if (read_password(src, &password, err))
+		goto out;
+	if (r == MAILIMAP_NO_ERROR_NON_AUTHENTICATED &&
+	    mailimap_login(w->imap, src->user ? src->user : "", password ? password : "") !=
+		    MAILIMAP_NO_ERROR) {
+		rm_error_set(err, RM_ERR_CONFIG, "the server refused the login");
+		goto out;
+	}
+	if (mailimap_capability(w->imap, &caps) != MAILIMAP_NO_ERROR) {
+		rm_error_set(err, RM_ERR_TEMP, "CAPABILITY failed");
+		goto out;
+	}
+	mailimap_capability_data_free(caps);
+	if (!mailimap_has_idle(w->imap)) {
+		rm_error_set(err, RM_ERR_TEMP, "the server has no IDLE");
+		goto out;
+	}
+	if (mailimap_select(w->imap, mailbox) != MAILIMAP_NO_ERROR) {
+		rm_error_set(err, RM_ERR_TEMP, "cannot select '%s'", mailbox);
+		goto out;
+	}
+	rc = 0;
+out:
+	wipe(password);
+	free(url);
+	free(mailbox);
+	free(host);
+	if (rc)
+		waiter_drop(w);
+	return rc;
+}
+
+void rm_listen_wait(const struct rm_config *cfg, long seconds, struct rm_listen_waiter **wp)
+{
+	const struct rm_listen_src *src = NULL;
+	struct rm_listen_waiter *w = *wp;
+	struct rm_error err;
+	time_t until = time(NULL) + seconds;
+	size_t i;
+
+	for (i = 0; i < cfg->nlisten && !src; i++)
+		if (!strncmp(cfg->listen[i].source, "imaps://", 8))
+			src = &cfg->listen[i];
+	if (!w)
+		w = *wp = rm_xcalloc(1, sizeof(*w));
+	rm_error_clear(&err);
+	if (src && !w->imap && waiter_open(w, cfg, src, &err) && !w->warned) {
+		char *safe = rm_text_escaped(err.msg, 300);
+
+		fprintf(stderr, "robotmail: listen: warning: '%s': no IMAP IDLE (%s): polling every %ld s\n",
+			src->source, safe, seconds);
+		free(safe);
+		w->warned = true; /* once; it is tried again before each wait */
+	} else if (w->imap && !w->announced) {
+		fprintf(stderr, "robotmail: listen: waiting on '%s' with IMAP IDLE (at most %ld s)\n",
+			src->source, seconds);
+		w->announced = true;
+	}
+	if (w->imap && mailimap_idle(w->imap) == MAILIMAP_NO_ERROR) {
+		/* news already read with the continuation, or on the socket */
+		bool news = w->imap->imap_stream->read_buffer_len > 0;
+
+		if (!news && seconds > 0)
+			news = cs_poll(w->fd, POLLIN, (int)(seconds > 3600 ? 3600000 : seconds * 1000));
+		(void)news; /* either way the next pass looks */
+		if (mailimap_idle_done(w->imap) == MAILIMAP_NO_ERROR)
+			return;
+	}
+	if (w->imap)
+		waiter_drop(w); /* broken: opened again before the next wait */
+	while (time(NULL) < until)
+		sleep((unsigned)(until - time(NULL)));
+}
+
+void rm_listen_waiter_free(struct rm_listen_waiter *w)
+{
+	if (w) {
+		waiter_drop(w);
+		free(w);
+	}
 }

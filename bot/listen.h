@@ -107,4 +107,13 @@ struct rm_listen_stats {
 int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
 		  struct rm_listen_stats *stats, struct rm_error *err);
 
+/* `listen --follow` between passes: wait until the first imaps:// source
+ * has news (IMAP IDLE, over a connection kept in *w across calls; *w starts
+ * NULL) or `seconds` are over; without IDLE (no imaps:// source, a server
+ * without it, a broken connection: a warning once) a plain sleep.  Free *w
+ * with rm_listen_waiter_free. */
+struct rm_listen_waiter;
+void rm_listen_wait(const struct rm_config *cfg, long seconds, struct rm_listen_waiter **w);
+void rm_listen_waiter_free(struct rm_listen_waiter *w);
+
 #endif

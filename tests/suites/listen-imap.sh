@@ -132,3 +132,25 @@ printf 'wrong\n' >"$T/pw"
 "$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 2 ] && grep -q "listen.source '$IMAP'" "$T/err" && ok "a wrong password is a configuration error (exit 2)" || not_ok "wrong password" "rc=$rc" "$(cat "$T/err")"
+
+# --follow waits with IMAP IDLE: a reply appended while it waits (interval
+# 60 s) is read within a few seconds
+printf 's3cret\n' >"$T/pw"
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" --follow --interval 60 >"$T/fout" 2>"$T/ferr" &
+FPID=$!
+for _ in $(seq 1 100); do grep -q 'with IMAP IDLE' "$T/ferr" && break; sleep 0.1; done
+sleep 0.3 # from the line to the IDLE command
+append 'Rev Iewer <rev@example.org>' i4@example.org '' '#robotmail fixed: 0123456789ab'
+t0=$(date +%s.%N)
+for _ in $(seq 1 150); do
+	[ "$(sqlite3 "$T/state.db" "select count(*) from finding_events where message_id = 'i4@example.org'")" = 1 ] && break
+	sleep 0.1
+done
+t1=$(date +%s.%N)
+took=$(echo "$t1 - $t0" | bc)
+kill $FPID 2>/dev/null
+wait $FPID 2>/dev/null
+grep -q "waiting on '$IMAP' with IMAP IDLE" "$T/ferr" && [ "$(sqlite3 "$T/state.db" "select state from findings")" = fixed ] &&
+	[ "$(echo "$took < 5" | bc)" = 1 ] &&
+	ok "listen --follow waits with IMAP IDLE: a reply appended while it waits is applied in ${took%????????} s (interval 60 s)" ||
+	not_ok "IDLE" "took=$took" "$(cat "$T/ferr")"

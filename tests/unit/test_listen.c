@@ -170,6 +170,14 @@ static void test_loop_rules(void **state)
 	cfg.listen_lists.v = lists;
 	cfg.listen_lists.n = 1;
 	assert_null(rm_listen_loop_reason(&m, &cfg));
+	/* the list's own mark on what it distributes */
+	m.precedence = (char *)"bulk";
+	assert_null(rm_listen_loop_reason(&m, &cfg));
+	m.precedence = (char *)"list";
+	assert_null(rm_listen_loop_reason(&m, &cfg));
+	m.precedence = (char *)"junk";
+	assert_string_equal(rm_listen_loop_reason(&m, &cfg), "a bulk mail (Precedence)");
+	m.precedence = NULL;
 	m.list_id = (char *)"lkp.lists.example.org.evil";
 	assert_non_null(rm_listen_loop_reason(&m, &cfg));
 	m.list_id = NULL;
