@@ -828,14 +828,15 @@ static size_t sb_write(char *p, size_t size, size_t n, void *ctx)
  * (a FETCH by the URL's UID); the answer (untagged lines, or the mail)
  * into out. */
 static int imap_do(const struct pass *ps, const struct rm_listen_src *src, const char *password,
-		   const char *url, const char *request, struct rm_sb *out, struct rm_error *err)
+		   CURL *c, const char *url, const char *request, struct rm_sb *out,
+		   struct rm_error *err)
 {
 	char ebuf[CURL_ERROR_SIZE] = "";
-	CURL *c = curl_easy_init();
 	CURLcode rc;
 
-	if (!c)
-		return rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libcurl");
+	/* the same handle for every request of a pass: curl keeps the logged-in
+	 * connection between them */
+	curl_easy_reset(c);
 	rm_sb_reset(out);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
@@ -856,7 +857,6 @@ static int imap_do(const struct pass *ps, const struct rm_listen_src *src, const
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sb_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
 	rc = curl_easy_perform(c);
-	curl_easy_cleanup(c);
 	if (rc != CURLE_OK)
 		return rm_error_set(err, rc == CURLE_LOGIN_DENIED ? RM_ERR_CONFIG : RM_ERR_TEMP,
 				    "listen.source '%s': %s", ps->source,
@@ -896,6 +896,7 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 	char *host, *mailbox, *password = NULL, *url = NULL, *req = NULL, *p;
 	struct rm_sb ans = RM_SB_INIT, mail = RM_SB_INIT;
 	unsigned long long validity = 0;
+	CURL *c = NULL;
 	int rc = -1;
 
 	if (!slash || slash == rest)
@@ -910,11 +911,16 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 	}
 	if (read_password(src, &password, err))
 		goto out;
+	c = curl_easy_init();
+	if (!c) {
+		rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libcurl");
+		goto out;
+	}
 	rm_sb_init(&ans);
 	rm_sb_init(&mail);
 	url = rm_xstrfmt("imaps://%s/", host);
 	req = rm_xstrfmt("STATUS \"%s\" (UIDVALIDITY)", mailbox);
-	if (imap_do(ps, src, password, url, req, &ans, err))
+	if (imap_do(ps, src, password, c, url, req, &ans, err))
 		goto out;
 	p = ans.buf ? strstr(ans.buf, "UIDVALIDITY ") : NULL;
 	if (!p || !isdigit((unsigned char)p[12])) {
@@ -930,7 +936,7 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 		url = rm_xstrfmt("imaps://%s/%s", host, esc ? esc : mailbox);
 		curl_free(esc);
 	}
-	if (imap_do(ps, src, password, url, "UID SEARCH ALL", &ans, err))
+	if (imap_do(ps, src, password, c, url, "UID SEARCH ALL", &ans, err))
 		goto out;
 	p = ans.buf ? strstr(ans.buf, "* SEARCH") : NULL;
 	for (p = p ? p + 8 : NULL; p && *p && *p != '\r' && *p != '\n';) {
@@ -950,7 +956,7 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 		if (seen)
 			continue;
 		furl = rm_xstrfmt("%s;UID=%llu", url, uid);
-		if (imap_do(ps, src, password, furl, NULL, &mail, err)) {
+		if (imap_do(ps, src, password, c, furl, NULL, &mail, err)) {
 			free(furl);
 			goto out;
 		}
@@ -963,6 +969,8 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 out:
 	rm_sb_release(&ans);
 	rm_sb_release(&mail);
+	if (c)
+		curl_easy_cleanup(c);
 	free(req);
 	free(url);
 	wipe(password);
