@@ -78,6 +78,28 @@ static void thread_link(struct rm_sb *sb, const struct rm_config *cfg, const cha
 	rm_sb_adds(sb, "</a>");
 }
 
+/* A tree's page name (t/<name>.html): the tree's name when it is made of
+ * [A-Za-z0-9._-] and does not begin with '.', else a hash of it. */
+static void tree_page(const char *tree, char *name, size_t n)
+{
+	const char *q;
+	bool plain = tree && *tree && *tree != '.' && strlen(tree) < n - 6;
+
+	for (q = tree; plain && *q; q++)
+		plain = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+			(*q >= '0' && *q <= '9') || *q == '.' || *q == '_' || *q == '-';
+	if (plain) {
+		snprintf(name, n, "%s.html", tree);
+	} else {
+		char id[17];
+		char *k = rm_xstrfmt("tree:%s", tree ? tree : "");
+
+		rm_status_finding_id(k, id);
+		free(k);
+		snprintf(name, n, "%s.html", id);
+	}
+}
+
 static int write_out(const char *dir, const char *name, const struct rm_sb *sb,
 		     struct rm_error *err)
 {
@@ -103,7 +125,16 @@ static void finding_page(struct rm_sb *sb, const struct rm_config *cfg, const st
 		html_text(sb, f->f.arg);
 	}
 	rm_sb_adds(sb, "</td></tr>\n<tr><th>tree</th><td>");
-	html_text(sb, f->first->tree);
+	if (f->first->tree) {
+		char tp[80];
+
+		tree_page(f->first->tree, tp, sizeof(tp));
+		rm_sb_addf(sb, "<a href=\"../t/%s\">", tp);
+		html_text(sb, f->first->tree);
+		rm_sb_adds(sb, "</a>");
+	} else {
+		rm_sb_adds(sb, "-");
+	}
 	rm_sb_addf(sb, "</td></tr>\n<tr><th>first seen</th><td>%s</td></tr>\n"
 		       "<tr><th>last seen</th><td>%s</td></tr>\n<tr><th>reports</th><td>%d</td></tr>\n"
 		       "<tr><th>thread</th><td>",
@@ -133,6 +164,59 @@ static void finding_page(struct rm_sb *sb, const struct rm_config *cfg, const st
 	rm_sb_adds(sb, "<p><a href=\"../index.html\">all findings</a></p>\n</body>\n</html>\n");
 }
 
+static bool on_tree(const struct finding *f, const char *tree)
+{
+	return !tree || !strcmp(f->first->tree ? f->first->tree : "", tree);
+}
+
+/* "2 open, 1 invalid" for the findings of `tree` */
+static void tree_counts(struct rm_sb *sb, const struct finding *fs, size_t nfs, const char *tree)
+{
+	static const enum rm_finding_state states[] = { RM_FINDING_OPEN, RM_FINDING_INVALID,
+							RM_FINDING_FIXED, RM_FINDING_DUP };
+	size_t i, k, said = 0;
+
+	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		size_t n = 0;
+
+		for (k = 0; k < nfs; k++)
+			n += on_tree(&fs[k], tree) && fs[k].f.state == states[i];
+		if (n)
+			rm_sb_addf(sb, "%s%zu %s", said++ ? ", " : "", n,
+				   rm_finding_state_name(states[i]));
+	}
+}
+
+/* The table of findings (of `tree`, or all when NULL); `fdir` leads from
+ * the page to the findings' pages. */
+static void findings_table(struct rm_sb *sb, const struct finding *fs, size_t nfs,
+			   const char *tree, const char *fdir)
+{
+	char b[40];
+	size_t k;
+
+	rm_sb_addf(sb, "<table>\n<tr><th>state</th>%s<th>report</th><th>last seen</th>"
+		       "<th>reports</th></tr>\n",
+		   tree ? "" : "<th>tree</th>");
+	for (k = 0; k < nfs; k++) {
+		const char *sn = rm_finding_state_name(fs[k].f.state);
+
+		if (!on_tree(&fs[k], tree))
+			continue;
+		rm_sb_addf(sb, "<tr class=\"%s\"><td>%s</td>", sn, sn);
+		if (!tree) {
+			rm_sb_adds(sb, "<td>");
+			html_text(sb, fs[k].first->tree);
+			rm_sb_adds(sb, "</td>");
+		}
+		rm_sb_addf(sb, "<td><a href=\"%s%s.html\">", fdir, fs[k].id);
+		html_text(sb, fs[k].first->subject);
+		rm_sb_addf(sb, "</a></td><td>%s</td><td>%d</td></tr>\n", when(fs[k].last, b, sizeof(b)),
+			   fs[k].reports);
+	}
+	rm_sb_adds(sb, "</table>\n");
+}
+
 void rm_status_finding_id(const char *key, char id[17])
 {
 	unsigned long long h = 14695981039346656037ull; /* FNV-1a */
@@ -153,7 +237,7 @@ int rm_status_write(const struct rm_config *cfg, struct rm_store *st, const char
 	size_t nmsgs = 0, nfs = 0, i, k;
 	struct rm_sb sb = RM_SB_INIT;
 	json_t *arr = NULL;
-	char *sub = NULL;
+	char *sub = NULL, *tdir = NULL;
 	int rc = -1;
 
 	*nfindings = 0;
@@ -190,26 +274,66 @@ int rm_status_write(const struct rm_config *cfg, struct rm_store *st, const char
 		goto out;
 	}
 	if (html) {
-		char b[40];
+		const char **trees = rm_xcalloc(nfs + 1, sizeof(char *));
+		size_t ntrees = 0, t;
 
+		/* the trees, in the order first reported */
+		for (k = 0; k < nfs; k++) {
+			const char *tn = fs[k].first->tree ? fs[k].first->tree : "";
+
+			for (t = 0; t < ntrees && strcmp(trees[t], tn); t++)
+				;
+			if (t == ntrees)
+				trees[ntrees++] = tn;
+		}
+		tdir = rm_path_join(dir, "t");
+		if (mkdir(tdir, 0755) && errno != EEXIST) {
+			rm_error_set(err, RM_ERR_CONFIG, "status: cannot make '%s': %s", tdir,
+				     strerror(errno));
+			free(trees);
+			goto out;
+		}
 		rm_sb_init(&sb);
 		page_head(&sb, "robotmail findings");
-		rm_sb_addf(&sb, "<p>%zu finding(s)</p>\n<table>\n<tr><th>state</th><th>tree</th>"
-				"<th>report</th><th>last seen</th><th>reports</th></tr>\n",
-			   nfs);
-		for (k = 0; k < nfs; k++) {
-			const char *sn = rm_finding_state_name(fs[k].f.state);
+		rm_sb_addf(&sb, "<p>%zu finding(s) on %zu tree(s)</p>\n<h2>Trees</h2>\n<ul>\n", nfs,
+			   ntrees);
+		for (t = 0; t < ntrees; t++) {
+			char tp[80];
 
-			rm_sb_addf(&sb, "<tr class=\"%s\"><td>%s</td><td>", sn, sn);
-			html_text(&sb, fs[k].first->tree);
-			rm_sb_addf(&sb, "</td><td><a href=\"f/%s.html\">", fs[k].id);
-			html_text(&sb, fs[k].first->subject);
-			rm_sb_addf(&sb, "</a></td><td>%s</td><td>%d</td></tr>\n",
-				   when(fs[k].last, b, sizeof(b)), fs[k].reports);
+			tree_page(trees[t], tp, sizeof(tp));
+			rm_sb_addf(&sb, "<li><a href=\"t/%s\">", tp);
+			html_text(&sb, *trees[t] ? trees[t] : "(no tree)");
+			rm_sb_adds(&sb, "</a>: ");
+			tree_counts(&sb, fs, nfs, trees[t]);
+			rm_sb_adds(&sb, "</li>\n");
 		}
-		rm_sb_adds(&sb, "</table>\n</body>\n</html>\n");
-		if (write_out(dir, "index.html", &sb, err))
+		rm_sb_adds(&sb, "</ul>\n<h2>Findings</h2>\n");
+		findings_table(&sb, fs, nfs, NULL, "f/");
+		rm_sb_adds(&sb, "</body>\n</html>\n");
+		if (write_out(dir, "index.html", &sb, err)) {
+			free(trees);
 			goto out;
+		}
+		/* one page per tree: its findings */
+		for (t = 0; t < ntrees; t++) {
+			char tp[80], *title = rm_xstrfmt("robotmail findings on %s",
+							 *trees[t] ? trees[t] : "(no tree)");
+
+			tree_page(trees[t], tp, sizeof(tp));
+			rm_sb_reset(&sb);
+			page_head(&sb, title);
+			free(title);
+			rm_sb_adds(&sb, "<p>");
+			tree_counts(&sb, fs, nfs, trees[t]);
+			rm_sb_adds(&sb, "</p>\n");
+			findings_table(&sb, fs, nfs, trees[t], "../f/");
+			rm_sb_adds(&sb, "<p><a href=\"../index.html\">all findings</a></p>\n</body>\n</html>\n");
+			if (write_out(tdir, tp, &sb, err)) {
+				free(trees);
+				goto out;
+			}
+		}
+		free(trees);
 		for (k = 0; k < nfs; k++) {
 			char name[32];
 
@@ -268,6 +392,7 @@ out:
 	json_decref(arr);
 	rm_sb_release(&sb);
 	free(sub);
+	free(tdir);
 	for (k = 0; k < nfs; k++) {
 		rm_store_finding_free(&fs[k].f);
 		rm_store_events_free(fs[k].ev, fs[k].nev);

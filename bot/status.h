@@ -3,15 +3,16 @@
  *
  * Owns: `robotmail status --html DIR` / `--json DIR`: DIR/index.html (every
  * finding: state, tree, the first report's subject, last seen, how many
- * reports), DIR/f/<id>.html per finding (state, first/last seen, the
- * thread's link under links.lore, the commands received) and
+ * reports; the trees with their findings' states), DIR/t/<tree>.html per
+ * tree (its findings), DIR/f/<id>.html per finding (state, tree, first/last
+ * seen, the thread's link under links.lore, the commands received) and
  * DIR/findings.json (the same as data).  A finding is a thread key of the
  * outbox; its state is open unless `listen` changed it.  Pages need no
  * script and load nothing: any web server can publish DIR.
  *
  * Must not: change the store, send anything.
  * Not yet (issue 18): the per-run plot of the headline metric (needs the
- * archive's matrix, which the store does not keep), per-tree pages.
+ * archive's matrix, which the store does not keep).
  * A report links to its finding's page when links.status is configured
  * (the pipeline adds <links.status>/f/<id>.html).
  */

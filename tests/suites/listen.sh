@@ -215,11 +215,22 @@ p = P(); p.feed(page)
 assert 'fixed: abcdef012345' in p.text and '#robotmail undo' in p.text and report in p.text, p.text
 idx = P(); idx.feed(open(os.path.join(d, 'index.html')).read())
 assert '1 finding(s)' in idx.text and 'fixed' in idx.text, idx.text
+# the per-tree page: linked from the index and from the finding's page,
+# listing the tree's findings with their states
+import re
+index = open(os.path.join(d, 'index.html')).read()
+assert 'href="t/linus.html"' in index, index
+assert 'href="../t/linus.html"' in page, page
+tree = open(os.path.join(d, 't', 'linus.html')).read()
+assert 'href="../f/%s.html"' % f['id'] in tree, tree
+t = P(); t.feed(tree)
+assert 'robotmail findings on linus' in t.text and '1 fixed' in t.text, t.text
+assert f['subject'] in t.text, t.text
 PYEOF
-[ $? -eq 0 ] && ok "findings.json and the pages show the state, the thread and the commands received" || not_ok "status content" "$(cat "$T/js")"
+[ $? -eq 0 ] && ok "findings.json and the pages show the state, the thread and the commands received; a page per tree lists its findings" || not_ok "status content" "$(cat "$T/js")"
 [ -n "$PAGE" ] && [ -f "$T/www/$PAGE" ] && ok "the report's link names the finding's page status wrote ($PAGE)" || not_ok "page link" "PAGE=$PAGE" "$(ls -R "$T/www")"
 # tidy is in the Makefile's DEB_PACKAGES: missing, this check fails
-tidy -errors -quiet "$T/www/index.html" "$T/www/f/"*.html >"$T/tidy" 2>&1 && ok "the pages are valid HTML5 (tidy -errors)" || not_ok "tidy" "$(cat "$T/tidy")"
+tidy -errors -quiet "$T/www/index.html" "$T/www/f/"*.html "$T/www/t/"*.html >"$T/tidy" 2>&1 && ok "the pages are valid HTML5 (tidy -errors)" || not_ok "tidy" "$(cat "$T/tidy")"
 
 # --follow, killed with -9 after it read a mail: the next pass reads nothing twice
 "$ROBOTMAIL" listen -c "$T/cfg.yaml" --follow --interval 1 >"$T/fout" 2>"$T/ferr" &
