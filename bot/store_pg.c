@@ -36,6 +36,7 @@ struct pg_store {
 	PGconn *conn;
 	char *shown;          /* the URL without its password, for messages */
 	time_t renewed;       /* when rm_store_renew() last extended the leases */
+	bool before_points;   /* read-only at a schema before 6: no finding_points */
 	bool before_findings; /* read-only at a schema before 5: no findings, inbound
 			       * mail or opt-outs yet (reads find none) */
 };
@@ -142,6 +143,18 @@ static const char *const migrations[] = {
 	"  at BIGINT NOT NULL,"
 	"  PRIMARY KEY (addr, scope)"
 	")",
+	/* 6: the numbers behind a finding (store_sqlite.c's step 6) */
+	"CREATE TABLE finding_points ("
+	"  id BIGSERIAL PRIMARY KEY,"
+	"  key TEXT NOT NULL,"
+	"  test TEXT NOT NULL,"
+	"  commit_sha TEXT NOT NULL,"
+	"  role TEXT NOT NULL,"
+	"  vals TEXT NOT NULL,"
+	"  at BIGINT NOT NULL,"
+	"  UNIQUE (key, commit_sha)"
+	");"
+	"CREATE INDEX finding_points_test ON finding_points (test)",
 };
 
 static const char *const state_names[] = { "held", "queued", "sending", "sent", "failed" };
@@ -419,6 +432,7 @@ int rm_store_pg_open(struct rm_store **stp, const char *url, enum rm_store_mode 
 				return -1;
 			}
 			s->before_findings = v < 5;
+			s->before_points = v < 6;
 		}
 	}
 	*stp = &s->base;
@@ -1043,7 +1057,8 @@ static int pgs_counts(struct rm_store *base, struct rm_store_counts *c, struct r
 	c->stale_leases = (long)get_ll(r, 0, 11);
 	c->archive_claims = (long)get_ll(r, 0, 12);
 	PQclear(r);
-	for (i = 0; i < 4 && !pg(base)->before_findings; i++) {
+	for (i = 0; i < RM_STORE_LISTEN_TABLES && !pg(base)->before_findings &&
+		    !(i == 4 && pg(base)->before_points); i++) {
 		char sql[128];
 
 		/* a constant table name of store.c's list, not input */
@@ -1104,7 +1119,8 @@ static int pgs_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_er
 		d->cache[i].expires_at = (time_t)get_ll(r, i, 5);
 	}
 	PQclear(r);
-	for (i = 0; i < 4 && !s->before_findings; i++) {
+	for (i = 0; i < RM_STORE_LISTEN_TABLES && !s->before_findings &&
+		    !(i == 4 && s->before_points); i++) {
 		const struct rm_store_listen_table *t = &rm_store_listen_tables[i];
 		char sql[256];
 		int row;
@@ -1188,7 +1204,7 @@ static int pgs_load(struct rm_store *base, const struct rm_store_dump *d, struct
 		      6, p, err, what))
 			goto fail;
 	}
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < RM_STORE_LISTEN_TABLES; i++) {
 		const struct rm_store_listen_table *t = &rm_store_listen_tables[i];
 		const struct rm_store_text_rows *rows = &d->listen[i];
 		char sql[384];
@@ -1522,6 +1538,54 @@ static int pgs_inbound_newest(struct rm_store *base, const char *source, time_t 
 	return 0;
 }
 
+static int pgs_point_add(struct rm_store *base, const char *key, const char *test,
+			 const char *commit, const char *role, const char *vals, time_t at,
+			 struct rm_error *err)
+{
+	struct num a = { "" };
+	const char *p[6] = { key, test, commit, role, vals, num(&a, at) };
+	PGresult *r = q(pg(base),
+			"INSERT INTO finding_points (key, test, commit_sha, role, vals, at)"
+			" VALUES ($1, $2, $3, $4, $5, $6::bigint) ON CONFLICT (key, commit_sha) DO NOTHING",
+			6, p, err, "keeping a finding's values");
+	int stored;
+
+	if (!r)
+		return -1;
+	stored = changed_rows(r) > 0;
+	PQclear(r);
+	return stored;
+}
+
+static int pgs_points(struct rm_store *base, const char *key, struct rm_store_point **out,
+		      size_t *n, struct rm_error *err)
+{
+	struct pg_store *s = pg(base);
+	const char *p[1] = { key };
+	PGresult *r;
+	int rows, i;
+
+	if (s->before_points)
+		return 0;
+	r = q(s, "SELECT commit_sha, role, vals, at FROM finding_points WHERE key = $1 ORDER BY id",
+	      1, p, err, "reading a finding's values");
+	if (!r)
+		return -1;
+	rows = PQntuples(r);
+	if (rows > 0) {
+		*out = rm_xcalloc((size_t)rows, sizeof(**out));
+		for (i = 0; i < rows; i++) {
+			(*out)[i].commit = get_text(r, i, 0);
+			(*out)[i].role = get_text(r, i, 1);
+			(*out)[i].vals = get_text(r, i, 2);
+			(*out)[i].at = (time_t)get_ll(r, i, 3);
+		}
+		*n = (size_t)rows;
+	}
+	PQclear(r);
+	return 0;
+}
+
 static int pgs_optout_add(struct rm_store *base, const char *addr, const char *scope,
 			  const char *message_id, time_t now, struct rm_error *err)
 {
@@ -1595,6 +1659,8 @@ static const struct rm_store_ops pg_ops = {
 	.inbound_mark = pgs_inbound_mark,
 	.inbound_count_since = pgs_inbound_count_since,
 	.inbound_newest = pgs_inbound_newest,
+	.point_add = pgs_point_add,
+	.points = pgs_points,
 	.optout_add = pgs_optout_add,
 	.optout_check = pgs_optout_check,
 	.optout_count = pgs_optout_count,

@@ -31,6 +31,7 @@ struct sq_store {
 	sqlite3 *db;
 	char *path;           /* as configured, for messages */
 	char *snapshot_dir;   /* a read-only snapshot's private copy, removed at close */
+	bool before_points;   /* read-only at a schema before 6: no finding_points */
 	bool before_findings; /* read-only at a schema before 5: no findings, inbound
 			       * mail or opt-outs yet (reads find none) */
 };
@@ -138,6 +139,19 @@ static const char *const migrations[] = {
 	"  at INTEGER NOT NULL,"
 	"  PRIMARY KEY (addr, scope)"
 	");",
+	/* 6: the numbers behind a finding: per commit tested, the headline
+	 * metric's per-run values (the findings page plots them) */
+	"CREATE TABLE finding_points ("
+	"  id INTEGER PRIMARY KEY,"
+	"  key TEXT NOT NULL,"          /* the finding's thread key */
+	"  test TEXT NOT NULL,"         /* the same test without the commit */
+	"  commit_sha TEXT NOT NULL,"
+	"  role TEXT NOT NULL,"         /* base, head */
+	"  vals TEXT NOT NULL,"         /* one value per line */
+	"  at INTEGER NOT NULL,"
+	"  UNIQUE (key, commit_sha)"
+	");"
+	"CREATE INDEX finding_points_test ON finding_points (test);",
 };
 
 /* The state names as stored (the CHECK above), indexed by enum rm_store_state. */
@@ -498,6 +512,7 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 			return 0;
 		}
 		s->before_findings = v < 5;
+		s->before_points = v < 6;
 	}
 	*stp = &s->base;
 	return 0;
@@ -1348,6 +1363,54 @@ static int sq_inbound_newest(struct rm_store *base, const char *source, time_t *
 	return 0;
 }
 
+static int sq_point_add(struct rm_store *base, const char *key, const char *test,
+			const char *commit, const char *role, const char *vals, time_t at,
+			struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+
+	if (prep(s, "INSERT OR IGNORE INTO finding_points (key, test, commit_sha, role, vals, at)"
+		    " VALUES (?, ?, ?, ?, ?, ?)",
+		 &st) ||
+	    b_text(st, 1, key) || b_text(st, 2, test) || b_text(st, 3, commit) ||
+	    b_text(st, 4, role) || b_text(st, 5, vals) || b_int(st, 6, at) || step_done(&st)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "keeping a finding's values");
+	}
+	return sqlite3_changes(s->db) > 0;
+}
+
+static int sq_points(struct rm_store *base, const char *key, struct rm_store_point **out,
+		     size_t *n, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (s->before_points)
+		return 0;
+	if (prep(s, "SELECT commit_sha, role, vals, at FROM finding_points WHERE key = ? ORDER BY id",
+		 &st) ||
+	    b_text(st, 1, key)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading a finding's values");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_store_point *p;
+
+		*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
+		p = &(*out)[(*n)++];
+		memset(p, 0, sizeof(*p));
+		p->commit = col_text(st, 0);
+		p->role = col_text(st, 1);
+		p->vals = col_text(st, 2);
+		p->at = (time_t)sqlite3_column_int64(st, 3);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading a finding's values");
+}
+
 static int sq_optout_add(struct rm_store *base, const char *addr, const char *scope,
 			 const char *message_id, time_t now, struct rm_error *err)
 {
@@ -1430,7 +1493,8 @@ static int sq_counts(struct rm_store *base, struct rm_store_counts *c, struct rm
 			sqlite3_finalize(st);
 			return db_error(s, err, "counting rows");
 		}
-	for (i = 0; i < 4 && !s->before_findings; i++) {
+	for (i = 0; i < RM_STORE_LISTEN_TABLES && !s->before_findings &&
+		    !(i == 4 && s->before_points); i++) {
 		char q[128];
 
 		/* a constant table name of store.c's list, not input */
@@ -1503,7 +1567,8 @@ static int sq_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_err
 	st = NULL;
 	if (rc != SQLITE_DONE)
 		goto fail;
-	for (i = 0; i < 4 && !s->before_findings; i++) {
+	for (i = 0; i < RM_STORE_LISTEN_TABLES && !s->before_findings &&
+		    !(i == 4 && s->before_points); i++) {
 		const struct rm_store_listen_table *t = &rm_store_listen_tables[i];
 		char sql[256];
 
@@ -1559,6 +1624,8 @@ static const struct rm_store_ops sqlite_ops = {
 	.inbound_mark = sq_inbound_mark,
 	.inbound_count_since = sq_inbound_count_since,
 	.inbound_newest = sq_inbound_newest,
+	.point_add = sq_point_add,
+	.points = sq_points,
 	.optout_add = sq_optout_add,
 	.optout_check = sq_optout_check,
 	.optout_count = sq_optout_count,

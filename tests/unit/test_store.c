@@ -96,7 +96,7 @@ static void test_enqueue_dedupe(void **state)
 	/* one schema for both backends: step 4 added leases and archive claims */
 	assert_string_equal(rm_store_backend(st), unit_store_pg_url ? "postgresql" : "sqlite");
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 5); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs */
+	assert_int_equal(v, 6); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs; 6: finding_points */
 	assert_int_equal(rm_store_report_seen(st, "k1", &seen, &err), 0);
 	assert_false(seen);
 	assert_int_equal(enqueue(st, "m1@example.org", "k1", rcpts, false, T0), 1);
@@ -430,7 +430,7 @@ static void test_schema_4_store(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
 				      "DROP TABLE finding_events; DROP TABLE findings; DROP TABLE inbound;"
-				      " DROP TABLE optouts; PRAGMA user_version = 4",
+				      " DROP TABLE optouts; DROP TABLE finding_points; PRAGMA user_version = 4",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
@@ -458,10 +458,10 @@ static void test_schema_4_store(void **state)
 	rm_store_dump_free(&dump);
 	rm_store_close(st);
 
-	/* to write: step 5 runs, the findings are there */
+	/* to write: steps 5 and 6 run, the findings are there */
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 5);
+	assert_int_equal(v, 6);
 	assert_int_equal(rm_store_finding_set(st, "k1", "linus", RM_FINDING_INVALID, NULL,
 					      "#robotmail invalid", "dora@example.org", "r1", T0, &err),
 			 1);
