@@ -875,6 +875,31 @@ static void write_materials(const char *dir, const struct rm_archive *a,
 	free(rd);
 }
 
+/* The finding's numbers for its page's plot (status.c): the headline
+ * metric's per-run values on the report's base and head commits, kept once
+ * per commit (a retest against another base adds its base).  A failure
+ * headline has no values to plot. */
+static int keep_points(struct rm_pipeline *p, const struct rm_report *r, struct rm_error *err)
+{
+	static const char *const roles[2] = { "base", "head" };
+	const struct rm_report_test *t = &r->tests[0];
+	const struct rm_result_root *roots[2] = { t->base, t->head };
+	size_t i;
+
+	if (!r->thread_key || !r->test_key || !t->headline || t->headline->failure)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		const struct rm_series *se = rm_matrix_get(&roots[i]->complete, t->headline->name);
+
+		if (!se || se->is_string || se->is_bad || !se->n)
+			continue;
+		if (rm_store_point_add(p->ob, r->thread_key, r->test_key, roots[i]->commit, roles[i],
+				       se->v, se->n, r->created, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *fate_failed,
 			struct rm_error *err)
 {
@@ -890,7 +915,8 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	case RM_OUT_SEEN:
 		if (p->verbose)
 			fprintf(stderr, "robotmail: %s: already reported\n", r->subject);
-		return 0;
+		/* (a run killed between the report and its values keeps them now) */
+		return keep_points(p, r, err);
 	case RM_OUT_CLOSED:
 		fprintf(stderr, "robotmail: %s: not sent: %s\n", r->subject, it->reason);
 		return 0;
@@ -936,6 +962,8 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	p->st.queued++;
 	if (m.state == RM_STORE_HELD)
 		p->st.held++;
+	if (!mail->reflect && keep_points(p, r, err))
+		return -1;
 	write_materials(q->materials, it->archive, r->tests[0].head, &r->tests[0].evidence,
 			mail->message_id, p->verbose);
 	if (p->verbose)

@@ -567,6 +567,10 @@ static void report_identity(struct rm_report *r, const struct rm_config *cfg, ti
 	rm_sb_addf(&sb, "%s:%s|%s|%s|%s|%s", r->tree_name, r->branch, t0->head->commit, axes.buf,
 		   t0->headline->name, kind_word(r->kind));
 	r->thread_key = rm_sb_detach(&sb, NULL);
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "%s:%s|%s|%s|%s", r->tree_name, r->branch, axes.buf, t0->headline->name,
+		   kind_word(r->kind));
+	r->test_key = rm_sb_detach(&sb, NULL);
 	rm_sb_release(&axes);
 }
 
@@ -1194,6 +1198,7 @@ void rm_report_free(struct rm_report *r)
 	free(r->dedupe_key);
 	free(r->report_key);
 	free(r->thread_key);
+	free(r->test_key);
 	free(r->patch_msgid);
 	free(r->bad_reason);
 	free(r->message_id);

@@ -96,6 +96,9 @@ struct rm_report {
 	char *thread_key;   /* the finding: tree, head commit, test axes, headline
 			     * metric and direction; a later report with the same
 			     * key follows up on the first (message.c threads it) */
+	char *test_key;     /* the thread key without the commit: the same test
+			     * on the same tree (the finding's values are kept
+			     * under it, store.h) */
 	char *patch_msgid;  /* set: the report answers this patch mail (its
 			     * Message-ID, without <>); `subject` is then the
 			     * patch's own subject, which the mail replies to */

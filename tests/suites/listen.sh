@@ -213,6 +213,15 @@ class P(html.parser.HTMLParser):
     def handle_data(self, data): self.text += data
 p = P(); p.feed(page)
 assert 'fixed: abcdef012345' in p.text and '#robotmail undo' in p.text and report in p.text, p.text
+# the plot: the headline metric's runs on the report's parent and commit
+# (kept by run from the archive's matrix), one circle per run
+vals = f['values']
+assert [v['role'] for v in vals] == ['base', 'head'], vals
+assert vals[0]['commit'] == '8f756b95ffe4a7bb2037d8856596585c3235a6f3', vals
+assert all(len(v['values']) >= 1 for v in vals), vals
+runs = sum(len(v['values']) for v in vals)
+assert page.count('<svg ') == 1 and page.count('<circle class="run"') == runs, (runs, page.count('<circle class="run"'))
+assert '%d runs on 2 commits' % runs in page, page
 idx = P(); idx.feed(open(os.path.join(d, 'index.html')).read())
 assert '1 finding(s)' in idx.text and 'fixed' in idx.text, idx.text
 # the per-tree page: linked from the index and from the finding's page,
@@ -227,7 +236,7 @@ t = P(); t.feed(tree)
 assert 'robotmail findings on linus' in t.text and '1 fixed' in t.text, t.text
 assert f['subject'] in t.text, t.text
 PYEOF
-[ $? -eq 0 ] && ok "findings.json and the pages show the state, the thread and the commands received; a page per tree lists its findings" || not_ok "status content" "$(cat "$T/js")"
+[ $? -eq 0 ] && ok "findings.json and the pages show the state, the thread, the commands received and an SVG plot with a circle per run; a page per tree lists its findings" || not_ok "status content" "$(cat "$T/js")"
 [ -n "$PAGE" ] && [ -f "$T/www/$PAGE" ] && ok "the report's link names the finding's page status wrote ($PAGE)" || not_ok "page link" "PAGE=$PAGE" "$(ls -R "$T/www")"
 # tidy is in the Makefile's DEB_PACKAGES: missing, this check fails
 tidy -errors -quiet "$T/www/index.html" "$T/www/f/"*.html "$T/www/t/"*.html >"$T/tidy" 2>&1 && ok "the pages are valid HTML5 (tidy -errors)" || not_ok "tidy" "$(cat "$T/tidy")"
