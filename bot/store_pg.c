@@ -1563,7 +1563,7 @@ static int pgs_points(struct rm_store *base, const char *key, struct rm_store_po
 	struct pg_store *s = pg(base);
 	const char *p[1] = { key };
 	PGresult *r;
-	int rows, i;
+	int rows;
 
 	if (s->before_points)
 		return 0;
@@ -1573,6 +1573,8 @@ static int pgs_points(struct rm_store *base, const char *key, struct rm_store_po
 		return -1;
 	rows = PQntuples(r);
 	if (rows > 0) {
+		int i;
+
 		*out = rm_xcalloc((size_t)rows, sizeof(**out));
 		for (i = 0; i < rows; i++) {
 			(*out)[i].commit = get_text(r, i, 0);
