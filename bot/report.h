@@ -135,6 +135,12 @@ extern const size_t rm_report_nvars;
  * section).  The caller frees it with rm_tdata_free(). */
 struct rm_tdata *rm_report_sample_vars(bool filled);
 
+/* The test key (a report's test_key): "TREE:BRANCH|AXES|METRIC|KIND", the
+ * axes of `job` but its commit; with metric NULL only "TREE:BRANCH|AXES|",
+ * the start every metric's key of that test shares.  Caller frees. */
+char *rm_report_test_key(const char *tree, const char *branch, const struct rm_job *job,
+			 const char *metric, const char *kind);
+
 /* Exposed for tests: the Message-ID for a dedupe key and a time. */
 char *rm_report_message_id(const struct rm_config *cfg, const char *dedupe_key, time_t t);
 /* Seconds east of UTC of a "+HHMM" zone. */

@@ -467,6 +467,17 @@ int rm_store_points(struct rm_store *st, const char *key, struct rm_store_point 
 	return 0;
 }
 
+int rm_store_point_findings(struct rm_store *st, const char *prefix, char ***keys,
+			    char ***tests, size_t *n, struct rm_error *err)
+{
+	*keys = NULL;
+	*tests = NULL;
+	*n = 0;
+	if (st && !st->ops->point_findings)
+		return lacks(st, "reading findings' values", err);
+	return st ? st->ops->point_findings(st, prefix, keys, tests, n, err) : 0;
+}
+
 int rm_store_optout_add(struct rm_store *st, const char *addr, const char *scope,
 			const char *message_id, time_t now, struct rm_error *err)
 {

@@ -322,6 +322,11 @@ int rm_store_point_add(struct rm_store *st, const char *key, const char *test,
 /* A finding's points, in the order kept (rm_store_points_free). */
 int rm_store_points(struct rm_store *st, const char *key, struct rm_store_point **out,
 		    size_t *n, struct rm_error *err);
+/* The findings with values kept under a test key beginning with `prefix`
+ * (the same test on the same tree, any metric): their keys and test keys
+ * into *keys and *tests (the caller frees each and both arrays). */
+int rm_store_point_findings(struct rm_store *st, const char *prefix, char ***keys,
+			    char ***tests, size_t *n, struct rm_error *err);
 
 /* ---- several hosts: the owner of claims, leases, archive claims
  *
@@ -492,6 +497,8 @@ struct rm_store_ops {
 			 struct rm_error *err);
 	int (*points)(struct rm_store *st, const char *key, struct rm_store_point **out,
 		      size_t *n, struct rm_error *err);
+	int (*point_findings)(struct rm_store *st, const char *prefix, char ***keys,
+			      char ***tests, size_t *n, struct rm_error *err);
 	/* optional (NULL: one host, nothing to lease; a claim always succeeds) */
 	int (*renew)(struct rm_store *st, struct rm_error *err);
 	int (*claim_archive)(struct rm_store *st, const char *name, bool *got,

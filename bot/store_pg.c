@@ -1588,6 +1588,37 @@ static int pgs_points(struct rm_store *base, const char *key, struct rm_store_po
 	return 0;
 }
 
+static int pgs_point_findings(struct rm_store *base, const char *prefix, char ***keys,
+			      char ***tests, size_t *n, struct rm_error *err)
+{
+	struct pg_store *s = pg(base);
+	const char *p[1] = { prefix };
+	PGresult *r;
+	int rows;
+
+	if (s->before_points)
+		return 0;
+	r = q(s, "SELECT DISTINCT key, test FROM finding_points"
+		 " WHERE substr(test, 1, length($1)) = $1 ORDER BY key",
+	      1, p, err, "reading findings' values");
+	if (!r)
+		return -1;
+	rows = PQntuples(r);
+	if (rows > 0) {
+		int i;
+
+		*keys = rm_xcalloc((size_t)rows, sizeof(char *));
+		*tests = rm_xcalloc((size_t)rows, sizeof(char *));
+		for (i = 0; i < rows; i++) {
+			(*keys)[i] = get_text(r, i, 0);
+			(*tests)[i] = get_text(r, i, 1);
+		}
+		*n = (size_t)rows;
+	}
+	PQclear(r);
+	return 0;
+}
+
 static int pgs_optout_add(struct rm_store *base, const char *addr, const char *scope,
 			  const char *message_id, time_t now, struct rm_error *err)
 {
@@ -1663,6 +1694,7 @@ static const struct rm_store_ops pg_ops = {
 	.inbound_newest = pgs_inbound_newest,
 	.point_add = pgs_point_add,
 	.points = pgs_points,
+	.point_findings = pgs_point_findings,
 	.optout_add = pgs_optout_add,
 	.optout_check = pgs_optout_check,
 	.optout_count = pgs_optout_count,

@@ -1411,6 +1411,33 @@ static int sq_points(struct rm_store *base, const char *key, struct rm_store_poi
 	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading a finding's values");
 }
 
+static int sq_point_findings(struct rm_store *base, const char *prefix, char ***keys,
+			     char ***tests, size_t *n, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (s->before_points)
+		return 0;
+	/* substr, not LIKE: test keys hold '%' and '_' (nr_threads=100%) */
+	if (prep(s, "SELECT DISTINCT key, test FROM finding_points"
+		    " WHERE substr(test, 1, length(?1)) = ?1 ORDER BY key",
+		 &st) ||
+	    b_text(st, 1, prefix)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading findings' values");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*keys = rm_xrealloc(*keys, (*n + 1) * sizeof(char *));
+		*tests = rm_xrealloc(*tests, (*n + 1) * sizeof(char *));
+		(*keys)[*n] = col_text(st, 0);
+		(*tests)[(*n)++] = col_text(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading findings' values");
+}
+
 static int sq_optout_add(struct rm_store *base, const char *addr, const char *scope,
 			 const char *message_id, time_t now, struct rm_error *err)
 {
@@ -1626,6 +1653,7 @@ static const struct rm_store_ops sqlite_ops = {
 	.inbound_newest = sq_inbound_newest,
 	.point_add = sq_point_add,
 	.points = sq_points,
+	.point_findings = sq_point_findings,
 	.optout_add = sq_optout_add,
 	.optout_check = sq_optout_check,
 	.optout_count = sq_optout_count,
