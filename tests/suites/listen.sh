@@ -286,11 +286,14 @@ pimail() {
 		[ -n "$3" ] && printf '%s\n' "$3"
 		printf '\n%s\n' "$4"
 	} | ORIGINAL_RECIPIENT=$LIST public-inbox-mda
-	# public-inbox-httpd sees a new mail in its search a moment later
-	for _ in $(seq 100); do
-		curl -s -d '' "http://127.0.0.1:$HPORT/test/?q=m:$2&x=m" | gzip -dc 2>/dev/null | grep -q "^Message-ID: <$2>" && break
+	# public-inbox-httpd's search (what listen asks: rt:) has a new mail
+	# a moment later
+	for _ in $(seq 300); do
+		curl -s -d '' "http://127.0.0.1:$HPORT/test/?q=rt:$(($(date +%s) - 3600))..&x=m" | gzip -dc 2>/dev/null |
+			grep -q "^Message-ID: <$2>" && return 0
 		sleep 0.1
 	done
+	not_ok "public-inbox-httpd shows <$2> in its search" "$(ls "$HOME/.public-inbox/emergency/new" 2>/dev/null)"
 }
 # vger marks what it distributes Precedence: bulk; a From_ line in the body
 # (mboxrd-quoted in the download) before the command
