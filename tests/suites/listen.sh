@@ -261,22 +261,31 @@ grep -q '^robotmail: listen: 0 read,' "$T/err" && [ "$c" = 1 ] && [ "$st" = "dup
 
 # ---- a public-inbox list (public-inbox:URL): a real v2 inbox served by
 # public-inbox-httpd on a free port; the report and the replies are
-# delivered into it by public-inbox-mda, as the list would
+# delivered into it by public-inbox-mda, as the list would.  The httpd reads
+# its search index as it was when it opened it (it sees new mail some
+# seconds later), so mail is delivered while it is stopped.
 export HOME=$T/pihome PI_CONFIG=$T/pi-config
 mkdir -p "$HOME"
 LIST=lkp@lists.example.org
-if public-inbox-init -V2 test "$T/pi" http://127.0.0.1:1/test "$LIST" >"$T/pi.err" 2>&1; then
-	git config -f "$PI_CONFIG" publicinboxmda.spamcheck none
-	# the report as the list got it: addressed to the list too (mda checks),
-	# with the list's Received: (public-inbox's received time, what rt: searches)
-	{ printf 'Received: by lists.example.org; %s\n' "$(date -R)"; sed "0,/^To: /s//To: $LIST, /" "$sent"; } |
-		ORIGINAL_RECIPIENT=$LIST public-inbox-mda
-	HPORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	public-inbox-httpd -l "http://127.0.0.1:$HPORT" >"$T/httpd.log" 2>&1 &
+HPORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+HPID=
+pi_start() {
+	public-inbox-httpd -l "http://127.0.0.1:$HPORT" >>"$T/httpd.log" 2>&1 &
 	HPID=$!
-	trap 'kill $HPID 2>/dev/null; wait $HPID 2>/dev/null; rm -rf "$T"' EXIT
 	for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$HPORT/test/new.atom" && break; sleep 0.1; done
-fi
+}
+pi_stop() {
+	kill $HPID 2>/dev/null
+	wait $HPID 2>/dev/null
+	HPID=
+}
+trap '[ -n "$HPID" ] && pi_stop; rm -rf "$T"' EXIT
+public-inbox-init -V2 test "$T/pi" http://127.0.0.1:1/test "$LIST" >"$T/pi.err" 2>&1 || not_ok "public-inbox-init" "$(cat "$T/pi.err")"
+git config -f "$PI_CONFIG" publicinboxmda.spamcheck none
+# the report as the list got it: addressed to the list too (mda checks),
+# with the list's Received: (public-inbox's received time, what rt: searches)
+{ printf 'Received: by lists.example.org; %s\n' "$(date -R)"; sed "0,/^To: /s//To: $LIST, /" "$sent"; } |
+	ORIGINAL_RECIPIENT=$LIST public-inbox-mda
 # pimail FROM MSGID EXTRA BODY: a reply to the report posted to the list
 pimail() {
 	{
@@ -286,19 +295,13 @@ pimail() {
 		[ -n "$3" ] && printf '%s\n' "$3"
 		printf '\n%s\n' "$4"
 	} | ORIGINAL_RECIPIENT=$LIST public-inbox-mda
-	# public-inbox-httpd's search (what listen asks: rt:) has a new mail
-	# a moment later
-	for _ in $(seq 300); do
-		curl -s -d '' "http://127.0.0.1:$HPORT/test/?q=rt:$(($(date +%s) - 3600))..&x=m" | gzip -dc 2>/dev/null |
-			grep -q "^Message-ID: <$2>" && return 0
-		sleep 0.1
-	done
-	not_ok "public-inbox-httpd shows <$2> in its search" "$(ls "$HOME/.public-inbox/emergency/new" 2>/dev/null)"
+	[ -n "$(ls "$HOME/.public-inbox/emergency/new" 2>/dev/null)" ] && not_ok "public-inbox-mda took <$2>" "$(ls "$HOME/.public-inbox/emergency/new")"
 }
 # vger marks what it distributes Precedence: bulk; a From_ line in the body
 # (mboxrd-quoted in the download) before the command
 pimail 'Big Boss <boss@example.org>' p1@example.org 'Precedence: bulk' "$(printf 'From the list:\n#robotmail invalid')"
 pimail 'Rev Iewer <rev@example.org>' p2@example.org '' '#robotmail frobnicate'
+pi_start
 sed -e "s|source: maildir:.*|source: public-inbox:http://127.0.0.1:$HPORT/test|" -e "s|rate_limit: 5|rate_limit: 100|" "$T/cfg.yaml" >"$T/pi.yaml"
 "$ROBOTMAIL" listen -c "$T/pi.yaml" >"$T/out" 2>"$T/err"
 rc=$?
@@ -313,7 +316,9 @@ st=$(db "select state from findings")
 	ok "the command not understood on the list is answered in the thread" || not_ok "pi answer" "$(db "select dedupe_key from messages")"
 "$ROBOTMAIL" listen -c "$T/pi.yaml" >"$T/out" 2>"$T/err"
 grep -q '^robotmail: listen: 0 read, 0 ignored,' "$T/err" && ok "public-inbox: a second pass reads nothing twice (Message-IDs in the store)" || not_ok "pi second" "$(cat "$T/err")"
+pi_stop
 pimail 'Big Boss <boss@example.org>' p3@example.org '' '#robotmail undo'
+pi_start
 "$ROBOTMAIL" listen -c "$T/pi.yaml" >"$T/out" 2>"$T/err"
 grep -q '^robotmail: listen: 1 read, 0 ignored, 0 refused, 1 command(s) applied' "$T/err" && [ "$(db "select state from findings")" = dup ] &&
 	ok "public-inbox: only the new mail is read on the next pass (undo: dup again)" || not_ok "pi third" "$(cat "$T/err")" "$(db "select state from findings")"
@@ -321,9 +326,7 @@ sed -e "s|/test|/nosuch|" "$T/pi.yaml" >"$T/pi-bad.yaml"
 "$ROBOTMAIL" listen -c "$T/pi-bad.yaml" >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 2 ] && grep -q 'HTTP 404' "$T/err" && ok "public-inbox: an inbox that is not there is a configuration error (exit 2)" || not_ok "pi 404" "rc=$rc" "$(cat "$T/err")"
-[ -n "${PI_DEBUG:-}" ] && sleep 600
-kill $HPID 2>/dev/null
-wait $HPID 2>/dev/null
+pi_stop
 "$ROBOTMAIL" listen -c "$T/pi.yaml" >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 75 ] && ok "public-inbox: the server down is temporary (exit 75)" || not_ok "pi down" "rc=$rc" "$(cat "$T/err")"
