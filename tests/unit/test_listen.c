@@ -284,6 +284,36 @@ void unit_listen_test_store_findings(void **state)
 		rm_store_points_free(pt, n);
 		assert_int_equal(rm_store_points(st, "other", &pt, &n, &err), 0);
 		assert_int_equal(n, 0);
+		{
+			/* by test-key prefix, whose text may hold '%' and '_' */
+			char **keys, **tests;
+			size_t j;
+
+			assert_int_equal(rm_store_point_add(st, "k2", "a:b|x=100%/|m|regression", "c0",
+							    "base", base, 1, 10, &err),
+					 1);
+			assert_int_equal(rm_store_point_add(st, "k3", "a:b|x=1000/|m|regression", "c0",
+							    "base", base, 1, 10, &err),
+					 1);
+			assert_int_equal(rm_store_point_findings(st, "a:b|x=100%/|", &keys, &tests, &n,
+								 &err),
+					 0);
+			assert_int_equal(n, 1);
+			assert_string_equal(keys[0], "k2");
+			assert_string_equal(tests[0], "a:b|x=100%/|m|regression");
+			for (j = 0; j < n; j++) {
+				free(keys[j]);
+				free(tests[j]);
+			}
+			free(keys);
+			free(tests);
+			assert_int_equal(rm_store_point_findings(st, "a:b|x=100_/|", &keys, &tests, &n,
+								 &err),
+					 0);
+			assert_int_equal(n, 0);
+			free(keys);
+			free(tests);
+		}
 	}
 	assert_int_equal(rm_store_inbound_seen(st, "maildir:x", "m1", &b, &err), 0);
 	assert_true(b);
