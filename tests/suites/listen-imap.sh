@@ -142,7 +142,7 @@ kill $FPID 2>/dev/null
 wait $FPID 2>/dev/null
 grep -q "waiting on '$IMAP' with IMAP IDLE" "$T/ferr" && [ "$(sqlite3 "$T/state.db" "select state from findings")" = fixed ] &&
 	[ "$(echo "$took < 20" | bc)" = 1 ] &&
-	ok "listen --follow waits with IMAP IDLE: a reply appended while it waits is applied in ${took%????????} s (interval 60 s)" ||
+	ok "listen --follow waits with IMAP IDLE: a reply appended while it waits is applied in $(printf %.1f "$took") s (interval 60 s)" ||
 	not_ok "IDLE" "took=$took" "$(cat "$T/ferr")" "$(tail -20 "$T/dovecot.log")"
 
 # the certificate is verified: without ca_file the self-signed server is refused
