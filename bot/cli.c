@@ -408,6 +408,7 @@ int rm_cmd_listen(int argc, char **argv, struct rm_error *err)
 {
 	const char *config = NULL;
 	struct rm_listen_stats ls;
+	struct rm_listen_waiter *waiter = NULL;
 	struct rm_setup e;
 	time_t now = 0;
 	long interval = 60;
@@ -454,8 +455,9 @@ int rm_cmd_listen(int argc, char **argv, struct rm_error *err)
 		if (rc || !follow || ls.read)
 			rm_listen_stats_print(&ls, stderr);
 		if (!rc && follow)
-			sleep((unsigned)interval);
+			rm_listen_wait(&e.cfg, interval, &waiter);
 	} while (!rc && follow);
+	rm_listen_waiter_free(waiter);
 	rm_setup_close(&e);
 	return rc;
 }
