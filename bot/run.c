@@ -103,11 +103,15 @@ static int report_archives(struct rm_setup *e, struct rm_pipeline *p,
 	return 0;
 }
 
-/* paths.metrics_file at the end of a run that got that far: its true
- * counts and the outbox after it (a failure to write is a warning). */
+/* paths.metrics_file at the end of every run that loaded its config: its
+ * true counts and the outbox after it (a failure to write is a warning).
+ * A run that stopped early (exit 2, a store error) writes what it did
+ * before it stopped with complete = false: ps, sc and scan are then its
+ * zeroed or partial counts, and the outbox is left out when there is no
+ * store to ask.  A config that does not load names no file to write. */
 static void write_metrics(struct rm_setup *e, const struct rm_pipeline_stats *ps,
 			  const struct rm_schedule_counts *sc, const struct rm_inbox_scan *scan,
-			  time_t now, const struct timespec *started, int exit_code)
+			  time_t now, const struct timespec *started, int exit_code, bool complete)
 {
 	struct rm_metrics m;
 	struct rm_error me;
@@ -118,6 +122,7 @@ static void write_metrics(struct rm_setup *e, const struct rm_pipeline_stats *ps
 	m.end = time(NULL);
 	m.seconds = (double)(end.tv_sec - started->tv_sec) + (end.tv_nsec - started->tv_nsec) / 1e9;
 	m.exit_code = exit_code;
+	m.complete = complete;
 	m.arch_done = ps->arch_done;
 	m.arch_failed = ps->arch_failed;
 	m.arch_waiting = ps->arch_waiting;
@@ -133,8 +138,9 @@ static void write_metrics(struct rm_setup *e, const struct rm_pipeline_stats *ps
 	m.capped = sc->capped;
 	m.stopped = sc->stopped;
 	rm_error_clear(&me);
-	m.outbox_known = !rm_schedule_outbox(e->ob, now, m.outbox, &m.oldest_waiting, &me);
-	if (!m.outbox_known)
+	if (e->ob)
+		m.outbox_known = !rm_schedule_outbox(e->ob, now, m.outbox, &m.oldest_waiting, &me);
+	if (e->ob && !m.outbox_known)
 		fprintf(stderr, "robotmail: warning: metrics: the outbox is left out: %s\n", me.msg);
 	if (rm_metrics_write(e->cfg.metrics_file, &m, &me))
 		fprintf(stderr, "robotmail: warning: %s\n", me.msg);
@@ -151,21 +157,31 @@ int rm_run(const struct rm_run_opts *o, struct rm_error *err)
 	struct rm_schedule_log slog = { schedule_log, &verbose };
 	struct rm_schedule_counts sc;
 	int rc = -1, lockfd, got;
+	bool finished = false; /* false: stopped early (a store error) */
 	struct timespec started;
 
 	clock_gettime(CLOCK_MONOTONIC, &started);
 	memset(&st, 0, sizeof(st));
 	memset(&scan, 0, sizeof(scan));
+	memset(&p, 0, sizeof(p));
+	memset(&sc, 0, sizeof(sc));
 	if (rm_setup_open(&e, o->config, NULL, NULL, true, false, err) ||
 	    rm_config_check_identity(&e.cfg, err) || rm_inbox_check_state_dir(&e.cfg, err) ||
 	    (!o->once && rm_inbox_check_dir(&e.cfg, err)) || rm_deliver_check(&e.cfg, err) ||
 	    (o->note && rm_setup_read_note(&e, o->note, err))) {
+		if (e.have_cfg && e.cfg.metrics_file)
+			write_metrics(&e, &p.st, &sc, &scan, o->now, &started,
+				      rm_error_exit_code(err->kind), false);
 		rm_setup_close(&e);
 		return -1;
 	}
-	/* one run at a time: another run holding the inbox is not an error */
+	/* one run at a time: another run holding the inbox is not an error
+	 * (and its metrics are that run's to write) */
 	got = rm_inbox_claim(&e.cfg, &lockfd, err);
 	if (got <= 0) {
+		if (got < 0 && e.cfg.metrics_file)
+			write_metrics(&e, &p.st, &sc, &scan, o->now, &started,
+				      rm_error_exit_code(err->kind), false);
 		rm_setup_close(&e);
 		return got;
 	}
@@ -202,7 +218,6 @@ int rm_run(const struct rm_run_opts *o, struct rm_error *err)
 	st.duplicates = p.st.duplicates;
 	st.deferred = p.st.deferred;
 	st.bad_archives = p.st.bad_archives;
-	memset(&sc, 0, sizeof(sc));
 	if (rm_schedule_deliver(e.ob, &e.cfg, o->now, &slog, &sc, err))
 		goto out;
 	st.sent = sc.sent;
@@ -215,6 +230,7 @@ int rm_run(const struct rm_run_opts *o, struct rm_error *err)
 			st.archives, st.reports, st.queued, st.held, st.duplicates, st.deferred, st.sent,
 			st.retried, st.failed_msgs);
 	summary_line(&e, &p.st, &st);
+	finished = true;
 	/* each failure was logged as it happened; the worst sets the exit */
 	if (st.bad_archives || st.failed_msgs) /* a bad archive, or a message no server accepted */
 		rc = rm_error_logged(err, RM_ERR_INPUT);
@@ -222,9 +238,11 @@ int rm_run(const struct rm_run_opts *o, struct rm_error *err)
 		rc = rm_error_logged(err, RM_ERR_TEMP);
 	else
 		rc = 0;
-	if (e.cfg.metrics_file)
-		write_metrics(&e, &p.st, &sc, &scan, o->now, &started, rc ? rm_error_exit_code(err->kind) : 0);
 out:
+	/* a run that stopped early too: what it did before, and its exit */
+	if (e.cfg.metrics_file)
+		write_metrics(&e, &p.st, &sc, &scan, o->now, &started,
+			      rc ? rm_error_exit_code(err->kind) : 0, finished);
 	rm_inbox_scan_free(&scan);
 	rm_setup_close(&e);
 	rm_inbox_release(lockfd);

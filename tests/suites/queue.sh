@@ -5,7 +5,7 @@
 # `queue resend ID` (the same bytes and Message-ID again, to the same
 # recipients), and `queue show` naming each recipient's result with the
 # server's code; and the metrics file (paths.metrics_file, a Prometheus
-# textfile) against what each run really did.  A sendmail: program stands
+# textfile) against what each run really did, also one that stops early.  A sendmail: program stands
 # in for the server (fast).
 . tests/lib.sh
 mk_tmp
@@ -163,4 +163,27 @@ if [ $rc -eq 75 ] && [ "$(metric last_run_exit_code)" = 75 ] && [ "$(metric 'las
 	ok "metrics after a deferral: exit 75, 1 to retry, 1 queued, the oldest waiting $age s"
 else
 	not_ok "metrics after a deferral" "rc=$rc" "$(cat "$T/metrics/robotmail.prom" "$T/err")"
+fi
+# a run that stops early still writes the metrics file: its exit code, not
+# complete, and no stale outbox (the store was never asked)
+[ "$(metric last_run_complete)" = 1 ] || not_ok "a finished run is complete" "$(cat "$T/metrics/robotmail.prom")"
+sed "s|inbox: $T/inbox|inbox: $T/no-such-inbox|" "$T/cfg.yaml" >"$T/noinbox.yaml"
+"$ROBOTMAIL" run -c "$T/noinbox.yaml" >/dev/null 2>"$T/err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(metric last_run_exit_code)" = 2 ] && [ "$(metric last_run_complete)" = 0 ] &&
+	[ "$(metric 'last_run_mails{outcome="sent"}')" = 0 ] && ! grep -q '^robotmail_outbox_messages' "$T/metrics/robotmail.prom"; then
+	ok "metrics after a run stopped by a missing inbox: exit 2, complete 0, nothing sent, no stale outbox"
+else
+	not_ok "metrics after exit 2" "rc=$rc" "$(cat "$T/metrics/robotmail.prom" "$T/err")"
+fi
+# a store that is no database: the run stops at the store
+printf 'not a database, no header here %.0s' $(seq 200) >"$T/state/broken.db"
+sed "s|state_db: $T/state/state.db|state_db: $T/state/broken.db|" "$T/cfg.yaml" >"$T/broken.yaml"
+"$ROBOTMAIL" run -c "$T/broken.yaml" >/dev/null 2>"$T/err"
+rc=$?
+if [ $rc -ne 0 ] && [ "$(metric last_run_exit_code)" = $rc ] && [ "$(metric last_run_complete)" = 0 ] &&
+	! grep -q '^robotmail_outbox_messages' "$T/metrics/robotmail.prom"; then
+	ok "metrics after a run stopped by a store error: exit $rc, complete 0, the outbox left out"
+else
+	not_ok "metrics after a store error" "rc=$rc" "$(cat "$T/metrics/robotmail.prom" "$T/err")"
 fi
