@@ -262,6 +262,24 @@ run -v
 	ok "an inbox NAME.part or NAME.tmp file or directory is left alone and named as still being written" ||
 	not_ok "NAME.part left alone" "rc=$rc new=$(count_new)" "$(ls "$T/inbox" "$T/failed" 2>&1)" "$(cat "$T/err")"
 
+# done/ and failed/ never overwrite an earlier archive of the same name
+# (issue 13 item 8): NAME.1, NAME.2 ..., the evidence kept byte for byte
+reset
+mkdir -p "$T/done" "$T/failed"
+echo earlier >"$T/done/mincore.tar.xz"
+echo earlier-1 >"$T/done/mincore.tar.xz.1"
+echo earlier >"$T/failed/junk.tar.xz"
+cp $MINCORE "$T/inbox/mincore.tar.xz"
+echo 'no archive' >"$T/inbox/junk.tar.xz"
+run
+if [ $rc -eq 1 ] && [ "$(cat "$T/done/mincore.tar.xz")" = earlier ] && [ "$(cat "$T/done/mincore.tar.xz.1")" = earlier-1 ] &&
+	cmp -s $MINCORE "$T/done/mincore.tar.xz.2" && [ "$(cat "$T/failed/junk.tar.xz")" = earlier ] &&
+	[ "$(cat "$T/failed/junk.tar.xz.1")" = 'no archive' ] && [ -z "$(ls "$T/inbox")" ]; then
+	ok "done/ and failed/ never overwrite an earlier archive of the same name (NAME.1, NAME.2, ...)"
+else
+	not_ok "done/ failed/ suffix" "rc=$rc" "$(ls -l "$T/done" "$T/failed" "$T/inbox" 2>&1)" "$(cat "$T/err")"
+fi
+
 # --dry-run -o DIR creates DIR (and its parents); an error naming DIR when it cannot
 reset
 rm -rf "$T/eml"
