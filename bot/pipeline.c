@@ -1139,6 +1139,8 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		goto out;
 	p->st.archives += (int)b->narchives;
 	p->st.bad_archives += b->failed;
+	if (p->progress)
+		p->progress(p->progress_ctx, &p->st);
 	deferred = rm_xcalloc(b->narchives + 1, sizeof(int));
 	errors = rm_xcalloc(b->narchives + 1, sizeof(int));
 	for (i = 0; i < b->nreports; i++) {
@@ -1153,6 +1155,8 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 
 		memset(&it, 0, sizeof(it));
 		memset(&mail, 0, sizeof(mail));
+		if (i && p->progress)
+			p->progress(p->progress_ctx, &p->st);
 		if (!r->skip_reason)
 			p->st.reports++; /* a skipped one is no report */
 		it.nth = ++p->nth;

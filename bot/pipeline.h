@@ -153,6 +153,10 @@ struct rm_pipeline {
 	 * -v one line per cause with a count at the end of rm_pipeline_run */
 	struct rm_pipeline_tally *tally;
 	size_t ntally;
+	/* called (when not NULL) after each chunk's archives are read and
+	 * after each report: `run`'s progress line on a terminal */
+	void (*progress)(void *ctx, const struct rm_pipeline_stats *st);
+	void *progress_ctx;
 };
 
 /* Run the pipeline over paths[0..npaths).  Errors of single archives and
