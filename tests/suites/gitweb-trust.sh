@@ -55,6 +55,7 @@ tree() { # name provider api [token_env]
 	tree ghmoved github "$A/moved/repos/test/linux" RM_TEST_TOKEN
 	tree gtmoved gitea "$A/moved/api/v1/repos/test/linux" RM_TEST_TOKEN
 	tree glrenamed gitlab "$A/renamed/api/v4/projects/42" RM_TEST_TOKEN
+	tree ghloop github "$A/loop/repos/test/linux" RM_TEST_TOKEN
 	tree ghbusy github "$A/busy/repos/test/linux"
 	tree gh401 github "$A/401/repos/test/linux" RM_TEST_TOKEN
 	tree gh401anon github "$A/401/repos/test/linux"
@@ -82,6 +83,12 @@ commit glrenamed "$LINK"
 	grep -qx "/api/v4/projects/42/repository/commits/$LINK - s3cret-test-token" "$T/a.auth" &&
 	ok "a redirect within the same origin keeps the token" ||
 	not_ok "same-origin redirect keeps the token" "rc=$rc" "$(cat "$T/a.auth")" "$(cat "$T/err")"
+: >"$T/a.auth"
+commit ghloop "$LINK"
+[ $rc -eq 75 ] && grep -q "more than 3 redirects" "$T/err" &&
+	[ "$(grep -c "^/loop.*/repos/test/linux/commits/$LINK " "$T/a.auth")" -eq 4 ] &&
+	ok "a redirect loop stops after 3 redirects (4 requests), exit 75 naming it" ||
+	not_ok "redirect limit" "rc=$rc" "$(cat "$T/a.auth")" "$(cat "$T/err")"
 
 # ---- GitLab: changed files from the paginated diff endpoint
 tree gl gitlab "$A/api/v4/projects/42" >>"$T/cfg.yaml"
