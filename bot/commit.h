@@ -95,7 +95,7 @@ int rm_commit_from_cache_json(struct rm_commit_facts *f, const char *json);
 /* The record of asks that gave no facts for one (tree, sha): the provider
  * did not know the commit (failure[0] == '\0'), or answered with something
  * that does not parse (failure says what).  Asked again not before next_at,
- * with a growing wait (lookup.c); kept by the store (schema step 6). */
+ * with a growing wait (lookup.c); kept by the store (schema step 7). */
 struct rm_commit_miss {
 	unsigned attempts;    /* asks of this kind in a row, the last one included */
 	long long first_at;   /* epoch seconds of the first of them */
