@@ -38,6 +38,15 @@ enum rm_match {
 	RM_MATCH_PREFIX, /* literal string prefix */
 };
 
+/* A pattern that says "LIT at offset >= min_off" (at the end of the name
+ * when at_end); re is the pattern alone (UTF), for the other names. */
+struct rm_literal {
+	char *text;
+	size_t len, min_off;
+	bool at_end;
+	void *re;
+};
+
 struct rm_pattern_list {
 	enum rm_match match;
 	size_t n;
@@ -49,6 +58,15 @@ struct rm_pattern_list {
 	 * alternation per c (a prefix table: a name tries only its own
 	 * first byte's patterns); these are not in `combined` */
 	void *first[RM_RULES_FIRST];
+	/* the three alternations above compiled again without UTF, for
+	 * names that are plain ASCII (NULL: the pattern text is not ASCII or
+	 * does not compile so; the UTF code above is then used) */
+	void *combined_ascii, *rest_ascii, *first_ascii[RM_RULES_FIRST];
+	/* patterns decided without a regex: a literal looked for in the name
+	 * (`.+LIT$`, `.+LIT.*`, `.*LIT`, LIT in search mode ...), for names of
+	 * ASCII without control characters; these are not in the alternations above */
+	struct rm_literal *lits;
+	size_t nlits;
 };
 
 /* One ordered rule: first matching pattern decides. */
