@@ -572,17 +572,21 @@ static void test_rules_list_as_patterns_one_by_one(void **state)
 		&r->failure, &r->pass, &r->stat_denylist, &r->stat_allowlist,
 		&r->report_allowlist, &r->perf_metrics_patterns, &r->perf_metrics_prefixes,
 	};
-	size_t li, i, k, j, tried = 0, hits = 0, split = 0;
+	size_t li, i, k, j, tried = 0, hits = 0, split = 0, lits = 0, ascii = 0;
 
 	(void)state;
 	for (li = 0; li < sizeof(lists) / sizeof(lists[0]); li++) {
 		const struct rm_pattern_list *l = lists[li];
 
-		for (k = 0; k < RM_RULES_FIRST; k++)
+		for (k = 0; k < RM_RULES_FIRST; k++) {
 			split += l->first[k] != NULL;
+			ascii += l->first_ascii[k] != NULL;
+		}
+		lits += l->nlits;
+		ascii += (l->combined_ascii != NULL) + (l->rest_ascii != NULL);
 		for (i = 0; i < l->n; i++) {
 			char *base = sample_of(l->patterns[i]);
-			char *names[5];
+			char *names[9];
 
 			names[0] = rm_xstrdup(base);
 			names[1] = rm_xstrfmt("x%s", base);
@@ -591,7 +595,14 @@ static void test_rules_list_as_patterns_one_by_one(void **state)
 			if (names[3][0])
 				names[3][0] = names[3][0] == 'd' ? 'k' : 'd';
 			names[4] = rm_xstrfmt("perf-profile.%s", base);
-			for (k = 0; k < 5; k++) {
+			/* the literal patterns' edges: "ab" (what ".+" became)
+			 * dropped, so the literal is at offset 0; a newline
+			 * (which '$' may stand before); not ASCII; not UTF-8 */
+			names[5] = rm_xstrdup(base + (strlen(base) >= 2 ? 2 : 0));
+			names[6] = rm_xstrfmt("%s\n", base);
+			names[7] = rm_xstrfmt("\xc3\xa9%s", base);
+			names[8] = rm_xstrfmt("\xff%s", base);
+			for (k = 0; k < 9; k++) {
 				bool want = false;
 
 				for (j = 0; j < l->n && !want; j++)
@@ -607,6 +618,8 @@ static void test_rules_list_as_patterns_one_by_one(void **state)
 	assert_true(tried > 1500);
 	assert_true(hits > tried / 4); /* the samples do reach the patterns */
 	assert_true(split > 10);       /* and the prefix table is in use */
+	assert_true(lits >= 4);        /* so are the literal patterns */
+	assert_true(ascii > split);    /* and the copies without UTF */
 }
 
 const struct CMUnitTest unit_matrix_tests[] = {
