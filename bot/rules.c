@@ -420,27 +420,30 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 			rm_sb_addc(to, '|');
 		anchored(to, l->match, l->patterns[i]);
 	}
-	/* each alternation twice: UTF (for names that are not ASCII: not
-	 * worth JIT code when the ASCII copy exists) and without UTF */
+	/* each alternation compiled with UTF here (an error names the list;
+	 * no JIT: it serves names that are not ASCII), and again without UTF
+	 * when an ASCII name first needs it (ascii_code: a name tries only
+	 * the alternations of its first byte, so most are never needed) */
 	failed = false;
+	l->ascii = rm_xcalloc(RM_RULES_ASCII_SLOTS, sizeof(*l->ascii));
 	if (sb.len) {
-		l->combined_ascii = compile_ascii(sb.buf);
+		l->ascii[RM_RULES_FIRST].text = rm_xstrdup(sb.buf);
 		failed = !(l->combined = compile_jit(sb.buf, y->file, rm_yaml_line(pats), field,
-						     "(all)", !l->combined_ascii, err));
+						     "(all)", false, err));
 	}
 	if (rest.len && !failed) {
-		l->rest_ascii = compile_ascii(rest.buf);
+		l->ascii[RM_RULES_FIRST + 1].text = rm_xstrdup(rest.buf);
 		failed = !(l->rest = compile_jit(rest.buf, y->file, rm_yaml_line(pats), field,
-						 "(all)", !l->rest_ascii, err));
+						 "(all)", false, err));
 	}
 	for (c = 0; c < RM_RULES_FIRST; c++) {
 		if (!first[c])
 			continue;
 		if (!failed) {
-			l->first_ascii[c] = compile_ascii(first[c]->buf);
+			l->ascii[c].text = rm_xstrdup(first[c]->buf);
 			failed = !(l->first[c] = compile_jit(first[c]->buf, y->file,
 							     rm_yaml_line(pats), field, "(all)",
-							     !l->first_ascii[c], err));
+							     false, err));
 		}
 		rm_sb_release(first[c]);
 		free(first[c]);
@@ -457,12 +460,13 @@ static void free_list(struct rm_pattern_list *l)
 	free_strings(l->patterns, l->n);
 	pcre2_code_free(l->combined);
 	pcre2_code_free(l->rest);
-	pcre2_code_free(l->combined_ascii);
-	pcre2_code_free(l->rest_ascii);
-	for (i = 0; i < RM_RULES_FIRST; i++) {
+	for (i = 0; i < RM_RULES_FIRST; i++)
 		pcre2_code_free(l->first[i]);
-		pcre2_code_free(l->first_ascii[i]);
+	for (i = 0; l->ascii && i < RM_RULES_ASCII_SLOTS; i++) {
+		free(l->ascii[i].text);
+		pcre2_code_free(l->ascii[i].code);
 	}
+	free(l->ascii);
 	for (i = 0; i < l->nlits; i++) {
 		free(l->lits[i].text);
 		pcre2_code_free(l->lits[i].re);
@@ -1001,6 +1005,27 @@ void rm_rules_free(struct rm_rules *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The code an ASCII name is matched with in alternation slot `slot` of
+ * l (utf: its UTF code, or NULL when the slot is empty): the copy without
+ * UTF, compiled the first time it is asked for, or else utf, JIT-compiled
+ * then. */
+static const void *ascii_code(const struct rm_pattern_list *l, size_t slot, void *utf)
+{
+	struct rm_ascii_re *a = &l->ascii[slot];
+
+	if (!utf)
+		return NULL;
+	if (!a->done) {
+		a->done = true;
+		a->code = compile_ascii(a->text);
+		free(a->text);
+		a->text = NULL;
+		if (!a->code && !getenv("ROBOTMAIL_NO_JIT"))
+			pcre2_jit_compile((pcre2_code *)utf, PCRE2_JIT_COMPLETE);
+	}
+	return a->code ? a->code : utf;
+}
+
 bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list *l,
 			 const char *name)
 {
@@ -1029,11 +1054,9 @@ bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list 
 			return true;
 	if (ascii)
 		return (c < RM_RULES_FIRST &&
-			re_match_n(r, l->first_ascii[c] ? l->first_ascii[c] : l->first[c], name,
-				   len, true)) ||
-		       re_match_n(r, l->combined_ascii ? l->combined_ascii : l->combined, name, len,
-				  true) ||
-		       re_match_n(r, l->rest_ascii ? l->rest_ascii : l->rest, name, len, true);
+			re_match_n(r, ascii_code(l, c, l->first[c]), name, len, true)) ||
+		       re_match_n(r, ascii_code(l, RM_RULES_FIRST, l->combined), name, len, true) ||
+		       re_match_n(r, ascii_code(l, RM_RULES_FIRST + 1, l->rest), name, len, true);
 	return (c < RM_RULES_FIRST && re_match_n(r, l->first[c], name, len, false)) ||
 	       re_match_n(r, l->combined, name, len, false) ||
 	       re_match_n(r, l->rest, name, len, false);

@@ -47,6 +47,16 @@ struct rm_literal {
 	void *re;
 };
 
+/* One alternation's copy without UTF: its text until first asked for,
+ * then the code (NULL: the text is not ASCII or does not compile so; the
+ * UTF code is used, JIT-compiled then). */
+struct rm_ascii_re {
+	char *text;
+	void *code;
+	bool done;
+};
+#define RM_RULES_ASCII_SLOTS (RM_RULES_FIRST + 2)
+
 struct rm_pattern_list {
 	enum rm_match match;
 	size_t n;
@@ -58,10 +68,10 @@ struct rm_pattern_list {
 	 * alternation per c (a prefix table: a name tries only its own
 	 * first byte's patterns); these are not in `combined` */
 	void *first[RM_RULES_FIRST];
-	/* the three alternations above compiled again without UTF, for
-	 * names that are plain ASCII (NULL: the pattern text is not ASCII or
-	 * does not compile so; the UTF code above is then used) */
-	void *combined_ascii, *rest_ascii, *first_ascii[RM_RULES_FIRST];
+	/* the alternations above compiled again without UTF, for names that
+	 * are plain ASCII, when first needed: RM_RULES_ASCII_SLOTS, first[c]
+	 * at c, then combined, then rest (rules.c) */
+	struct rm_ascii_re *ascii;
 	/* patterns decided without a regex: a literal looked for in the name
 	 * (`.+LIT$`, `.+LIT.*`, `.*LIT`, LIT in search mode ...), for names of
 	 * ASCII without control characters; these are not in the alternations above */
