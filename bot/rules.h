@@ -8,9 +8,12 @@
  * options each declares), and answering questions about a stat name or a
  * job key from them.  Patterns are compiled once with PCRE2 (JIT when the
  * platform has it); lists are matched as one alternation, so one match per
- * stat per list; the ordered direction and threshold rules are one
- * alternation each whose matching branch names the rule ((*MARK)).  Every
- * answer about a stat name is computed once and cached (a hash table keyed
+ * stat per list (a pattern that only looks for a literal, such as
+ * `.+\.pass$`, is a string compare instead; ASCII names use a copy of
+ * the alternation compiled without UTF, made when first needed); the
+ * ordered direction and threshold rules are one alternation each whose
+ * matching branch names the rule ((*MARK); JIT code once used often).
+ * Every answer about a stat name is computed once and cached (a hash table keyed
  * by the name, at most RM_RULES_CACHE_MAX names, then answers are computed
  * each time): a comparison asks about each row several times.
  *
