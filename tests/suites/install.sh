@@ -40,6 +40,16 @@ echo "# mine" >>"$P/etc/robotmail/robotmail.yaml"
 (cd "$T/src" && make install PREFIX="$P" SYSCONFDIR="$P/etc" BUILD="$T/build") >/dev/null 2>&1
 grep -q '^# mine$' "$P/etc/robotmail/robotmail.yaml" && ok "a second make install keeps an existing SYSCONFDIR/robotmail/robotmail.yaml" ||
 	not_ok "config overwritten"
+# DESTDIR stages the same tree under another root (a package build): every
+# file of PREFIX, and the staged binary is the one built for PREFIX
+(cd "$T/src" && make install DESTDIR="$T/stage" PREFIX="$P" SYSCONFDIR="$P/etc" BUILD="$T/build") >"$T/stage.log" 2>&1
+miss=
+for f in $(cd "$P" && find . -type f ! -name 'robotmail.yaml.*'); do
+	[ -e "$T/stage$P/$f" ] || miss="$miss $f"
+done
+[ -z "$miss" ] && [ -x "$T/stage$P/bin/robotmail" ] && cmp -s "$T/stage$P/bin/robotmail" "$P/bin/robotmail" &&
+	ok "make install DESTDIR=... stages every installed file under DESTDIR (the binary built for PREFIX)" ||
+	not_ok "make install DESTDIR" "missing:$miss" "$(tail -5 "$T/stage.log")"
 # the sources and the build are gone: the installed binary stands alone
 rm -rf "$T/src" "$T/build"
 "$P/bin/robotmail" --version >"$T/v" 2>&1
