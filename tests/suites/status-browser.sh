@@ -47,6 +47,19 @@ rc=$?
 [ $rc -eq 0 ] && grep -qx "robotmail: status: 2 finding(s) written to $T/html" "$T/out" && ok "status writes the pages of the two findings" || not_ok "status" "rc=$rc" "$(cat "$T/out" "$T/err")"
 tidy -errors -quiet "$T/html/index.html" "$T/html/f/"*.html "$T/html/t/"*.html >"$T/tidy" 2>&1 && ok "the pages are valid HTML5 (tidy -errors)" || not_ok "tidy" "$(cat "$T/tidy")"
 
+# the demo of `make run` (contrib/run-example.sh, in a copy of the files it
+# uses so the checkout's var/example stays as it is): it prints where the
+# status pages are, and they validate
+mkdir -p "$T/demo/tests/peers"
+cp -r contrib config templates "$T/demo/"
+cp tests/peers/make-test-repo.sh "$T/demo/tests/peers/"
+BUILD=$(cd "$(dirname "$ROBOTMAIL")" && pwd) "$T/demo/contrib/run-example.sh" >"$T/demo.out" 2>"$T/demo.err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "^robotmail: status pages in $T/demo/var/example/status/" "$T/demo.out" \
+	&& tidy -errors -quiet "$T/demo/var/example/status/index.html" "$T/demo/var/example/status/f/"*.html >"$T/tidy" 2>&1 \
+	&& ok "make run's demo writes its status pages into var/example/status/, says where, and they are valid HTML5" \
+	|| not_ok "demo status" "rc=$rc" "$(tail -5 "$T/demo.out" "$T/demo.err" "$T/tidy")"
+
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 # chrome URL OUT ARGS...: headless chromium (root needs --no-sandbox), no
 # network, a private profile, at most 60 s; stdout into OUT
@@ -150,15 +163,3 @@ PYEOF
 [ $shot_rc -eq 0 ] && [ -s "$T/shot.png" ] && [ "$(head -c 8 "$T/shot.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] \
 	&& ok "chromium takes a screenshot of the index (a non-empty PNG)" || not_ok "screenshot" "rc=$shot_rc" "$(tail -20 "$T/chrome.err")"
 
-# the demo of `make run` (contrib/run-example.sh, in a copy of the files it
-# uses so the checkout's var/example stays as it is): it prints where the
-# status pages are, and they validate
-mkdir -p "$T/demo/tests/peers"
-cp -r contrib config templates "$T/demo/"
-cp tests/peers/make-test-repo.sh "$T/demo/tests/peers/"
-BUILD=$(cd "$(dirname "$ROBOTMAIL")" && pwd) "$T/demo/contrib/run-example.sh" >"$T/demo.out" 2>"$T/demo.err"
-rc=$?
-[ $rc -eq 0 ] && grep -q "^robotmail: status pages in $T/demo/var/example/status/" "$T/demo.out" \
-	&& tidy -errors -quiet "$T/demo/var/example/status/index.html" "$T/demo/var/example/status/f/"*.html >"$T/tidy" 2>&1 \
-	&& ok "make run's demo writes its status pages into var/example/status/, says where, and they are valid HTML5" \
-	|| not_ok "demo status" "rc=$rc" "$(tail -5 "$T/demo.out" "$T/demo.err" "$T/tidy")"
