@@ -6,6 +6,8 @@
 # 3. `robotmail run` with config/example.yaml: lock, scan, report, queue in the
 #    state database, deliver into the Maildir var/example/Maildir
 # 4. prints where the mails are and the first report.
+# 5. `robotmail status` writes the findings pages (var/example/status/:
+#    index.html, a page per finding and per tree, findings.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -31,3 +33,6 @@ if [ -n "$func" ] && [ "$func" != "$first" ]; then
 	echo "==> $func (the functional report: boot/dmesg table and kernel-log excerpt)"
 	cat "$func"
 fi
+echo
+"$BUILD/robotmail" status -c config/example.yaml --html "$ex/status" --json "$ex/status"
+echo "robotmail: status pages in $PWD/$ex/status/ (open file://$PWD/$ex/status/index.html)"
