@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fileutil.h"
 #include "message.h"
@@ -983,4 +984,20 @@ int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
 		}
 	}
 	return 0;
+}
+
+int rm_listen_passes(const struct rm_config *cfg, struct rm_store *st, time_t now, long interval,
+		     struct rm_error *err)
+{
+	struct rm_listen_stats ls;
+	int rc;
+
+	do {
+		rc = rm_listen_run(cfg, st, now ? now : time(NULL), &ls, err);
+		if (rc || !interval || ls.read)
+			rm_listen_stats_print(&ls, stderr);
+		if (!rc && interval)
+			sleep((unsigned)interval);
+	} while (!rc && interval);
+	return rc;
 }

@@ -110,4 +110,13 @@ void rm_listen_stats_print(const struct rm_listen_stats *stats, FILE *out);
 int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
 		  struct rm_listen_stats *stats, struct rm_error *err);
 
+/* `robotmail listen`: one pass (interval 0), or with --follow a pass every
+ * `interval` seconds until killed or a pass fails (each mail is remembered
+ * in the store as it is done, so a kill loses nothing and repeats nothing).
+ * Each pass runs at `now`, or at the clock's time when now is 0; its stats
+ * line goes to stderr after a single pass, a failed one, or a follow pass
+ * that read mail.  Returns as rm_listen_run. */
+int rm_listen_passes(const struct rm_config *cfg, struct rm_store *st, time_t now, long interval,
+		     struct rm_error *err);
+
 #endif
