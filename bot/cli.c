@@ -395,11 +395,7 @@ int rm_cmd_status(int argc, char **argv, struct rm_error *err)
 		rm_setup_close(&e);
 		return -1;
 	}
-	if (html && json && strcmp(html, json))
-		rc = rm_status_write(&e.cfg, e.ob, html, true, false, &n, err) ||
-		     rm_status_write(&e.cfg, e.ob, json, false, true, &n, err);
-	else
-		rc = rm_status_write(&e.cfg, e.ob, html ? html : json, html != NULL, json != NULL, &n, err);
+	rc = rm_status_write_dirs(&e.cfg, e.ob, html, json, &n, err);
 	if (!rc)
 		printf("robotmail: status: %zu finding(s) written to %s\n", n, html ? html : json);
 	rm_setup_close(&e);
