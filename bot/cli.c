@@ -408,7 +408,6 @@ int rm_cmd_status(int argc, char **argv, struct rm_error *err)
 int rm_cmd_store(int argc, char **argv, struct rm_error *err)
 {
 	const char *config = NULL, *to = NULL, *from = NULL, *action = NULL;
-	struct rm_store *src = NULL, *dst = NULL;
 	struct rm_sb out = RM_SB_INIT;
 	struct rm_setup e;
 	int i, rc;
@@ -432,21 +431,15 @@ int rm_cmd_store(int argc, char **argv, struct rm_error *err)
 	if (!strcmp(action, "migrate") && !rm_store_location_shared(to))
 		return rm_error_set(err, RM_ERR_USAGE,
 				    "store migrate: --to must name a postgresql:// store"), 2;
-	if (rm_setup_open(&e, config, NULL, NULL, false, false, err) ||
-	    rm_store_open(&src, from ? from : e.cfg.state_db,
-			  RM_STORE_READONLY, err) ||
-	    (to && rm_store_open(&dst, to, RM_STORE_READWRITE, err))) {
-		rm_store_close(src);
+	if (rm_setup_open(&e, config, NULL, NULL, false, false, err)) {
 		rm_setup_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
 	rm_sb_init(&out);
-	rc = !strcmp(action, "check") ? rm_store_check(src, &out, err) :
-					 rm_store_migrate(src, dst, &out, err);
+	rc = rm_store_check_or_migrate(!strcmp(action, "migrate"), from ? from : e.cfg.state_db, to,
+				       &out, err);
 	fwrite(out.buf, 1, out.len, stdout);
 	rm_sb_release(&out);
-	rm_store_close(dst);
-	rm_store_close(src);
 	rm_setup_close(&e);
 	return rc < 0 ? rm_error_exit_code(err->kind) : rc;
 }
