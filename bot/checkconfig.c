@@ -175,7 +175,8 @@ static void check_listen(struct checks *c, const struct rm_config *cfg)
 
 	for (k = 0; k < cfg->nlisten; k++)
 		check_line(c, !strncmp(cfg->listen[k].source, "maildir:", 8) ||
-				      !strncmp(cfg->listen[k].source, "imaps://", 8),
+				      !strncmp(cfg->listen[k].source, "imaps://", 8) ||
+				      !strncmp(cfg->listen[k].source, "public-inbox:", 13),
 			   "listen source", cfg->listen[k].source);
 	rm_error_clear(&se);
 	if (rm_store_open(&ls, cfg->state_db, RM_STORE_READONLY, &se) ||

@@ -181,20 +181,23 @@ static const struct page pages[] = {
 	{ "listen",
 	  "usage: robotmail listen [-c FILE] [--now EPOCH] [--follow [--interval S]]\n"
 	  "\n"
-	  "Read the replies in listen.source (maildir:DIR or imaps://HOST:PORT/MAILBOX),\n"
+	  "Read the replies in listen.source (maildir:DIR, imaps://HOST:PORT/MAILBOX\n"
+	  "or public-inbox:URL),\n"
 	  "match each to its report, apply its #robotmail commands (invalid, fixed:,\n"
 	  "dup:, unsubscribe, undo) and queue an answer for those not understood.\n"
 	  "Each mail is read once.\n"
 	  "\n" CONFIG_OPT
 	  "  --now EPOCH        the time of the pass (seconds since 1970)\n"
-	  "  --follow           a pass every --interval seconds (60) until killed\n"
+	  "  --follow           passes until killed; between them a wait of at most\n"
+	  "                     --interval seconds (60), ended by IMAP IDLE news\n"
 	  "  -h, --help         this help\n"
 	  "\n" EXITS },
 	{ "status",
 	  "usage: robotmail status [-c FILE] [--html DIR] [--json DIR]\n"
 	  "\n"
-	  "Write the findings page from the state database: DIR/index.html and\n"
-	  "DIR/f/ID.html per finding, or DIR/findings.json.\n"
+	  "Write the findings page from the state database: DIR/index.html,\n"
+	  "DIR/t/TREE.html per tree and DIR/f/ID.html per finding (with a plot of\n"
+	  "the metric per run), or DIR/findings.json.\n"
 	  "\n" CONFIG_OPT
 	  "  -h, --help         this help\n"
 	  "\n" EXITS },

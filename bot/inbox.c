@@ -207,11 +207,14 @@ int rm_inbox_scan(const struct rm_config *cfg, time_t now, int verbose, struct r
 			free(p);
 			continue;
 		}
-		if (l > 5 && !strcmp(de->d_name + l - 5, ".part")) {
-			/* by convention an archive still being copied in: left
+		if (l > 5 && (!strcmp(de->d_name + l - 5, ".part") ||
+			      !strcmp(de->d_name + l - 4, ".tmp"))) {
+			/* by convention an archive still being copied in
+			 * (rsync, curl -o NAME.part, mktemp NAME.tmp): left
 			 * alone until it is renamed to its final name */
 			if (verbose)
-				fprintf(stderr, "robotmail: '%s' is still being written (.part); later\n", p);
+				fprintf(stderr, "robotmail: '%s' is still being written (.%s); later\n", p,
+					de->d_name[l - 4] == 'p' ? "part" : "tmp");
 			s->nwaiting++;
 			free(p);
 			continue;

@@ -2,12 +2,14 @@
  * commands in them. */
 #include "listen.h"
 
+#include <archive.h>
 #include <ctype.h>
 #include <curl/curl.h>
 #include <libetpan/libetpan.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -427,8 +429,12 @@ const char *rm_listen_loop_reason(const struct rm_inmail *m, const struct rm_con
 {
 	if (m->auto_submitted && strcasecmp(m->auto_submitted, "no"))
 		return "an automatic mail (Auto-Submitted)";
-	if (m->precedence && (!strcasecmp(m->precedence, "bulk") ||
-			      !strcasecmp(m->precedence, "list") || !strcasecmp(m->precedence, "junk")))
+	/* a list marks what it distributes "Precedence: bulk" or "list" (vger
+	 * does): from a list in listen.lists that is no automatic mail */
+	if (m->precedence &&
+	    (!strcasecmp(m->precedence, "junk") ||
+	     ((!strcasecmp(m->precedence, "bulk") || !strcasecmp(m->precedence, "list")) &&
+	      !(m->list_id && known_list(m->list_id, &cfg->listen_lists)))))
 		return "a bulk mail (Precedence)";
 	if (m->list_id && !known_list(m->list_id, &cfg->listen_lists))
 		return "a mail of a list not in listen.lists (List-Id)";
@@ -829,14 +835,15 @@ static size_t sb_write(char *p, size_t size, size_t n, void *ctx)
  * (a FETCH by the URL's UID); the answer (untagged lines, or the mail)
  * into out. */
 static int imap_do(const struct pass *ps, const struct rm_listen_src *src, const char *password,
-		   const char *url, const char *request, struct rm_sb *out, struct rm_error *err)
+		   CURL *c, const char *url, const char *request, struct rm_sb *out,
+		   struct rm_error *err)
 {
 	char ebuf[CURL_ERROR_SIZE] = "";
-	CURL *c = curl_easy_init();
 	CURLcode rc;
 
-	if (!c)
-		return rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libcurl");
+	/* the same handle for every request of a pass: curl keeps the logged-in
+	 * connection between them */
+	curl_easy_reset(c);
 	rm_sb_reset(out);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
@@ -857,12 +864,37 @@ static int imap_do(const struct pass *ps, const struct rm_listen_src *src, const
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sb_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
 	rc = curl_easy_perform(c);
-	curl_easy_cleanup(c);
 	if (rc != CURLE_OK)
 		return rm_error_set(err, rc == CURLE_LOGIN_DENIED ? RM_ERR_CONFIG : RM_ERR_TEMP,
 				    "listen.source '%s': %s", ps->source,
 				    ebuf[0] ? ebuf : curl_easy_strerror(rc));
 	return 0;
+}
+
+/* The source's password (first line of password_file) into *password
+ * (malloc'd, or NULL without a file; the caller wipes and frees it). */
+static int read_password(const struct rm_listen_src *src, char **password, struct rm_error *err)
+{
+	size_t len;
+
+	*password = NULL;
+	if (!src->password_file)
+		return 0;
+	if (rm_read_file(src->password_file, 4096, password, &len, err)) {
+		err->kind = RM_ERR_CONFIG;
+		return -1;
+	}
+	while (len && ((*password)[len - 1] == '\n' || (*password)[len - 1] == '\r'))
+		(*password)[--len] = '\0';
+	return 0;
+}
+
+static void wipe(char *password)
+{
+	if (password) {
+		memset(password, 0, strlen(password));
+		free(password);
+	}
 }
 
 static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm_error *err)
@@ -871,6 +903,7 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 	char *host, *mailbox, *password = NULL, *url = NULL, *req = NULL, *p;
 	struct rm_sb ans = RM_SB_INIT, mail = RM_SB_INIT;
 	unsigned long long validity = 0;
+	CURL *c = NULL;
 	int rc = -1;
 
 	if (!slash || slash == rest)
@@ -883,21 +916,18 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 			     src->source);
 		goto out;
 	}
-	if (src->password_file) {
-		size_t len;
-
-		if (rm_read_file(src->password_file, 4096, &password, &len, err)) {
-			err->kind = RM_ERR_CONFIG;
-			goto out;
-		}
-		while (len && (password[len - 1] == '\n' || password[len - 1] == '\r'))
-			password[--len] = '\0';
+	if (read_password(src, &password, err))
+		goto out;
+	c = curl_easy_init();
+	if (!c) {
+		rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libcurl");
+		goto out;
 	}
 	rm_sb_init(&ans);
 	rm_sb_init(&mail);
 	url = rm_xstrfmt("imaps://%s/", host);
 	req = rm_xstrfmt("STATUS \"%s\" (UIDVALIDITY)", mailbox);
-	if (imap_do(ps, src, password, url, req, &ans, err))
+	if (imap_do(ps, src, password, c, url, req, &ans, err))
 		goto out;
 	p = ans.buf ? strstr(ans.buf, "UIDVALIDITY ") : NULL;
 	if (!p || !isdigit((unsigned char)p[12])) {
@@ -913,7 +943,7 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 		url = rm_xstrfmt("imaps://%s/%s", host, esc ? esc : mailbox);
 		curl_free(esc);
 	}
-	if (imap_do(ps, src, password, url, "UID SEARCH ALL", &ans, err))
+	if (imap_do(ps, src, password, c, url, "UID SEARCH ALL", &ans, err))
 		goto out;
 	p = ans.buf ? strstr(ans.buf, "* SEARCH") : NULL;
 	for (p = p ? p + 8 : NULL; p && *p && *p != '\r' && *p != '\n';) {
@@ -933,7 +963,7 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 		if (seen)
 			continue;
 		furl = rm_xstrfmt("%s;UID=%llu", url, uid);
-		if (imap_do(ps, src, password, furl, NULL, &mail, err)) {
+		if (imap_do(ps, src, password, c, furl, NULL, &mail, err)) {
 			free(furl);
 			goto out;
 		}
@@ -946,14 +976,227 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 out:
 	rm_sb_release(&ans);
 	rm_sb_release(&mail);
+	if (c)
+		curl_easy_cleanup(c);
 	free(req);
 	free(url);
-	if (password) {
-		memset(password, 0, strlen(password));
-		free(password);
-	}
+	wipe(password);
 	free(mailbox);
 	free(host);
+	return rc;
+}
+
+/* ---- public-inbox (public-inbox:URL, URL the inbox's address, e.g.
+ * https://lore.kernel.org/lkml)
+ *
+ * Through its HTTP interface: a POST of URL/?q=rt:SINCE..&x=m answers every
+ * mail the inbox received since SINCE (seconds since 1970) as one gzipped
+ * mboxrd, newest first (public-inbox's search download, the one lei uses;
+ * the inbox must be indexed for search, as public-inbox-init does by
+ * default); "No results found" (404) is an empty answer.  SINCE is the
+ * newest time a mail of this source was read, less a day (a mail delayed
+ * on its way carries an earlier received time), or 30 days back at the
+ * first pass.  Each mail is remembered in the store by its Message-ID, so
+ * the overlap reads nothing twice.  The gzip is undone by libarchive (its
+ * raw format); the mboxrd is split here because libetpan's mbox driver
+ * reads only a file it locks: a line "From " begins a mail, and a line
+ * ">From ", ">>From " ... loses one '>'. */
+
+#define PI_OVERLAP (24 * 3600)
+#define PI_FIRST (30 * 24 * 3600)
+#define PI_MAX_GZ (64u << 20)    /* the compressed answer */
+#define PI_MAX_MBOX (512u << 20) /* and what it unpacks to */
+
+struct capped {
+	struct rm_sb *sb;
+	size_t max;
+};
+
+static size_t capped_write(char *p, size_t size, size_t n, void *ctx)
+{
+	struct capped *c = ctx;
+
+	if (c->sb->len + size * n > c->max)
+		return 0; /* too large: curl stops with a write error */
+	rm_sb_add(c->sb, p, size * n);
+	return size * n;
+}
+
+/* The gzip in `gz` unpacked into out. */
+static int gunzip(const struct pass *ps, const struct rm_sb *gz, struct rm_sb *out,
+		  struct rm_error *err)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	char buf[65536];
+	la_ssize_t n = 0;
+	int rc = -1;
+
+	if (!a)
+		return rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libarchive");
+	archive_read_support_filter_gzip(a);
+	archive_read_support_format_raw(a);
+	if (archive_read_open_memory(a, gz->buf, gz->len) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &e) != ARCHIVE_OK) {
+		rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': the answer is no gzipped mbox: %s",
+			     ps->source, archive_error_string(a) ? archive_error_string(a) : "?");
+		goto out;
+	}
+	while ((n = archive_read_data(a, buf, sizeof(buf))) > 0) {
+		if (out->len + (size_t)n > PI_MAX_MBOX) {
+			rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': the mbox is over %u MiB",
+				     ps->source, PI_MAX_MBOX >> 20);
+			goto out;
+		}
+		rm_sb_add(out, buf, (size_t)n);
+	}
+	if (n < 0) {
+		rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': a broken gzip: %s", ps->source,
+			     archive_error_string(a) ? archive_error_string(a) : "?");
+		goto out;
+	}
+	rc = 0;
+out:
+	archive_read_free(a);
+	return rc;
+}
+
+/* The mails of an mboxrd, in the order given: where each begins (after its
+ * From_ line) into *at, and *at[n] = len; a mail ends at the next From_
+ * line (mbox_mail stops there). */
+static void mbox_split(const char *mbox, size_t len, size_t **at, size_t *n)
+{
+	size_t i = 0;
+
+	*at = NULL;
+	*n = 0;
+	while (i < len) {
+		const char *eol = memchr(mbox + i, '\n', len - i);
+		size_t next = eol ? (size_t)(eol - mbox) + 1 : len;
+
+		if (len - i >= 5 && !memcmp(mbox + i, "From ", 5)) {
+			*at = rm_xrealloc(*at, (*n + 2) * sizeof(**at));
+			(*at)[(*n)++] = next; /* the mail begins after the From_ line */
+		}
+		i = next;
+	}
+	if (*n)
+		(*at)[*n] = len;
+}
+
+/* One mail of the mboxrd (from its start to the next From_ line) with its
+ * quoting undone. */
+static void mbox_mail(const char *p, const char *end, struct rm_sb *out)
+{
+	rm_sb_reset(out);
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *next = eol ? eol + 1 : end, *q = p;
+
+		if (next - p >= 5 && !memcmp(p, "From ", 5))
+			break; /* the next mail's From_ line */
+		while (q < next && *q == '>')
+			q++;
+		if (q > p && next - q >= 5 && !memcmp(q, "From ", 5))
+			p++; /* >From -> From, >>From -> >From */
+		rm_sb_add(out, p, (size_t)(next - p));
+		p = next;
+	}
+}
+
+static int read_public_inbox(struct pass *ps, const struct rm_listen_src *src,
+			     struct rm_error *err)
+{
+	const char *base = src->source + 13;
+	char ebuf[CURL_ERROR_SIZE] = "", *url = NULL;
+	struct rm_sb gz = RM_SB_INIT, mbox = RM_SB_INIT, one = RM_SB_INIT;
+	struct capped cap = { &gz, PI_MAX_GZ };
+	size_t *at = NULL, n = 0, k;
+	time_t newest, since;
+	long status = 0;
+	CURL *c = NULL;
+	CURLcode cr;
+	int rc = -1;
+
+	if (strncmp(base, "http://", 7) && strncmp(base, "https://", 8))
+		return rm_error_set(err, RM_ERR_CONFIG,
+				    "listen.source '%s': expected public-inbox:http(s)://HOST/INBOX",
+				    src->source);
+	if (rm_store_inbound_newest(ps->st, ps->source, &newest, err))
+		return -1;
+	since = newest ? newest - PI_OVERLAP : ps->now - PI_FIRST;
+	if (since < 0)
+		since = 0;
+	url = rm_xstrfmt("%s%s?q=rt:%lld..&x=m", base,
+			 base[0] && base[strlen(base) - 1] == '/' ? "" : "/", (long long)since);
+	rm_sb_init(&gz);
+	rm_sb_init(&mbox);
+	rm_sb_init(&one);
+	c = curl_easy_init();
+	if (!c) {
+		rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libcurl");
+		goto out;
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, 0L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT,
+			 ps->cfg->connect_timeout > 0 ? ps->cfg->connect_timeout : 10L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 600L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (src->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, src->ca_file);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, capped_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &cap);
+	cr = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (cr != CURLE_OK) {
+		rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': %s%s", ps->source,
+			     ebuf[0] ? ebuf : curl_easy_strerror(cr),
+			     cr == CURLE_WRITE_ERROR ? " (the answer is over 64 MiB)" : "");
+		goto out;
+	}
+	if (status == 404 && gz.buf && strstr(gz.buf, "No results found")) {
+		rc = 0; /* nothing new */
+		goto out;
+	}
+	if (status != 200) {
+		rm_error_set(err, status >= 500 || status == 429 ? RM_ERR_TEMP : RM_ERR_CONFIG,
+			     "listen.source '%s': HTTP %ld from %s%s", ps->source, status, url,
+			     status == 404 ? " (no such inbox, or it is not indexed for search)" : "");
+		goto out;
+	}
+	if (gunzip(ps, &gz, &mbox, err))
+		goto out;
+	mbox_split(mbox.buf ? mbox.buf : "", mbox.len, &at, &n);
+	/* oldest first: an undo comes after what it takes back */
+	for (k = n; k-- > 0;) {
+		unsigned long long h = 14695981039346656037ull; /* FNV-1a */
+		char fb[40];
+		size_t j;
+
+		mbox_mail(mbox.buf + at[k], mbox.buf + at[k + 1], &one);
+		for (j = 0; j < one.len; j++)
+			h = (h ^ (unsigned char)one.buf[j]) * 1099511628211ull;
+		/* public-inbox gives every mail a Message-ID; this names one
+		 * without, by its bytes */
+		snprintf(fb, sizeof(fb), "mbox:%016llx", h);
+		if (handle(ps, one.buf ? one.buf : "", one.len, fb, err))
+			goto out;
+	}
+	rc = 0;
+out:
+	if (c)
+		curl_easy_cleanup(c);
+	free(at);
+	rm_sb_release(&one);
+	rm_sb_release(&mbox);
+	rm_sb_release(&gz);
+	free(url);
 	return rc;
 }
 
@@ -976,20 +1219,276 @@ int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
 			if (read_imap(&ps, &cfg->listen[i], err))
 				return -1;
 		} else {
-			/* public-inbox: is accepted by the configuration
-			 * (issue 18) but not read yet */
-			return rm_error_set(err, RM_ERR_CONFIG,
-					    "'%s' line %d: listen.source '%s': only maildir: and imaps:// sources can be read so far",
-					    cfg->file ? cfg->file : "(defaults)", cfg->listen[i].line, src);
+			/* public-inbox: (the configuration accepts nothing else) */
+			if (read_public_inbox(&ps, &cfg->listen[i], err))
+				return -1;
 		}
 	}
 	return 0;
+}
+
+/* ---- waiting for news (`listen --follow`): IMAP IDLE
+ *
+ * The first imaps:// source is watched with IDLE (RFC 2177) between
+ * passes, so a reply is read a moment after the server has it instead of
+ * at the next --interval.  libetpan's mailimap speaks IMAP (LOGIN, SELECT,
+ * IDLE, DONE); its own TLS does not verify the server's certificate, so the
+ * TLS connection is libcurl's (CONNECT_ONLY, the certificate checked as for
+ * the passes: ca_file or the system's CAs, the host name) and libetpan
+ * reads and writes through it (a mailstream_low driver over
+ * curl_easy_recv/send).  Any news, or the interval over, ends the wait; the
+ * next pass reads what is new (the passes themselves stay as they are).
+ * Without an imaps:// source, or when the server has no IDLE or the
+ * connection fails (a warning says why), the wait is a plain sleep. */
+
+struct rm_listen_waiter {
+	CURL *curl;
+	curl_socket_t fd;
+	mailimap *imap; /* NULL: no IDLE connection (sleep) */
+	bool warned, announced;
+};
+
+struct cstream {
+	CURL *curl;
+	curl_socket_t fd;
+};
+
+/* wait up to ms for the socket to be ready for `events`: 1 ready, 0 not */
+static int cs_poll(curl_socket_t fd, short events, int ms)
+{
+	struct pollfd p = { fd, events, 0 };
+
+	return poll(&p, 1, ms) > 0;
+}
+
+static ssize_t cs_read(mailstream_low *s, void *buf, size_t n)
+{
+	struct cstream *cs = s->data;
+
+	for (;;) {
+		size_t got = 0;
+		CURLcode rc = curl_easy_recv(cs->curl, buf, n, &got);
+
+		if (rc == CURLE_OK)
+			return (ssize_t)got; /* 0: the server closed */
+		if (rc != CURLE_AGAIN || !cs_poll(cs->fd, POLLIN, 60000))
+			return -1;
+	}
+}
+
+static ssize_t cs_write(mailstream_low *s, const void *buf, size_t n)
+{
+	struct cstream *cs = s->data;
+	size_t done = 0;
+
+	while (done < n) {
+		size_t sent = 0;
+		CURLcode rc = curl_easy_send(cs->curl, (const char *)buf + done, n - done, &sent);
+
+		if (rc == CURLE_OK)
+			done += sent;
+		else if (rc != CURLE_AGAIN || !cs_poll(cs->fd, POLLOUT, 60000))
+			return -1;
+	}
+	return (ssize_t)n;
+}
+
+static int cs_close(mailstream_low *s)
+{
+	(void)s;
+	return 0; /* the waiter closes the curl handle */
+}
+
+static int cs_get_fd(mailstream_low *s)
+{
+	return (int)((struct cstream *)s->data)->fd;
+}
+
+static void cs_free(mailstream_low *s)
+{
+	free(s->data);
+	free(s);
+}
+
+static struct mailstream_cancel *cs_get_cancel(mailstream_low *s)
+{
+	(void)s;
+	return NULL;
+}
+
+static mailstream_low_driver cs_driver = {
+	.mailstream_read = cs_read,
+	.mailstream_write = cs_write,
+	.mailstream_close = cs_close,
+	.mailstream_get_fd = cs_get_fd,
+	.mailstream_free = cs_free,
+	.mailstream_get_cancel = cs_get_cancel,
+};
+
+static void waiter_drop(struct rm_listen_waiter *w)
+{
+	if (w->imap) {
+		mailimap_logout(w->imap);
+		mailimap_free(w->imap); /* frees the stream and its driver data */
+		w->imap = NULL;
+	}
+	if (w->curl) {
+		curl_easy_cleanup(w->curl);
+		w->curl = NULL;
+	}
+}
+
+/* Connect, log in and select the mailbox of the imaps:// source. */
+static int waiter_open(struct rm_listen_waiter *w, const struct rm_config *cfg,
+		       const struct rm_listen_src *src, struct rm_error *err)
+{
+	const char *rest = src->source + 8, *slash = strchr(rest, '/');
+	char ebuf[CURL_ERROR_SIZE] = "", *host, *url, *mailbox, *password = NULL;
+	struct mailimap_capability_data *caps = NULL;
+	struct cstream *cs;
+	mailstream_low *low;
+	mailstream *stream;
+	CURLcode cr;
+	int r, rc = -1;
+
+	host = rm_xstrndup(rest, slash ? (size_t)(slash - rest) : strlen(rest));
+	mailbox = rm_xstrdup(slash && slash[1] ? slash + 1 : "INBOX");
+	/* https:// only to have curl make a verified TLS connection: with
+	 * CONNECT_ONLY it sends nothing over it */
+	url = rm_xstrfmt("https://%s%s/", host,
+			 strchr(host, ']') ? (strstr(host, "]:") ? "" : ":993") :
+					     (strchr(host, ':') ? "" : ":993"));
+	w->curl = curl_easy_init();
+	if (!w->curl) {
+		rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libcurl");
+		goto out;
+	}
+	curl_easy_setopt(w->curl, CURLOPT_URL, url);
+	curl_easy_setopt(w->curl, CURLOPT_CONNECT_ONLY, 1L);
+	curl_easy_setopt(w->curl, CURLOPT_SSL_ENABLE_ALPN, 0L);
+	curl_easy_setopt(w->curl, CURLOPT_ERRORBUFFER, ebuf);
+	curl_easy_setopt(w->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(w->curl, CURLOPT_CONNECTTIMEOUT,
+			 cfg->connect_timeout > 0 ? cfg->connect_timeout : 10L);
+	curl_easy_setopt(w->curl, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(w->curl, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (src->ca_file)
+		curl_easy_setopt(w->curl, CURLOPT_CAINFO, src->ca_file);
+	cr = curl_easy_perform(w->curl);
+	if (cr != CURLE_OK ||
+	    curl_easy_getinfo(w->curl, CURLINFO_ACTIVESOCKET, &w->fd) != CURLE_OK ||
+	    w->fd == CURL_SOCKET_BAD) {
+		rm_error_set(err, RM_ERR_TEMP, "%s", ebuf[0] ? ebuf : curl_easy_strerror(cr));
+		goto out;
+	}
+	cs = rm_xcalloc(1, sizeof(*cs));
+	cs->curl = w->curl;
+	cs->fd = w->fd;
+	low = mailstream_low_new(cs, &cs_driver);
+	stream = low ? mailstream_new(low, 8192) : NULL;
+	w->imap = mailimap_new(0, NULL);
+	if (!low || !stream || !w->imap) {
+		if (stream)
+			mailstream_close(stream);
+		else if (low)
+			mailstream_low_free(low);
+		else
+			free(cs);
+		rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libetpan's IMAP");
+		goto out;
+	}
+	r = mailimap_connect(w->imap, stream);
+	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED && r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED) {
+		rm_error_set(err, RM_ERR_TEMP, "no IMAP greeting (libetpan error %d)", r);
+		goto out;
+	}
+	if (read_password(src, &password, err))
+		goto out;
+	if (r == MAILIMAP_NO_ERROR_NON_AUTHENTICATED &&
+	    mailimap_login(w->imap, src->user ? src->user : "", password ? password : "") !=
+		    MAILIMAP_NO_ERROR) {
+		rm_error_set(err, RM_ERR_CONFIG, "the server refused the login");
+		goto out;
+	}
+	if (mailimap_capability(w->imap, &caps) != MAILIMAP_NO_ERROR) {
+		rm_error_set(err, RM_ERR_TEMP, "CAPABILITY failed");
+		goto out;
+	}
+	mailimap_capability_data_free(caps);
+	if (!mailimap_has_idle(w->imap)) {
+		rm_error_set(err, RM_ERR_TEMP, "the server has no IDLE");
+		goto out;
+	}
+	if (mailimap_select(w->imap, mailbox) != MAILIMAP_NO_ERROR) {
+		rm_error_set(err, RM_ERR_TEMP, "cannot select '%s'", mailbox);
+		goto out;
+	}
+	rc = 0;
+out:
+	wipe(password);
+	free(url);
+	free(mailbox);
+	free(host);
+	if (rc)
+		waiter_drop(w);
+	return rc;
+}
+
+void rm_listen_wait(const struct rm_config *cfg, long seconds, struct rm_listen_waiter **wp)
+{
+	const struct rm_listen_src *src = NULL;
+	struct rm_listen_waiter *w = *wp;
+	struct rm_error err;
+	time_t until = time(NULL) + seconds;
+	size_t i;
+
+	for (i = 0; i < cfg->nlisten && !src; i++)
+		if (!strncmp(cfg->listen[i].source, "imaps://", 8))
+			src = &cfg->listen[i];
+	if (!w)
+		w = *wp = rm_xcalloc(1, sizeof(*w));
+	rm_error_clear(&err);
+	if (src && !w->imap && waiter_open(w, cfg, src, &err) && !w->warned) {
+		char *safe = rm_text_escaped(err.msg, 300);
+
+		fprintf(stderr, "robotmail: listen: warning: '%s': no IMAP IDLE (%s): polling every %ld s\n",
+			src->source, safe, seconds);
+		free(safe);
+		w->warned = true; /* once; it is tried again before each wait */
+	} else if (w->imap && !w->announced) {
+		fprintf(stderr, "robotmail: listen: waiting on '%s' with IMAP IDLE (at most %ld s)\n",
+			src->source, seconds);
+		w->announced = true;
+	}
+	if (w->imap && mailimap_idle(w->imap) == MAILIMAP_NO_ERROR) {
+		/* news already read with the continuation, or on the socket */
+		bool news = w->imap->imap_stream->read_buffer_len > 0;
+
+		if (!news && seconds > 0)
+			news = cs_poll(w->fd, POLLIN, (int)(seconds > 3600 ? 3600000 : seconds * 1000));
+		(void)news; /* either way the next pass looks */
+		if (mailimap_idle_done(w->imap) == MAILIMAP_NO_ERROR)
+			return;
+	}
+	if (w->imap)
+		waiter_drop(w); /* broken: opened again before the next wait */
+	while (time(NULL) < until)
+		sleep((unsigned)(until - time(NULL)));
+}
+
+void rm_listen_waiter_free(struct rm_listen_waiter *w)
+{
+	if (w) {
+		waiter_drop(w);
+		free(w);
+	}
 }
 
 int rm_listen_passes(const struct rm_config *cfg, struct rm_store *st, time_t now, long interval,
 		     struct rm_error *err)
 {
 	struct rm_listen_stats ls;
+	struct rm_listen_waiter *waiter = NULL;
 	int rc;
 
 	do {
@@ -997,7 +1496,8 @@ int rm_listen_passes(const struct rm_config *cfg, struct rm_store *st, time_t no
 		if (rc || !interval || ls.read)
 			rm_listen_stats_print(&ls, stderr);
 		if (!rc && interval)
-			sleep((unsigned)interval);
+			rm_listen_wait(cfg, interval, &waiter);
 	} while (!rc && interval);
+	rm_listen_waiter_free(waiter);
 	return rc;
 }

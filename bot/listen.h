@@ -3,7 +3,8 @@
  *
  * Owns: reading inbound mail from the configured sources (listen.source:
  * a Maildir through libetpan's maildir driver, an imaps:// mailbox through
- * libcurl's IMAP; public-inbox: not yet), parsing each message
+ * libcurl's IMAP, a public-inbox list through its HTTP search download),
+ * parsing each message
  * (libetpan's mailimf/mailmime), the loop and abuse rules (never answer an
  * automatic or bulk mail, an unknown list, the robot itself; a per-sender
  * limit), matching a reply to its finding by In-Reply-To/References
@@ -85,8 +86,9 @@ void rm_inmail_free(struct rm_inmail *m);
 
 /* Why a mail must never be answered (or acted on): a static string, or NULL
  * when it may be.  The loop rules: Auto-Submitted other than "no",
- * Precedence bulk, list or junk, a List-Id not in listen.lists, mail from
- * the robot itself. */
+ * Precedence junk, or bulk or list without a List-Id in listen.lists (a
+ * list marks what it distributes so), a List-Id not in listen.lists, mail
+ * from the robot itself. */
 const char *rm_listen_loop_reason(const struct rm_inmail *m, const struct rm_config *cfg);
 
 /* What one pass did, for the summary line. */
@@ -110,9 +112,19 @@ void rm_listen_stats_print(const struct rm_listen_stats *stats, FILE *out);
 int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
 		  struct rm_listen_stats *stats, struct rm_error *err);
 
+/* `listen --follow` between passes: wait until the first imaps:// source
+ * has news (IMAP IDLE, over a connection kept in *w across calls; *w starts
+ * NULL) or `seconds` are over; without IDLE (no imaps:// source, a server
+ * without it, a broken connection: a warning once) a plain sleep.  Free *w
+ * with rm_listen_waiter_free. */
+struct rm_listen_waiter;
+void rm_listen_wait(const struct rm_config *cfg, long seconds, struct rm_listen_waiter **w);
+void rm_listen_waiter_free(struct rm_listen_waiter *w);
+
 /* `robotmail listen`: one pass (interval 0), or with --follow a pass every
- * `interval` seconds until killed or a pass fails (each mail is remembered
- * in the store as it is done, so a kill loses nothing and repeats nothing).
+ * `interval` seconds (rm_listen_wait: sooner on IMAP IDLE news) until
+ * killed or a pass fails (each mail is remembered in the store as it is
+ * done, so a kill loses nothing and repeats nothing).
  * Each pass runs at `now`, or at the clock's time when now is 0; its stats
  * line goes to stderr after a single pass, a failed one, or a follow pass
  * that read mail.  Returns as rm_listen_run. */

@@ -27,8 +27,12 @@ int rm_metrics_write(const char *path, const struct rm_metrics *m, struct rm_err
 	one(&sb, "last_run_duration_seconds", "gauge", "How long the last run took.");
 	rm_sb_addf(&sb, "robotmail_last_run_duration_seconds %.3f\n", m->seconds);
 	one(&sb, "last_run_exit_code", "gauge",
-	    "The last run's exit status (0 ok, 1 failures, 75 to retry later).");
+	    "The last run's exit status (0 ok, 1 failures, 2 the operator must fix, 75 to retry later).");
 	rm_sb_addf(&sb, "robotmail_last_run_exit_code %d\n", m->exit_code);
+	one(&sb, "last_run_complete", "gauge",
+	    "1 when the last run went to its end; 0 when it stopped early (a configuration or"
+	    " store error, see the exit code) and the counts below are what it did before.");
+	rm_sb_addf(&sb, "robotmail_last_run_complete %d\n", m->complete ? 1 : 0);
 	one(&sb, "last_run_archives", "gauge", "Archives of the last run by what became of them.");
 	rm_sb_addf(&sb, "robotmail_last_run_archives{fate=\"done\"} %d\n", m->arch_done);
 	rm_sb_addf(&sb, "robotmail_last_run_archives{fate=\"failed\"} %d\n", m->arch_failed);

@@ -21,6 +21,8 @@ struct rm_metrics {
 	time_t end;             /* when the run ended */
 	double seconds;         /* how long it took */
 	int exit_code;          /* what it exits with */
+	bool complete;          /* false: it stopped early (exit 2, a store
+	                         * error); the counts are what it did before */
 	/* the archives of this run: reported (done/), failed/, left in the inbox */
 	int arch_done, arch_failed, arch_waiting;
 	int inbox_waiting;      /* entries not settled yet (or NAME.part) */

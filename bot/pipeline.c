@@ -1,6 +1,7 @@
 /* pipeline.c - see pipeline.h. */
 #include "pipeline.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "fileutil.h"
 #include "inbox.h"
 #include "notice.h"
+#include "listen.h"
 #include "status.h"
 #include "strbuf.h"
 #include "table.h"
@@ -905,6 +907,226 @@ static void archive_fate(struct rm_pipeline *p, const char *path, enum rm_fate f
 
 /* One chunk: read and report paths[0..npaths), hand each report and then
  * each archive to the sink. */
+/* ---------------------------------------------------------------- no longer seen */
+
+static double mean_of(const double *v, size_t n)
+{
+	unsigned char *is_int = rm_xcalloc(n + 1, 1);
+	double m = rm_stats_mean(v, is_int, n);
+
+	free(is_int);
+	return m;
+}
+
+/* The reply for finding `key` no longer seen on `sha`, handed to the sink.
+ * Its recipients are the first report's To and Cc (read back from its
+ * bytes with listen's parser, the one mail reader). */
+static int gone_reply(struct rm_pipeline *p, const char *key, const char *tree,
+		      const char *metric, const char *sha, double mb, double mh, double mv,
+		      size_t nv, struct rm_error *err)
+{
+	struct rm_thread_first tf;
+	struct rm_store_msg first;
+	struct rm_inmail im;
+	struct rm_error pe;
+	struct rm_message_in in;
+	struct rm_address *to = NULL;
+	struct rm_sb body = RM_SB_INIT, dk = RM_SB_INIT;
+	struct rm_gone g;
+	char **refs = NULL, *mid = NULL, *subject = NULL, *bytes = NULL;
+	const char **rv = NULL;
+	size_t nrefs = 0, len = 0, i;
+	int got, rc = -1;
+
+	memset(&first, 0, sizeof(first));
+	memset(&im, 0, sizeof(im));
+	got = rm_message_thread_first(p->ob, key, &tf, err);
+	if (got <= 0)
+		return got; /* no report to reply to */
+	if (rm_store_get(p->ob, tf.message_id, &first, err) < 0)
+		goto out;
+	if (first.bytes && rm_listen_parse_mail(first.bytes, first.len, &im, &pe))
+		memset(&im, 0, sizeof(im));
+	rm_sb_init(&dk);
+	rm_sb_addf(&dk, "gone:%s", key);
+	mid = rm_report_message_id(p->cfg, dk.buf, p->now);
+	subject = rm_xstrfmt("Re: %s", tf.subject ? tf.subject : "");
+	rm_sb_init(&body);
+	rm_sb_addf(&body,
+		   "Hello,\n\nthe change of %s reported in this thread is no longer seen since\n"
+		   "commit %s, tested with the reported commit as its parent:\n\n"
+		   "  the reported commit's parent  mean %.6g\n"
+		   "  the reported commit           mean %.6g\n"
+		   "  %.12s                  mean %.6g (%zu runs)\n\n"
+		   "The finding is marked fixed by %s.  If that is wrong, reply with\n"
+		   "'#robotmail undo' on a line of its own.\n",
+		   metric, sha, mb, mh, sha, mv, nv, sha);
+	rm_store_split_lines(tf.refs ? tf.refs : "", &refs, &nrefs);
+	rv = rm_xcalloc(nrefs + 2, sizeof(char *));
+	for (i = 0; i < nrefs; i++)
+		rv[i] = refs[i];
+	rv[nrefs] = tf.message_id;
+	to = rm_xcalloc(im.nrcpts + 1, sizeof(*to));
+	for (i = 0; i < im.nrcpts; i++)
+		to[i].addr = im.rcpts[i];
+	memset(&in, 0, sizeof(in));
+	in.from_name = p->cfg->robot_name;
+	in.from_addr = p->cfg->robot_address;
+	in.to = to;
+	in.nto = im.nrcpts;
+	in.subject = subject;
+	in.message_id = mid;
+	in.in_reply_to = tf.message_id;
+	in.references = rv;
+	in.nreferences = nrefs + 1;
+	in.date = p->now;
+	in.zone_seconds = rm_report_zone_seconds(p->cfg->timezone);
+	in.charset = "auto";
+	in.body = body.buf;
+	if (!im.nrcpts || !p->cfg->robot_address ||
+	    rm_message_build(&in, &bytes, &len, &pe)) {
+		fprintf(stderr, "robotmail: warning: finding %s no longer seen since %s: no reply: %s\n",
+			tf.message_id, sha, im.nrcpts ? pe.msg : "the first report has no recipients");
+		rc = 0;
+		goto out;
+	}
+	memset(&g, 0, sizeof(g));
+	g.key = key;
+	g.tree = tree;
+	g.sha = sha;
+	g.message_id = mid;
+	g.in_reply_to = tf.message_id;
+	g.dedupe_key = dk.buf;
+	g.subject = subject;
+	g.mail_from = p->cfg->robot_address;
+	g.rcpts = im.rcpts;
+	g.nrcpts = im.nrcpts;
+	g.bytes = bytes;
+	g.len = len;
+	rc = p->sink->gone ? p->sink->gone(p->sink, &g, err) : 0;
+out:
+	free(bytes);
+	free(to);
+	free(rv);
+	for (i = 0; i < nrefs; i++)
+		free(refs[i]);
+	free(refs);
+	free(subject);
+	free(mid);
+	rm_sb_release(&body);
+	rm_sb_release(&dk);
+	rm_inmail_free(&im);
+	rm_store_msg_free(&first);
+	rm_message_thread_first_free(&tf);
+	return rc;
+}
+
+/* Is the finding `key` (its metric `metric`) no longer seen in the group
+ * `grp` of a later archive?  Only a test whose parent is the reported
+ * commit counts (so a bisection's older commits never do), and only once
+ * (the reply's dedupe key); an invalid or dup finding is left alone. */
+static int gone_one(struct rm_pipeline *p, const struct rm_tree_cfg *tree,
+		    const struct rm_group *grp, const char *key, const char *metric,
+		    struct rm_error *err)
+{
+	const struct rm_store_point *b = NULL, *h = NULL;
+	const struct rm_series *se;
+	struct rm_store_point *pt = NULL;
+	struct rm_store_finding f;
+	char *dk = NULL, *seen_id = NULL;
+	size_t npt = 0, i;
+	time_t at;
+	double mb, mh, mv;
+	int got, rc = -1;
+
+	got = rm_store_finding_get(p->ob, key, &f, err);
+	if (got < 0)
+		return -1;
+	if (got && (f.state == RM_FINDING_INVALID || f.state == RM_FINDING_DUP)) {
+		rm_store_finding_free(&f);
+		return 0;
+	}
+	if (got)
+		rm_store_finding_free(&f);
+	if (rm_store_points(p->ob, key, &pt, &npt, err))
+		return -1;
+	for (i = 0; i < npt; i++) {
+		if (!b && !strcmp(pt[i].role, "base") && pt[i].n)
+			b = &pt[i];
+		if (!h && !strcmp(pt[i].role, "head") && pt[i].n)
+			h = &pt[i];
+	}
+	rc = 0;
+	if (!b || !h || strcmp(grp->members[0]->commit, h->commit) ||
+	    !strcmp(grp->members[1]->commit, h->commit))
+		goto out;
+	se = rm_matrix_get(&grp->members[1]->complete, metric);
+	if (!se || !se->n || se->is_string || se->is_bad)
+		goto out;
+	mb = mean_of(b->v, b->n);
+	mh = mean_of(h->v, h->n);
+	mv = mean_of(se->v, se->n);
+	if (!(fabs(mv - mb) < fabs(mv - mh)))
+		goto out; /* still nearer the reported commit */
+	dk = rm_xstrfmt("gone:%s", key);
+	got = rm_store_report_get(p->ob, dk, &seen_id, &at, err);
+	if (got < 0)
+		rc = -1;
+	else if (!got)
+		rc = gone_reply(p, key, tree->name, metric, grp->members[1]->commit, mb, mh, mv,
+				se->n, err);
+out:
+	free(seen_id);
+	free(dk);
+	rm_store_points_free(pt, npt);
+	return rc;
+}
+
+/* The findings of each test of an archive that its later commit no longer
+ * shows (after the archive's reports: their values are kept first). */
+static int gone_archive(struct rm_pipeline *p, const struct rm_archive *ar, struct rm_error *err)
+{
+	size_t g, k;
+
+	for (g = 0; g < ar->ngroups; g++) {
+		const struct rm_group *grp = &ar->groups[g];
+		const struct rm_tree_cfg *tree =
+			rm_config_tree_for_branch(p->cfg, rm_job_field(&grp->members[1]->job, "branch"));
+		char *prefix, **keys = NULL, **tests = NULL;
+		size_t n = 0, pl;
+		int rc = 0;
+
+		if (!tree || grp->nmembers < 2)
+			continue;
+		prefix = rm_report_test_key(tree->name, tree->branch, &grp->members[1]->job, NULL, NULL);
+		pl = strlen(prefix);
+		if (rm_store_point_findings(p->ob, prefix, &keys, &tests, &n, err))
+			rc = -1;
+		for (k = 0; k < n && !rc; k++) {
+			/* the test key goes on "METRIC|KIND"; only a regression is
+			 * followed (an improvement gone is no news to fix) */
+			const char *rest = tests[k] + pl, *bar = strrchr(rest, '|');
+			char *metric;
+
+			if (!bar || strcmp(bar + 1, "regression"))
+				continue;
+			metric = rm_xstrndup(rest, (size_t)(bar - rest));
+			rc = gone_one(p, tree, grp, keys[k], metric, err);
+			free(metric);
+		}
+		for (k = 0; k < n; k++) {
+			free(keys[k]);
+			free(tests[k]);
+		}
+		free(keys);
+		free(tests);
+		free(prefix);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		     struct rm_error *err)
 {
@@ -917,6 +1139,8 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		goto out;
 	p->st.archives += (int)b->narchives;
 	p->st.bad_archives += b->failed;
+	if (p->progress)
+		p->progress(p->progress_ctx, &p->st);
 	deferred = rm_xcalloc(b->narchives + 1, sizeof(int));
 	errors = rm_xcalloc(b->narchives + 1, sizeof(int));
 	for (i = 0; i < b->nreports; i++) {
@@ -931,6 +1155,8 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 
 		memset(&it, 0, sizeof(it));
 		memset(&mail, 0, sizeof(mail));
+		if (i && p->progress)
+			p->progress(p->progress_ctx, &p->st);
 		if (!r->skip_reason)
 			p->st.reports++; /* a skipped one is no report */
 		it.nth = ++p->nth;
@@ -1030,6 +1256,9 @@ static int run_chunk(struct rm_pipeline *p, char *const *paths, size_t npaths,
 		if (fate_failed)
 			errors[ai] = 1;
 	}
+	for (i = 0; i < b->narchives; i++)
+		if (gone_archive(p, &b->archives[i], err))
+			goto out;
 	for (i = 0; i < b->narchives; i++) {
 		p->st.bad_archives += errors[i]; /* exit 1: a report could not be made */
 		archive_fate(p, b->archives[i].source,
@@ -1184,6 +1413,31 @@ static int enqueue_mail(struct rm_queue_sink *q, const struct rm_report *r,
 	return got;
 }
 
+/* The finding's numbers for its page's plot (status.c): the headline
+ * metric's per-run values on the report's base and head commits, kept once
+ * per commit (a retest against another base adds its base).  A failure
+ * headline has no values to plot. */
+static int keep_points(struct rm_pipeline *p, const struct rm_report *r, struct rm_error *err)
+{
+	static const char *const roles[2] = { "base", "head" };
+	const struct rm_report_test *t = &r->tests[0];
+	const struct rm_result_root *roots[2] = { t->base, t->head };
+	size_t i;
+
+	if (!r->thread_key || !r->test_key || !t->headline || t->headline->failure)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		const struct rm_series *se = rm_matrix_get(&roots[i]->complete, t->headline->name);
+
+		if (!se || se->is_string || se->is_bad || !se->n)
+			continue;
+		if (rm_store_point_add(p->ob, r->thread_key, r->test_key, roots[i]->commit, roles[i],
+				       se->v, se->n, r->created, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *fate_failed,
 			struct rm_error *err)
 {
@@ -1199,7 +1453,8 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	case RM_OUT_SEEN:
 		if (p->verbose)
 			fprintf(stderr, "robotmail: %s: already reported\n", r->subject);
-		return 0;
+		/* (a run killed between the report and its values keeps them now) */
+		return keep_points(p, r, err);
 	case RM_OUT_CLOSED:
 		fprintf(stderr, "robotmail: %s: not sent: %s\n", r->subject, it->reason);
 		return 0;
@@ -1268,12 +1523,53 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	p->st.queued++;
 	if (held)
 		p->st.held++;
+	if (!mail->reflect && keep_points(p, r, err))
+		return -1;
 	write_materials(q->materials, it->archive, r->tests[0].head, &r->tests[0].evidence,
 			mail->message_id, p->verbose);
 	if (p->verbose)
 		fprintf(stderr, "robotmail: queued %s%s: %s\n", mail->message_id,
 			held ? " (held)" : "", mail->thread.subject);
 	mail_free(&again);
+	return 0;
+}
+
+/* Queue the reply and mark the finding fixed by the commit (the mark names
+ * the reply, so a run killed between the two marks it next time). */
+static int queue_gone(struct rm_sink *s, const struct rm_gone *g, struct rm_error *err)
+{
+	struct rm_queue_sink *q = s->ctx;
+	struct rm_pipeline *p = q->p;
+	struct rm_store_msg m;
+	char *cmd;
+	int got;
+
+	memset(&m, 0, sizeof(m));
+	m.message_id = (char *)g->message_id;
+	m.dedupe_key = (char *)g->dedupe_key;
+	m.thread_key = (char *)g->key;
+	m.tree = (char *)g->tree;
+	m.subject = (char *)g->subject;
+	m.mail_from = (char *)g->mail_from;
+	m.rcpts = g->rcpts;
+	m.nrcpts = g->nrcpts;
+	m.bytes = (char *)g->bytes;
+	m.len = g->len;
+	m.state = RM_STORE_QUEUED;
+	got = rm_store_enqueue(p->ob, &m, p->now, err);
+	if (got < 0)
+		return -1;
+	cmd = rm_xstrfmt("no longer seen since %s", g->sha);
+	if (rm_store_finding_set(p->ob, g->key, g->tree, RM_FINDING_FIXED, g->sha, cmd,
+				 g->mail_from, g->message_id, p->now, err) < 0) {
+		free(cmd);
+		return -1;
+	}
+	if (got) {
+		p->st.queued++;
+		fprintf(stderr, "robotmail: <%s>: %s: reply queued\n", g->in_reply_to, cmd);
+	}
+	free(cmd);
 	return 0;
 }
 
@@ -1300,6 +1596,7 @@ void rm_pipeline_queue_sink_init(struct rm_queue_sink *q, struct rm_pipeline *p,
 	memset(q, 0, sizeof(*q));
 	q->sink.report = queue_report;
 	q->sink.archive = queue_archive;
+	q->sink.gone = queue_gone;
 	q->sink.ctx = q;
 	q->p = p;
 	q->materials = materials;
@@ -1404,6 +1701,27 @@ static int print_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	return 0;
 }
 
+static int print_gone(struct rm_sink *s, const struct rm_gone *g, struct rm_error *err)
+{
+	struct rm_print_sink *ps = s->ctx;
+	char *msg = rm_xmalloc(g->len + 1);
+	size_t len, k;
+
+	(void)err;
+	memcpy(msg, g->bytes, g->len);
+	len = rm_message_crlf_to_lf(msg, g->len);
+	fprintf(ps->out, "# robotmail dry-run: would reply to <%s>: no longer seen since %s\n",
+		g->in_reply_to, g->sha);
+	fprintf(ps->out, "MAIL FROM:<%s>\n", g->mail_from);
+	for (k = 0; k < g->nrcpts; k++)
+		fprintf(ps->out, "RCPT TO:<%s>\n", g->rcpts[k]);
+	fprintf(ps->out, "DATA\n");
+	fwrite(msg, 1, len, ps->out);
+	fprintf(ps->out, ".\n");
+	free(msg);
+	return 0;
+}
+
 static void print_archive(struct rm_sink *s, const char *path, enum rm_fate fate)
 {
 	struct rm_print_sink *ps = s->ctx;
@@ -1420,6 +1738,7 @@ void rm_pipeline_print_sink_init(struct rm_print_sink *ps, struct rm_pipeline *p
 	ps->sink.mail_when_seen = force;
 	ps->sink.report = print_report;
 	ps->sink.archive = print_archive;
+	ps->sink.gone = print_gone;
 	ps->sink.ctx = ps;
 	ps->p = p;
 	ps->out = out;

@@ -86,6 +86,19 @@ struct rm_pipe_item {
 /* Where an archive goes once all its reports are handled. */
 enum rm_fate { RM_FATE_DONE, RM_FATE_FAILED, RM_FATE_WAIT };
 
+/* A finding no longer seen: a later archive tested the same test on the
+ * same tree with the reported commit as its parent, and the metric on its
+ * commit is back (its mean nearer the report's parent's than the reported
+ * commit's).  The reply saying so, built, for the sink. */
+struct rm_gone {
+	const char *key, *tree, *sha;   /* the finding, its tree, the commit */
+	const char *message_id, *in_reply_to, *dedupe_key, *subject, *mail_from;
+	char **rcpts;
+	size_t nrcpts;
+	const char *bytes;              /* CRLF */
+	size_t len;
+};
+
 struct rm_sink {
 	/* Build the mail of an already reported report too (dry run --force). */
 	bool mail_when_seen;
@@ -97,6 +110,9 @@ struct rm_sink {
 	/* Each archive once its reports are handled (also one that could not
 	 * be read: RM_FATE_FAILED). */
 	void (*archive)(struct rm_sink *s, const char *path, enum rm_fate fate);
+	/* A finding no longer seen, once (NULL: not told).  -1 (err set) stops
+	 * the run. */
+	int (*gone)(struct rm_sink *s, const struct rm_gone *g, struct rm_error *err);
 	void *ctx;
 };
 
@@ -137,6 +153,10 @@ struct rm_pipeline {
 	 * -v one line per cause with a count at the end of rm_pipeline_run */
 	struct rm_pipeline_tally *tally;
 	size_t ntally;
+	/* called (when not NULL) after each chunk's archives are read and
+	 * after each report: `run`'s progress line on a terminal */
+	void (*progress)(void *ctx, const struct rm_pipeline_stats *st);
+	void *progress_ctx;
 };
 
 /* Run the pipeline over paths[0..npaths).  Errors of single archives and

@@ -535,6 +535,23 @@ static char *patch_branch_url(const struct rm_config *cfg, const struct rm_job *
 
 /* ------------------------------------------------------------ identity */
 
+char *rm_report_test_key(const char *tree, const char *branch, const struct rm_job *job,
+			 const char *metric, const char *kind)
+{
+	struct rm_sb sb = RM_SB_INIT;
+	size_t i;
+
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb, "%s:%s|", tree, branch);
+	for (i = 0; i < job->naxes; i++)
+		if (strcmp(job->axes[i].key, "commit"))
+			rm_sb_addf(&sb, "%s=%s/", job->axes[i].key, job->axes[i].value);
+	rm_sb_addc(&sb, '|');
+	if (metric)
+		rm_sb_addf(&sb, "%s|%s", metric, kind);
+	return rm_sb_detach(&sb, NULL);
+}
+
 /* Fills the report's keys: the dedupe key (tree, commit pair, test axes,
  * headline metric), its 16-hex-digit report key, the report's time, the
  * Message-ID, and the thread key (the finding, whatever the tree or base:
@@ -568,6 +585,8 @@ static void report_identity(struct rm_report *r, const struct rm_config *cfg, ti
 	rm_sb_addf(&sb, "%s:%s|%s%s", r->tree_name, r->branch, t0->head->commit, suffix);
 	free(suffix);
 	r->thread_key = rm_sb_detach(&sb, NULL);
+	r->test_key = rm_report_test_key(r->tree_name, r->branch, job, t0->headline->name,
+					 kind_word(r->kind));
 	rm_sb_release(&axes);
 }
 
@@ -1311,6 +1330,7 @@ void rm_report_free(struct rm_report *r)
 	free(r->dedupe_key);
 	free(r->report_key);
 	free(r->thread_key);
+	free(r->test_key);
 	free(r->patch_msgid);
 	free(r->bad_reason);
 	free(r->message_id);

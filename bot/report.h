@@ -103,6 +103,9 @@ struct rm_report {
 	char *thread_key;   /* the finding: tree, head commit, test axes, headline
 			     * metric and direction; a later report with the same
 			     * key follows up on the first (message.c threads it) */
+	char *test_key;     /* the thread key without the commit: the same test
+			     * on the same tree (the finding's values are kept
+			     * under it, store.h) */
 	char *patch_msgid;  /* set: the report answers this patch mail (its
 			     * Message-ID, without <>); `subject` is then the
 			     * patch's own subject, which the mail replies to */
@@ -160,6 +163,12 @@ extern const size_t rm_report_nvars;
  * empty and each list empty (so that a check renders both sides of every
  * section).  The caller frees it with rm_tdata_free(). */
 struct rm_tdata *rm_report_sample_vars(bool filled);
+
+/* The test key (a report's test_key): "TREE:BRANCH|AXES|METRIC|KIND", the
+ * axes of `job` but its commit; with metric NULL only "TREE:BRANCH|AXES|",
+ * the start every metric's key of that test shares.  Caller frees. */
+char *rm_report_test_key(const char *tree, const char *branch, const struct rm_job *job,
+			 const char *metric, const char *kind);
 
 /* Exposed for tests: the Message-ID for a dedupe key and a time. */
 char *rm_report_message_id(const struct rm_config *cfg, const char *dedupe_key, time_t t);

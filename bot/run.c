@@ -22,15 +22,87 @@ struct run_stats {
 	int bad_archives, deferred;
 };
 
+/* The progress line on a terminal (issue 13 item 7): archives read and
+ * reports built, then mails sent, each with a rate and an estimate; never
+ * when stderr is no terminal (cron, a pipe, a file) nor with -v (whose
+ * lines say as much).  Redrawn in place at most five times a second; the
+ * summary line takes its place at the end. */
+struct progress {
+	bool on, drawn;
+	size_t archives;                    /* archives to read this run */
+	const struct rm_schedule_counts *sc; /* during delivery, else NULL */
+	struct timespec start, last;
+};
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void progress_draw(struct progress *g, int done, int total, const char *what,
+			  const char *extra, bool force)
+{
+	struct timespec now;
+	double t, rate;
+
+	if (!g->on)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!force && g->drawn && since(&g->last, &now) < 0.2)
+		return;
+	g->last = now;
+	g->drawn = true;
+	t = since(&g->start, &now);
+	rate = t > 0 ? done / t : 0;
+	fprintf(stderr, "\r\033[Krobotmail: %s %d/%d%s, %.1f/s", what, done, total, extra, rate);
+	if (rate > 0 && total > done && (total - done) / rate >= 1)
+		fprintf(stderr, ", about %.0f s left", (total - done) / rate);
+	fputc('\r', stderr);
+	fflush(stderr);
+}
+
+static void progress_archives(void *ctx, const struct rm_pipeline_stats *st)
+{
+	struct progress *g = ctx;
+	char extra[64];
+
+	snprintf(extra, sizeof(extra), " read, reports %d", st->reports);
+	progress_draw(g, st->archives, (int)g->archives, "archives", extra, false);
+}
+
+static void progress_clear(struct progress *g)
+{
+	if (g->on && g->drawn)
+		fputs("\r\033[K", stderr);
+	g->drawn = false;
+}
+
+struct schedule_ctx {
+	int verbose;
+	struct progress *g;
+};
+
 /* Schedule's log lines on stderr: errors and warnings always, the rest
- * with -v. */
+ * with -v; each line moves the progress line on. */
 static void schedule_log(void *ctx, enum rm_schedule_level level, const char *text)
 {
-	const int *verbose = ctx;
+	struct schedule_ctx *c = ctx;
+	const struct rm_schedule_counts *sc = c->g->sc;
 
-	if (level == RM_SCHEDULE_INFO && !*verbose)
-		return;
-	fprintf(stderr, "robotmail: %s%s\n", level == RM_SCHEDULE_ERROR ? "error: " : "", text);
+	if (level != RM_SCHEDULE_INFO || c->verbose) {
+		progress_clear(c->g);
+		fprintf(stderr, "robotmail: %s%s\n", level == RM_SCHEDULE_ERROR ? "error: " : "",
+			text);
+	}
+	if (sc) {
+		int done = sc->sent + sc->failed + sc->retried;
+		char extra[64];
+
+		snprintf(extra, sizeof(extra), " (sent %d, failed %d, to retry %d)", sc->sent,
+			 sc->failed, sc->retried);
+		progress_draw(c->g, done, sc->claimed - sc->capped > done ? sc->claimed - sc->capped : done,
+			      "mails", extra, false);
+	}
 }
 
 /* The run's last line, even when quiet (issue 13 item 7): what became of
@@ -105,11 +177,15 @@ static int report_archives(struct rm_setup *e, struct rm_pipeline *p,
 	return 0;
 }
 
-/* paths.metrics_file at the end of a run that got that far: its true
- * counts and the outbox after it (a failure to write is a warning). */
+/* paths.metrics_file at the end of every run that loaded its config: its
+ * true counts and the outbox after it (a failure to write is a warning).
+ * A run that stopped early (exit 2, a store error) writes what it did
+ * before it stopped with complete = false: ps, sc and scan are then its
+ * zeroed or partial counts, and the outbox is left out when there is no
+ * store to ask.  A config that does not load names no file to write. */
 static void write_metrics(struct rm_setup *e, const struct rm_pipeline_stats *ps,
 			  const struct rm_schedule_counts *sc, const struct rm_inbox_scan *scan,
-			  time_t now, const struct timespec *started, int exit_code)
+			  time_t now, const struct timespec *started, int exit_code, bool complete)
 {
 	struct rm_metrics m;
 	struct rm_error me;
@@ -120,6 +196,7 @@ static void write_metrics(struct rm_setup *e, const struct rm_pipeline_stats *ps
 	m.end = time(NULL);
 	m.seconds = (double)(end.tv_sec - started->tv_sec) + (end.tv_nsec - started->tv_nsec) / 1e9;
 	m.exit_code = exit_code;
+	m.complete = complete;
 	m.arch_done = ps->arch_done;
 	m.arch_failed = ps->arch_failed;
 	m.arch_waiting = ps->arch_waiting;
@@ -135,8 +212,9 @@ static void write_metrics(struct rm_setup *e, const struct rm_pipeline_stats *ps
 	m.capped = sc->capped;
 	m.stopped = sc->stopped;
 	rm_error_clear(&me);
-	m.outbox_known = !rm_schedule_outbox(e->ob, now, m.outbox, &m.oldest_waiting, &me);
-	if (!m.outbox_known)
+	if (e->ob)
+		m.outbox_known = !rm_schedule_outbox(e->ob, now, m.outbox, &m.oldest_waiting, &me);
+	if (e->ob && !m.outbox_known)
 		fprintf(stderr, "robotmail: warning: metrics: the outbox is left out: %s\n", me.msg);
 	if (rm_metrics_write(e->cfg.metrics_file, &m, &me))
 		fprintf(stderr, "robotmail: warning: %s\n", me.msg);
@@ -150,24 +228,38 @@ int rm_run(const struct rm_run_opts *o, struct rm_error *err)
 	struct rm_queue_sink q;
 	struct rm_inbox_scan scan;
 	int verbose = o->verbose;
-	struct rm_schedule_log slog = { schedule_log, &verbose };
+	struct progress g;
+	struct schedule_ctx sctx = { verbose, &g };
+	struct rm_schedule_log slog = { schedule_log, &sctx };
 	struct rm_schedule_counts sc;
 	int rc = -1, lockfd, got;
+	bool finished = false; /* false: stopped early (a store error) */
 	struct timespec started;
 
 	clock_gettime(CLOCK_MONOTONIC, &started);
+	memset(&g, 0, sizeof(g));
+	g.on = !verbose && isatty(STDERR_FILENO);
 	memset(&st, 0, sizeof(st));
 	memset(&scan, 0, sizeof(scan));
+	memset(&p, 0, sizeof(p));
+	memset(&sc, 0, sizeof(sc));
 	if (rm_setup_open(&e, o->config, NULL, NULL, true, false, err) ||
 	    rm_config_check_identity(&e.cfg, err) || rm_inbox_check_state_dir(&e.cfg, err) ||
 	    (!o->once && rm_inbox_check_dir(&e.cfg, err)) || rm_deliver_check(&e.cfg, err) ||
 	    (o->note && rm_setup_read_note(&e, o->note, err))) {
+		if (e.have_cfg && e.cfg.metrics_file)
+			write_metrics(&e, &p.st, &sc, &scan, o->now, &started,
+				      rm_error_exit_code(err->kind), false);
 		rm_setup_close(&e);
 		return -1;
 	}
-	/* one run at a time: another run holding the inbox is not an error */
+	/* one run at a time: another run holding the inbox is not an error
+	 * (and its metrics are that run's to write) */
 	got = rm_inbox_claim(&e.cfg, &lockfd, err);
 	if (got <= 0) {
+		if (got < 0 && e.cfg.metrics_file)
+			write_metrics(&e, &p.st, &sc, &scan, o->now, &started,
+				      rm_error_exit_code(err->kind), false);
 		rm_setup_close(&e);
 		return got;
 	}
@@ -191,6 +283,10 @@ int rm_run(const struct rm_run_opts *o, struct rm_error *err)
 		goto out;
 	}
 	rm_setup_pipeline(&e, &p, o->to, o->now, verbose);
+	g.archives = scan.nready;
+	clock_gettime(CLOCK_MONOTONIC, &g.start);
+	p.progress = progress_archives;
+	p.progress_ctx = &g;
 	/* --once and --to leave the archives where they are: a reflection
 	 * consumes nothing */
 	rm_pipeline_queue_sink_init(&q, &p, o->materials, o->once != NULL || o->to != NULL,
@@ -204,9 +300,15 @@ int rm_run(const struct rm_run_opts *o, struct rm_error *err)
 	st.duplicates = p.st.duplicates;
 	st.deferred = p.st.deferred;
 	st.bad_archives = p.st.bad_archives;
-	memset(&sc, 0, sizeof(sc));
+	progress_clear(&g);
+	if (g.on) {
+		clock_gettime(CLOCK_MONOTONIC, &g.start);
+		g.sc = &sc;
+	}
 	if (rm_schedule_deliver(e.ob, &e.cfg, o->now, &slog, &sc, err))
 		goto out;
+	g.sc = NULL;
+	progress_clear(&g);
 	st.sent = sc.sent;
 	st.retried = sc.retried;
 	st.failed_msgs = sc.failed;
@@ -217,6 +319,7 @@ int rm_run(const struct rm_run_opts *o, struct rm_error *err)
 			st.archives, st.reports, st.queued, st.held, st.duplicates, st.deferred, st.sent,
 			st.retried, st.failed_msgs);
 	summary_line(&e, &p.st, &st);
+	finished = true;
 	/* each failure was logged as it happened; the worst sets the exit */
 	if (st.bad_archives || st.failed_msgs) /* a bad archive, or a message no server accepted */
 		rc = rm_error_logged(err, RM_ERR_INPUT);
@@ -224,9 +327,12 @@ int rm_run(const struct rm_run_opts *o, struct rm_error *err)
 		rc = rm_error_logged(err, RM_ERR_TEMP);
 	else
 		rc = 0;
-	if (e.cfg.metrics_file)
-		write_metrics(&e, &p.st, &sc, &scan, o->now, &started, rc ? rm_error_exit_code(err->kind) : 0);
 out:
+	progress_clear(&g);
+	/* a run that stopped early too: what it did before, and its exit */
+	if (e.cfg.metrics_file)
+		write_metrics(&e, &p.st, &sc, &scan, o->now, &started,
+			      rc ? rm_error_exit_code(err->kind) : 0, finished);
 	rm_inbox_scan_free(&scan);
 	rm_setup_close(&e);
 	rm_inbox_release(lockfd);

@@ -216,6 +216,7 @@ int rm_schedule_deliver(struct rm_store *st, const struct rm_config *cfg, time_t
 	round = rm_store_claim_round(st, limit);
 	if (rm_store_claim_due(st, now, round, &msgs, &n, err))
 		return -1;
+	c->claimed += (int)n;
 	if (!n)
 		return 0;
 	if (rm_store_set_durability(st, RM_STORE_FAST, err) || open_transport(cfg, &t, &password, err)) {
@@ -321,8 +322,10 @@ again:
 		round = rm_store_claim_round(st, limit);
 		if (rm_store_claim_due(st, now, round, &msgs, &n, err))
 			rc = -1;
-		else if (n)
+		else if (n) {
+			c->claimed += (int)n;
 			goto again;
+		}
 		i = 0;
 	}
 	if (i < n) {

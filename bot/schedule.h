@@ -45,6 +45,7 @@ struct rm_schedule_counts {
 	int retried; /* queued again after a temporary failure (a later run retries) */
 	int failed;  /* no server accepted it (all refused, or given up) */
 	int capped;  /* put back because a daily cap was reached */
+	int claimed; /* due messages taken for delivery (capped ones among them) */
 	bool stopped;/* the emergency stop was present: nothing was attempted */
 };
 

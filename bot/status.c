@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "fileutil.h"
+#include "stats.h"
 #include "strbuf.h"
 
 struct finding {
@@ -19,6 +20,8 @@ struct finding {
 	struct rm_store_finding f;        /* state (open when never changed) */
 	struct rm_store_event *ev;
 	size_t nev;
+	struct rm_store_point *pt;        /* the metric's values per commit tested */
+	size_t npt;
 	char id[17];                      /* the page's name: a hash of the key */
 };
 
@@ -78,6 +81,28 @@ static void thread_link(struct rm_sb *sb, const struct rm_config *cfg, const cha
 	rm_sb_adds(sb, "</a>");
 }
 
+/* A tree's page name (t/<name>.html): the tree's name when it is made of
+ * [A-Za-z0-9._-] and does not begin with '.', else a hash of it. */
+static void tree_page(const char *tree, char *name, size_t n)
+{
+	const char *q;
+	bool plain = tree && *tree && *tree != '.' && strlen(tree) < n - 6;
+
+	for (q = tree; plain && *q; q++)
+		plain = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+			(*q >= '0' && *q <= '9') || *q == '.' || *q == '_' || *q == '-';
+	if (plain) {
+		snprintf(name, n, "%s.html", tree);
+	} else {
+		char id[17];
+		char *k = rm_xstrfmt("tree:%s", tree ? tree : "");
+
+		rm_status_finding_id(k, id);
+		free(k);
+		snprintf(name, n, "%s.html", id);
+	}
+}
+
 static int write_out(const char *dir, const char *name, const struct rm_sb *sb,
 		     struct rm_error *err)
 {
@@ -88,6 +113,103 @@ static int write_out(const char *dir, const char *name, const struct rm_sb *sb,
 		rm_error_set(err, RM_ERR_TEMP, "status: cannot write '%s': %s", p, strerror(errno));
 	free(p);
 	return rc ? -1 : 0;
+}
+
+/* The metric as an inline SVG: one column per commit tested (in the order
+ * kept: the report's base, its commit, then any other base), a circle per
+ * run, the mean as a line and its +-stddev as a band; the y axis spans every
+ * value.  Drawn here (no script, nothing loaded at view time). */
+void rm_status_plot(struct rm_sb *sb, const char *metric, const struct rm_store_point *pt,
+		    size_t n)
+{
+	const double W = 640, H = 300, L = 90, R = 20, T = 30, B = 60;
+	double lo = 0, hi = 0, colw;
+	size_t i, k, total = 0;
+	bool any = false;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < pt[i].n; k++) {
+			if (!any || pt[i].v[k] < lo)
+				lo = pt[i].v[k];
+			if (!any || pt[i].v[k] > hi)
+				hi = pt[i].v[k];
+			any = true;
+			total++;
+		}
+	if (!any)
+		return;
+	if (hi - lo < 1e-12 * (hi > 0 ? hi : -hi) || hi == lo) {
+		double pad = hi ? (hi > 0 ? hi : -hi) * 0.05 : 1;
+
+		lo -= pad;
+		hi += pad;
+	} else {
+		double pad = (hi - lo) * 0.08;
+
+		lo -= pad;
+		hi += pad;
+	}
+	colw = (W - L - R) / (double)n;
+#define Y(v) (T + (H - T - B) * (hi - (v)) / (hi - lo))
+	rm_sb_addf(sb, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\""
+		       " viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"",
+		   W, H, W, H);
+	html_text(sb, metric);
+	rm_sb_addf(sb, ": %zu runs on %zu commits\">\n", total, n);
+	rm_sb_adds(sb, "<text x=\"10\" y=\"18\" font-size=\"13\">");
+	html_text(sb, metric);
+	rm_sb_adds(sb, "</text>\n");
+	rm_sb_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", L,
+		   (double)T, L, H - B);
+	rm_sb_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", L,
+		   H - B, W - R, H - B);
+	rm_sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.6g</text>\n",
+		   L - 4, (double)T + 4, hi);
+	rm_sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.6g</text>\n",
+		   L - 4, H - B, lo);
+	for (i = 0; i < n; i++) {
+		const struct rm_store_point *p = &pt[i];
+		unsigned char *is_int = rm_xcalloc(p->n + 1, 1);
+		double cx = L + colw * ((double)i + 0.5), mean, sd;
+		char sha[13];
+
+		if (!p->n) {
+			free(is_int);
+			continue;
+		}
+		mean = rm_stats_mean(p->v, is_int, p->n);
+		sd = p->n > 1 ? rm_stats_pstddev(p->v, is_int, p->n) : 0;
+		free(is_int);
+		rm_sb_addf(sb, "<g class=\"commit\"><title>");
+		html_text(sb, p->commit);
+		rm_sb_addf(sb, " (%s): mean %.6g, stddev %.6g, %zu runs</title>\n", p->role, mean, sd,
+			   p->n);
+		rm_sb_addf(sb, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\""
+			       " fill=\"%s\" fill-opacity=\"0.25\"/>\n",
+			   cx - colw * 0.3, Y(mean + sd), colw * 0.6, Y(mean - sd) - Y(mean + sd),
+			   !strcmp(p->role, "head") ? "#c33" : "#36c");
+		rm_sb_addf(sb, "<line class=\"mean\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\""
+			       " stroke=\"#333\"/>\n",
+			   cx - colw * 0.3, Y(mean), cx + colw * 0.3, Y(mean));
+		for (k = 0; k < p->n; k++) {
+			/* spread the runs across the band so equal values stay visible */
+			double x = cx - colw * 0.25 +
+				   (p->n > 1 ? colw * 0.5 * (double)k / (double)(p->n - 1) : colw * 0.25);
+
+			rm_sb_addf(sb, "<circle class=\"run\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+				   x, Y(p->v[k]), !strcmp(p->role, "head") ? "#c33" : "#36c");
+		}
+		snprintf(sha, sizeof(sha), "%s", p->commit ? p->commit : "?");
+		rm_sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">",
+			   cx, H - B + 16);
+		html_text(sb, sha);
+		rm_sb_addf(sb, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">",
+			   cx, H - B + 30);
+		html_text(sb, p->role);
+		rm_sb_adds(sb, "</text></g>\n");
+	}
+#undef Y
+	rm_sb_adds(sb, "</svg>\n");
 }
 
 static void finding_page(struct rm_sb *sb, const struct rm_config *cfg, const struct finding *f)
@@ -103,14 +225,42 @@ static void finding_page(struct rm_sb *sb, const struct rm_config *cfg, const st
 		html_text(sb, f->f.arg);
 	}
 	rm_sb_adds(sb, "</td></tr>\n<tr><th>tree</th><td>");
-	html_text(sb, f->first->tree);
+	if (f->first->tree) {
+		char tp[80];
+
+		tree_page(f->first->tree, tp, sizeof(tp));
+		rm_sb_addf(sb, "<a href=\"../t/%s\">", tp);
+		html_text(sb, f->first->tree);
+		rm_sb_adds(sb, "</a>");
+	} else {
+		rm_sb_adds(sb, "-");
+	}
 	rm_sb_addf(sb, "</td></tr>\n<tr><th>first seen</th><td>%s</td></tr>\n"
 		       "<tr><th>last seen</th><td>%s</td></tr>\n<tr><th>reports</th><td>%d</td></tr>\n"
 		       "<tr><th>thread</th><td>",
 		   when(f->first->created_at, b1, sizeof(b1)), when(f->last, b2, sizeof(b2)),
 		   f->reports);
 	thread_link(sb, cfg, f->first->message_id);
-	rm_sb_adds(sb, "</td></tr>\n</table>\n<h2>Commands received</h2>\n");
+	rm_sb_adds(sb, "</td></tr>\n</table>\n");
+	if (f->npt) {
+		const char *metric = strrchr(f->first->thread_key, '|');
+		char *m = NULL;
+
+		/* the thread key ends "|<metric>|<direction>" */
+		if (metric && metric != f->first->thread_key) {
+			const char *q = metric;
+
+			while (q > f->first->thread_key && q[-1] != '|')
+				q--;
+			m = rm_xstrndup(q, (size_t)(metric - q));
+		}
+		rm_sb_adds(sb, "<h2>The metric per run</h2>\n<figure>\n");
+		rm_status_plot(sb, m ? m : "the metric", f->pt, f->npt);
+		rm_sb_adds(sb, "<figcaption>each dot a run; the line the mean, the band &plusmn;"
+			       " one standard deviation</figcaption>\n</figure>\n");
+		free(m);
+	}
+	rm_sb_adds(sb, "<h2>Commands received</h2>\n");
 	if (!f->nev)
 		rm_sb_adds(sb, "<p>none</p>\n");
 	else
@@ -133,6 +283,59 @@ static void finding_page(struct rm_sb *sb, const struct rm_config *cfg, const st
 	rm_sb_adds(sb, "<p><a href=\"../index.html\">all findings</a></p>\n</body>\n</html>\n");
 }
 
+static bool on_tree(const struct finding *f, const char *tree)
+{
+	return !tree || !strcmp(f->first->tree ? f->first->tree : "", tree);
+}
+
+/* "2 open, 1 invalid" for the findings of `tree` */
+static void tree_counts(struct rm_sb *sb, const struct finding *fs, size_t nfs, const char *tree)
+{
+	static const enum rm_finding_state states[] = { RM_FINDING_OPEN, RM_FINDING_INVALID,
+							RM_FINDING_FIXED, RM_FINDING_DUP };
+	size_t i, k, said = 0;
+
+	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		size_t n = 0;
+
+		for (k = 0; k < nfs; k++)
+			n += on_tree(&fs[k], tree) && fs[k].f.state == states[i];
+		if (n)
+			rm_sb_addf(sb, "%s%zu %s", said++ ? ", " : "", n,
+				   rm_finding_state_name(states[i]));
+	}
+}
+
+/* The table of findings (of `tree`, or all when NULL); `fdir` leads from
+ * the page to the findings' pages. */
+static void findings_table(struct rm_sb *sb, const struct finding *fs, size_t nfs,
+			   const char *tree, const char *fdir)
+{
+	char b[40];
+	size_t k;
+
+	rm_sb_addf(sb, "<table>\n<tr><th>state</th>%s<th>report</th><th>last seen</th>"
+		       "<th>reports</th></tr>\n",
+		   tree ? "" : "<th>tree</th>");
+	for (k = 0; k < nfs; k++) {
+		const char *sn = rm_finding_state_name(fs[k].f.state);
+
+		if (!on_tree(&fs[k], tree))
+			continue;
+		rm_sb_addf(sb, "<tr class=\"%s\"><td>%s</td>", sn, sn);
+		if (!tree) {
+			rm_sb_adds(sb, "<td>");
+			html_text(sb, fs[k].first->tree);
+			rm_sb_adds(sb, "</td>");
+		}
+		rm_sb_addf(sb, "<td><a href=\"%s%s.html\">", fdir, fs[k].id);
+		html_text(sb, fs[k].first->subject);
+		rm_sb_addf(sb, "</a></td><td>%s</td><td>%d</td></tr>\n", when(fs[k].last, b, sizeof(b)),
+			   fs[k].reports);
+	}
+	rm_sb_adds(sb, "</table>\n");
+}
+
 void rm_status_finding_id(const char *key, char id[17])
 {
 	unsigned long long h = 14695981039346656037ull; /* FNV-1a */
@@ -153,7 +356,7 @@ int rm_status_write(const struct rm_config *cfg, struct rm_store *st, const char
 	size_t nmsgs = 0, nfs = 0, i, k;
 	struct rm_sb sb = RM_SB_INIT;
 	json_t *arr = NULL;
-	char *sub = NULL;
+	char *sub = NULL, *tdir = NULL;
 	int rc = -1;
 
 	*nfindings = 0;
@@ -178,7 +381,8 @@ int rm_status_write(const struct rm_config *cfg, struct rm_store *st, const char
 	}
 	for (k = 0; k < nfs; k++)
 		if (rm_store_finding_get(st, fs[k].first->thread_key, &fs[k].f, err) < 0 ||
-		    rm_store_finding_events(st, fs[k].first->thread_key, &fs[k].ev, &fs[k].nev, err))
+		    rm_store_finding_events(st, fs[k].first->thread_key, &fs[k].ev, &fs[k].nev, err) ||
+		    rm_store_points(st, fs[k].first->thread_key, &fs[k].pt, &fs[k].npt, err))
 			goto out;
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		rm_error_set(err, RM_ERR_CONFIG, "status: cannot make '%s': %s", dir, strerror(errno));
@@ -190,26 +394,66 @@ int rm_status_write(const struct rm_config *cfg, struct rm_store *st, const char
 		goto out;
 	}
 	if (html) {
-		char b[40];
+		const char **trees = rm_xcalloc(nfs + 1, sizeof(char *));
+		size_t ntrees = 0, t;
 
+		/* the trees, in the order first reported */
+		for (k = 0; k < nfs; k++) {
+			const char *tn = fs[k].first->tree ? fs[k].first->tree : "";
+
+			for (t = 0; t < ntrees && strcmp(trees[t], tn); t++)
+				;
+			if (t == ntrees)
+				trees[ntrees++] = tn;
+		}
+		tdir = rm_path_join(dir, "t");
+		if (mkdir(tdir, 0755) && errno != EEXIST) {
+			rm_error_set(err, RM_ERR_CONFIG, "status: cannot make '%s': %s", tdir,
+				     strerror(errno));
+			free(trees);
+			goto out;
+		}
 		rm_sb_init(&sb);
 		page_head(&sb, "robotmail findings");
-		rm_sb_addf(&sb, "<p>%zu finding(s)</p>\n<table>\n<tr><th>state</th><th>tree</th>"
-				"<th>report</th><th>last seen</th><th>reports</th></tr>\n",
-			   nfs);
-		for (k = 0; k < nfs; k++) {
-			const char *sn = rm_finding_state_name(fs[k].f.state);
+		rm_sb_addf(&sb, "<p>%zu finding(s) on %zu tree(s)</p>\n<h2>Trees</h2>\n<ul>\n", nfs,
+			   ntrees);
+		for (t = 0; t < ntrees; t++) {
+			char tp[80];
 
-			rm_sb_addf(&sb, "<tr class=\"%s\"><td>%s</td><td>", sn, sn);
-			html_text(&sb, fs[k].first->tree);
-			rm_sb_addf(&sb, "</td><td><a href=\"f/%s.html\">", fs[k].id);
-			html_text(&sb, fs[k].first->subject);
-			rm_sb_addf(&sb, "</a></td><td>%s</td><td>%d</td></tr>\n",
-				   when(fs[k].last, b, sizeof(b)), fs[k].reports);
+			tree_page(trees[t], tp, sizeof(tp));
+			rm_sb_addf(&sb, "<li><a href=\"t/%s\">", tp);
+			html_text(&sb, *trees[t] ? trees[t] : "(no tree)");
+			rm_sb_adds(&sb, "</a>: ");
+			tree_counts(&sb, fs, nfs, trees[t]);
+			rm_sb_adds(&sb, "</li>\n");
 		}
-		rm_sb_adds(&sb, "</table>\n</body>\n</html>\n");
-		if (write_out(dir, "index.html", &sb, err))
+		rm_sb_adds(&sb, "</ul>\n<h2>Findings</h2>\n");
+		findings_table(&sb, fs, nfs, NULL, "f/");
+		rm_sb_adds(&sb, "</body>\n</html>\n");
+		if (write_out(dir, "index.html", &sb, err)) {
+			free(trees);
 			goto out;
+		}
+		/* one page per tree: its findings */
+		for (t = 0; t < ntrees; t++) {
+			char tp[80], *title = rm_xstrfmt("robotmail findings on %s",
+							 *trees[t] ? trees[t] : "(no tree)");
+
+			tree_page(trees[t], tp, sizeof(tp));
+			rm_sb_reset(&sb);
+			page_head(&sb, title);
+			free(title);
+			rm_sb_adds(&sb, "<p>");
+			tree_counts(&sb, fs, nfs, trees[t]);
+			rm_sb_adds(&sb, "</p>\n");
+			findings_table(&sb, fs, nfs, trees[t], "../f/");
+			rm_sb_adds(&sb, "<p><a href=\"../index.html\">all findings</a></p>\n</body>\n</html>\n");
+			if (write_out(tdir, tp, &sb, err)) {
+				free(trees);
+				goto out;
+			}
+		}
+		free(trees);
 		for (k = 0; k < nfs; k++) {
 			char name[32];
 
@@ -248,6 +492,22 @@ int rm_status_write(const struct rm_config *cfg, struct rm_store *st, const char
 				json_array_append_new(ev, e);
 			}
 			json_object_set_new(o, "commands", ev);
+			{
+				json_t *pts = json_array();
+
+				for (i = 0; i < fs[k].npt; i++) {
+					json_t *po = json_object(), *vals = json_array();
+					size_t j;
+
+					json_object_set_new(po, "commit", json_string(fs[k].pt[i].commit));
+					json_object_set_new(po, "role", json_string(fs[k].pt[i].role));
+					for (j = 0; j < fs[k].pt[i].n; j++)
+						json_array_append_new(vals, json_real(fs[k].pt[i].v[j]));
+					json_object_set_new(po, "values", vals);
+					json_array_append_new(pts, po);
+				}
+				json_object_set_new(o, "values", pts);
+			}
 			json_array_append_new(arr, o);
 		}
 		text = json_dumps(arr, JSON_INDENT(1) | JSON_ENSURE_ASCII);
@@ -268,9 +528,11 @@ out:
 	json_decref(arr);
 	rm_sb_release(&sb);
 	free(sub);
+	free(tdir);
 	for (k = 0; k < nfs; k++) {
 		rm_store_finding_free(&fs[k].f);
 		rm_store_events_free(fs[k].ev, fs[k].nev);
+		rm_store_points_free(fs[k].pt, fs[k].npt);
 	}
 	free(fs);
 	rm_store_msgs_free(msgs, nmsgs);

@@ -3,15 +3,17 @@
  *
  * Owns: `robotmail status --html DIR` / `--json DIR`: DIR/index.html (every
  * finding: state, tree, the first report's subject, last seen, how many
- * reports), DIR/f/<id>.html per finding (state, first/last seen, the
- * thread's link under links.lore, the commands received) and
+ * reports; the trees with their findings' states), DIR/t/<tree>.html per
+ * tree (its findings), DIR/f/<id>.html per finding (state, tree, first/last
+ * seen, the thread's link under links.lore, the commands received) and
  * DIR/findings.json (the same as data).  A finding is a thread key of the
  * outbox; its state is open unless `listen` changed it.  Pages need no
  * script and load nothing: any web server can publish DIR.
  *
  * Must not: change the store, send anything.
- * Not yet (issue 18): the per-run plot of the headline metric (needs the
- * archive's matrix, which the store does not keep), per-tree pages.
+ * A finding's page plots its headline metric per run on each commit tested
+ * (the values the pipeline kept in the store from the archive's matrix:
+ * rm_store_points) as inline SVG.
  * A report links to its finding's page when links.status is configured
  * (the pipeline adds <links.status>/f/<id>.html).
  */
@@ -28,6 +30,12 @@
 /* The name of a finding's page (f/<id>.html) from its thread key: 16 hex
  * digits into id (17 bytes). */
 void rm_status_finding_id(const char *key, char id[17]);
+
+/* The plot of a finding's page: an inline <svg> (one column per point, a
+ * circle class="run" per value, the mean and its +-stddev band) into sb;
+ * nothing without values. */
+void rm_status_plot(struct rm_sb *sb, const char *metric, const struct rm_store_point *pt,
+		    size_t n);
 
 /* Write the pages (html) and/or findings.json (json) into dir (made when
  * missing); *nfindings says how many findings.  0, or -1 with err. */

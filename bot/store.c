@@ -432,6 +432,96 @@ int rm_store_inbound_count_since(struct rm_store *st, const char *sender, time_t
 	return st ? st->ops->inbound_count_since(st, sender, since, count, err) : 0;
 }
 
+int rm_store_inbound_newest(struct rm_store *st, const char *source, time_t *at,
+			    struct rm_error *err)
+{
+	*at = 0;
+	if (st && !st->ops->inbound_newest)
+		return lacks(st, "reading inbound mail", err);
+	return st ? st->ops->inbound_newest(st, source, at, err) : 0;
+}
+
+void rm_store_points_free(struct rm_store_point *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].commit);
+		free(v[i].role);
+		free(v[i].vals);
+		free(v[i].v);
+	}
+	free(v);
+}
+
+int rm_store_point_add(struct rm_store *st, const char *key, const char *test,
+		       const char *commit, const char *role, const double *v, size_t n,
+		       time_t at, struct rm_error *err)
+{
+	char **lines, *vals;
+	size_t i;
+	int rc;
+
+	if (!st || st->readonly)
+		return refuse_write(st, "keeping a finding's values", err);
+	if (!st->ops->point_add)
+		return lacks(st, "keeping a finding's values", err);
+	lines = rm_xcalloc(n + 1, sizeof(char *));
+	for (i = 0; i < n; i++)
+		lines[i] = rm_xstrfmt("%.17g", v[i]);
+	vals = rm_store_join_lines(lines, n);
+	for (i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	rc = st->ops->point_add(st, key, test, commit, role, vals, at, err);
+	free(vals);
+	return rc;
+}
+
+int rm_store_points(struct rm_store *st, const char *key, struct rm_store_point **out,
+		    size_t *n, struct rm_error *err)
+{
+	size_t i, k;
+
+	*out = NULL;
+	*n = 0;
+	if (st && !st->ops->points)
+		return lacks(st, "reading a finding's values", err);
+	if (!st)
+		return 0;
+	if (st->ops->points(st, key, out, n, err))
+		return -1;
+	for (i = 0; i < *n; i++) {
+		struct rm_store_point *p = &(*out)[i];
+		char **lines;
+		size_t nl;
+
+		rm_store_split_lines(p->vals ? p->vals : "", &lines, &nl);
+		p->v = rm_xcalloc(nl + 1, sizeof(double));
+		for (k = 0; k < nl; k++) {
+			char *end;
+			double d = strtod(lines[k], &end);
+
+			if (end != lines[k] && !*end)
+				p->v[p->n++] = d;
+			free(lines[k]);
+		}
+		free(lines);
+	}
+	return 0;
+}
+
+int rm_store_point_findings(struct rm_store *st, const char *prefix, char ***keys,
+			    char ***tests, size_t *n, struct rm_error *err)
+{
+	*keys = NULL;
+	*tests = NULL;
+	*n = 0;
+	if (st && !st->ops->point_findings)
+		return lacks(st, "reading findings' values", err);
+	return st ? st->ops->point_findings(st, prefix, keys, tests, n, err) : 0;
+}
+
 int rm_store_optout_add(struct rm_store *st, const char *addr, const char *scope,
 			const char *message_id, time_t now, struct rm_error *err)
 {
@@ -519,7 +609,7 @@ int rm_store_dump(struct rm_store *st, struct rm_store_dump *d, struct rm_error 
 	size_t i;
 
 	memset(d, 0, sizeof(*d));
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < RM_STORE_LISTEN_TABLES; i++)
 		d->listen[i].ncols = rm_store_listen_tables[i].ncols;
 	d->threads.ncols = rm_store_thread_table.ncols;
 	return st ? st->ops->dump(st, d, err) : 0;
@@ -535,7 +625,7 @@ int rm_store_load(struct rm_store *st, const struct rm_store_dump *d, struct rm_
 	return st->ops->load(st, d, err);
 }
 
-const struct rm_store_listen_table rm_store_listen_tables[4] = {
+const struct rm_store_listen_table rm_store_listen_tables[RM_STORE_LISTEN_TABLES] = {
 	{ "findings", "key, tree, state, arg, updated_at", "updated_at, key",
 	  "$1, $2, $3, $4, $5::bigint", 5 },
 	{ "finding_events", "key, command, by_addr, message_id, prev_state, prev_arg, state, undone, at",
@@ -543,6 +633,8 @@ const struct rm_store_listen_table rm_store_listen_tables[4] = {
 	{ "inbound", "source, id, sender, verdict, at", "source, id", "$1, $2, $3, $4, $5::bigint", 5 },
 	/* PostgreSQL keeps addresses lower-case where SQLite compares them NOCASE */
 	{ "optouts", "addr, scope, message_id, at", "addr, scope", "lower($1), $2, $3, $4::bigint", 4 },
+	{ "finding_points", "key, test, commit_sha, role, vals, at", "id",
+	  "$1, $2, $3, $4, $5, $6::bigint", 6 },
 };
 
 const struct rm_store_listen_table rm_store_thread_table = {
@@ -579,7 +671,7 @@ void rm_store_dump_free(struct rm_store_dump *d)
 {
 	size_t i, j;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < RM_STORE_LISTEN_TABLES; i++) {
 		for (j = 0; j < d->listen[i].nrows * d->listen[i].ncols; j++)
 			free(d->listen[i].cells[j]);
 		free(d->listen[i].cells);
@@ -642,8 +734,9 @@ static void counts_line(struct rm_sb *out, const char *what, const struct rm_sto
 		   c->by_state[RM_STORE_QUEUED], c->by_state[RM_STORE_SENDING],
 		   c->by_state[RM_STORE_SENT], c->by_state[RM_STORE_FAILED], c->attempts,
 		   c->rcpt_results, c->cache);
-	rm_sb_addf(out, "%s: %ld findings (%ld commands), %ld inbound mails read, %ld opt-outs\n", what,
-		   c->listen[0], c->listen[1], c->listen[2], c->listen[3]);
+	rm_sb_addf(out, "%s: %ld findings (%ld commands), %ld inbound mails read, %ld opt-outs,"
+		   " %ld findings' commit values\n", what,
+		   c->listen[0], c->listen[1], c->listen[2], c->listen[3], c->listen[4]);
 	rm_sb_addf(out, "%s: %ld threads (one first message per thread key)\n", what, c->threads);
 }
 
@@ -663,7 +756,7 @@ int rm_store_migrate(struct rm_store *src, struct rm_store *dst, struct rm_sb *o
 	/* the rows read must be the rows counted (nothing ran in between) */
 	rc = (size_t)a.reports != d.nreports || (size_t)a.messages != d.nmsgs ||
 	     (size_t)a.rcpt_results != d.nrcpts || (size_t)a.cache != d.ncache;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < RM_STORE_LISTEN_TABLES; i++)
 		rc |= (size_t)a.listen[i] != d.listen[i].nrows;
 	/* a source from before the threads table dumps none (the target makes them) */
 	rc |= d.threads.nrows && (size_t)a.threads != d.threads.nrows;
@@ -682,7 +775,7 @@ int rm_store_migrate(struct rm_store *src, struct rm_store *dst, struct rm_sb *o
 	     a.rcpt_results != b.rcpt_results || a.cache != b.cache || a.attempts != b.attempts;
 	for (i = 0; i < 5; i++)
 		rc |= a.by_state[i] != b.by_state[i];
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < RM_STORE_LISTEN_TABLES; i++)
 		rc |= a.listen[i] != b.listen[i];
 	rc |= a.threads != b.threads;
 	if (rc)

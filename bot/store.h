@@ -320,6 +320,11 @@ int rm_store_inbound_mark(struct rm_store *st, const char *source, const char *i
 int rm_store_inbound_count_since(struct rm_store *st, const char *sender, time_t since,
 				 long *count, struct rm_error *err);
 
+/* The newest time a mail of `source` was read (*at; 0 when none): where
+ * a source without UIDs (public-inbox) asks from at its next pass. */
+int rm_store_inbound_newest(struct rm_store *st, const char *source, time_t *at,
+			    struct rm_error *err);
+
 /* Opt-outs asked for by mail: `addr` gets no report of tree `scope`, or of
  * any tree when scope is "*". */
 int rm_store_optout_add(struct rm_store *st, const char *addr, const char *scope,
@@ -329,6 +334,36 @@ int rm_store_optout_check(struct rm_store *st, const char *addr, const char *tre
 			  struct rm_error *err);
 /* How many addresses opted out (for check-config). */
 int rm_store_optout_count(struct rm_store *st, long *count, struct rm_error *err);
+
+/* ---- the numbers behind a finding (its page's plot)
+ *
+ * Per commit tested: the finding's headline metric, one value per run, as
+ * the report's archive had them ("base" and "head": the report's parent and
+ * commit).  `test` names the test without the commit (rm_report_test_key):
+ * where the same test on the same tree finds the finding again. */
+struct rm_store_point {
+	char *commit;
+	char *role;   /* "base", "head" */
+	char *vals;   /* the values as stored: one per line (%.17g) */
+	double *v;    /* the same, parsed */
+	size_t n;
+	time_t at;
+};
+void rm_store_points_free(struct rm_store_point *v, size_t n);
+/* Keep the values of `commit` for the finding `key` (v[0..n) borrowed).
+ * Returns 1 stored, 0 when the finding has this commit already (nothing
+ * changes: the first archive's values stay). */
+int rm_store_point_add(struct rm_store *st, const char *key, const char *test,
+		       const char *commit, const char *role, const double *v, size_t n,
+		       time_t at, struct rm_error *err);
+/* A finding's points, in the order kept (rm_store_points_free). */
+int rm_store_points(struct rm_store *st, const char *key, struct rm_store_point **out,
+		    size_t *n, struct rm_error *err);
+/* The findings with values kept under a test key beginning with `prefix`
+ * (the same test on the same tree, any metric): their keys and test keys
+ * into *keys and *tests (the caller frees each and both arrays). */
+int rm_store_point_findings(struct rm_store *st, const char *prefix, char ***keys,
+			    char ***tests, size_t *n, struct rm_error *err);
 
 /* ---- several hosts: the owner of claims, leases, archive claims
  *
@@ -365,6 +400,8 @@ int rm_store_release_archive(struct rm_store *st, const char *name, struct rm_er
 
 /* ---- moving and checking a store (`robotmail store migrate|check`) */
 
+#define RM_STORE_LISTEN_TABLES 5
+
 struct rm_store_counts {
 	long reports, messages, rcpt_results, cache;
 	long by_state[5];     /* indexed by enum rm_store_state */
@@ -372,14 +409,15 @@ struct rm_store_counts {
 	long orphans;         /* messages with a dedupe key that no report row has */
 	long stale_leases;    /* `sending` messages whose lease expired (PostgreSQL) */
 	long archive_claims;  /* archives claimed now (PostgreSQL) */
-	long listen[4];       /* rows of rm_store_listen_tables[i] (findings, ...) */
+	long listen[RM_STORE_LISTEN_TABLES];       /* rows of rm_store_listen_tables[i] (findings, ...) */
 	long threads;         /* thread keys with their first message (`threads`) */
 	long thread_orphans;  /* thread keys of messages that no `threads` row has,
 			       * or whose row names no stored message */
 };
 int rm_store_counts(struct rm_store *st, struct rm_store_counts *c, struct rm_error *err);
 
-/* The tables of `listen` (findings, finding_events, inbound, optouts), which
+/* The tables of `listen` (findings, finding_events, inbound, optouts) and
+ * of status (finding_points), which
  * `store migrate` copies as text cells: their columns (finding_events
  * without its id: the rows are copied in id order, so undo still takes back
  * the last change), the order they are read in, and PostgreSQL's VALUES
@@ -388,7 +426,7 @@ struct rm_store_listen_table {
 	const char *name, *columns, *order, *pg_values;
 	size_t ncols;
 };
-extern const struct rm_store_listen_table rm_store_listen_tables[4];
+extern const struct rm_store_listen_table rm_store_listen_tables[RM_STORE_LISTEN_TABLES];
 /* The `threads` table (thread key -> first Message-ID), copied the same way. */
 extern const struct rm_store_listen_table rm_store_thread_table;
 /* rows of text cells, row-major (a NULL cell: SQL NULL) */
@@ -409,7 +447,7 @@ struct rm_store_dump {
 	struct rm_store_msg *msgs; size_t nmsgs;          /* with their ids */
 	struct rm_store_rcpt_row *rcpts; size_t nrcpts;
 	struct rm_store_cache_row *cache; size_t ncache;
-	struct rm_store_text_rows listen[4]; /* rm_store_listen_tables[i]'s rows */
+	struct rm_store_text_rows listen[RM_STORE_LISTEN_TABLES]; /* rm_store_listen_tables[i]'s rows */
 	struct rm_store_text_rows threads;   /* rm_store_thread_table's rows */
 };
 /* Read every row (malloc'd; free with rm_store_dump_free). */
@@ -512,11 +550,21 @@ struct rm_store_ops {
 			    struct rm_error *err);
 	int (*inbound_count_since)(struct rm_store *st, const char *sender, time_t since,
 				   long *count, struct rm_error *err);
+	int (*inbound_newest)(struct rm_store *st, const char *source, time_t *at,
+			      struct rm_error *err);
 	int (*optout_add)(struct rm_store *st, const char *addr, const char *scope,
 			  const char *message_id, time_t now, struct rm_error *err);
 	int (*optout_check)(struct rm_store *st, const char *addr, const char *tree, bool *out,
 			    struct rm_error *err);
 	int (*optout_count)(struct rm_store *st, long *count, struct rm_error *err);
+	/* the points: vals as stored; *out's commit, role, vals and at filled */
+	int (*point_add)(struct rm_store *st, const char *key, const char *test,
+			 const char *commit, const char *role, const char *vals, time_t at,
+			 struct rm_error *err);
+	int (*points)(struct rm_store *st, const char *key, struct rm_store_point **out,
+		      size_t *n, struct rm_error *err);
+	int (*point_findings)(struct rm_store *st, const char *prefix, char ***keys,
+			      char ***tests, size_t *n, struct rm_error *err);
 	/* optional (NULL: one host, nothing to lease; a claim always succeeds) */
 	int (*renew)(struct rm_store *st, struct rm_error *err);
 	int (*claim_archive)(struct rm_store *st, const char *name, bool *got,

@@ -2,9 +2,9 @@
  *
  * One connection per process.  Every statement goes through PQexecParams
  * with its values as parameters (never string-built SQL).  The schema is the
- * SQLite one in PostgreSQL's types, step for step (1-7; step 4: leases and
+ * SQLite one in PostgreSQL's types, step for step (1-8; step 4: leases and
  * archive claims; step 5: findings, inbound mail, opt-outs; step 6: threads,
- * one first message per thread key; step 7: unknown commits' attempts), its version in a
+ * one first message per thread key; step 7: unknown commits' attempts; step 8: finding_points), its version in a
  * `schema_version` table.  Migrations
  * run in one transaction each under an advisory lock, so several hosts that
  * start at once migrate once.
@@ -39,6 +39,7 @@ struct pg_store {
 	PGconn *conn;
 	char *shown;          /* the URL without its password, for messages */
 	time_t renewed;       /* when rm_store_renew() last extended the leases */
+	bool before_points;   /* read-only at a schema before 8: no finding_points */
 	bool before_findings; /* read-only at a schema before 5: no findings, inbound
 			       * mail or opt-outs yet (reads find none) */
 	bool before_threads;  /* read-only before the `threads` table: a thread's
@@ -162,6 +163,18 @@ static const char *const migrations[] = {
 	"ALTER TABLE commit_cache ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE commit_cache ADD COLUMN first_failed_at BIGINT;"
 	"ALTER TABLE commit_cache ADD COLUMN failure TEXT",
+	/* 8: the numbers behind a finding (store_sqlite.c's step 8) */
+	"CREATE TABLE finding_points ("
+	"  id BIGSERIAL PRIMARY KEY,"
+	"  key TEXT NOT NULL,"
+	"  test TEXT NOT NULL,"
+	"  commit_sha TEXT NOT NULL,"
+	"  role TEXT NOT NULL,"
+	"  vals TEXT NOT NULL,"
+	"  at BIGINT NOT NULL,"
+	"  UNIQUE (key, commit_sha)"
+	");"
+	"CREATE INDEX finding_points_test ON finding_points (test)",
 };
 
 static const char *const state_names[] = { "held", "queued", "sending", "sent", "failed" };
@@ -462,6 +475,7 @@ int rm_store_pg_open(struct rm_store **stp, const char *url, enum rm_store_mode 
 				return -1;
 			}
 			s->before_findings = v < 5;
+			s->before_points = v < 8;
 		}
 		r = q(s, "SELECT to_regclass('threads') IS NULL", 0, NULL, err, "reading the schema");
 		if (!r) {
@@ -1231,7 +1245,8 @@ static int pgs_counts(struct rm_store *base, struct rm_store_counts *c, struct r
 			   0, NULL, &c->thread_orphans, err, "counting rows")) {
 		return -1;
 	}
-	for (i = 0; i < 4 && !pg(base)->before_findings; i++) {
+	for (i = 0; i < RM_STORE_LISTEN_TABLES && !pg(base)->before_findings &&
+		    !(i == 4 && pg(base)->before_points); i++) {
 		char sql[128];
 
 		/* a constant table name of store.c's list, not input */
@@ -1292,7 +1307,8 @@ static int pgs_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_er
 		d->cache[i].expires_at = (time_t)get_ll(r, i, 5);
 	}
 	PQclear(r);
-	for (i = 0; i < 4 && !s->before_findings; i++) {
+	for (i = 0; i < RM_STORE_LISTEN_TABLES && !s->before_findings &&
+		    !(i == 4 && s->before_points); i++) {
 		const struct rm_store_listen_table *t = &rm_store_listen_tables[i];
 		char sql[256];
 		int row;
@@ -1391,7 +1407,7 @@ static int pgs_load(struct rm_store *base, const struct rm_store_dump *d, struct
 		      6, p, err, what))
 			goto fail;
 	}
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < RM_STORE_LISTEN_TABLES; i++) {
 		const struct rm_store_listen_table *t = &rm_store_listen_tables[i];
 		const struct rm_store_text_rows *rows = &d->listen[i];
 		char sql[384];
@@ -1723,6 +1739,103 @@ static int pgs_inbound_count_since(struct rm_store *base, const char *sender, ti
 		       2, p, count, err, "counting inbound mail");
 }
 
+static int pgs_inbound_newest(struct rm_store *base, const char *source, time_t *at,
+			      struct rm_error *err)
+{
+	struct pg_store *s = pg(base);
+	const char *p[1] = { source };
+	long v = 0;
+
+	if (s->before_findings)
+		return 0;
+	if (count_q(s, "SELECT coalesce(max(at), 0) FROM inbound WHERE source = $1", 1, p, &v, err,
+		    "reading the inbound mail read"))
+		return -1;
+	*at = (time_t)v;
+	return 0;
+}
+
+static int pgs_point_add(struct rm_store *base, const char *key, const char *test,
+			 const char *commit, const char *role, const char *vals, time_t at,
+			 struct rm_error *err)
+{
+	struct num a = { "" };
+	const char *p[6] = { key, test, commit, role, vals, num(&a, at) };
+	PGresult *r = q(pg(base),
+			"INSERT INTO finding_points (key, test, commit_sha, role, vals, at)"
+			" VALUES ($1, $2, $3, $4, $5, $6::bigint) ON CONFLICT (key, commit_sha) DO NOTHING",
+			6, p, err, "keeping a finding's values");
+	int stored;
+
+	if (!r)
+		return -1;
+	stored = changed_rows(r) > 0;
+	PQclear(r);
+	return stored;
+}
+
+static int pgs_points(struct rm_store *base, const char *key, struct rm_store_point **out,
+		      size_t *n, struct rm_error *err)
+{
+	struct pg_store *s = pg(base);
+	const char *p[1] = { key };
+	PGresult *r;
+	int rows;
+
+	if (s->before_points)
+		return 0;
+	r = q(s, "SELECT commit_sha, role, vals, at FROM finding_points WHERE key = $1 ORDER BY id",
+	      1, p, err, "reading a finding's values");
+	if (!r)
+		return -1;
+	rows = PQntuples(r);
+	if (rows > 0) {
+		int i;
+
+		*out = rm_xcalloc((size_t)rows, sizeof(**out));
+		for (i = 0; i < rows; i++) {
+			(*out)[i].commit = get_text(r, i, 0);
+			(*out)[i].role = get_text(r, i, 1);
+			(*out)[i].vals = get_text(r, i, 2);
+			(*out)[i].at = (time_t)get_ll(r, i, 3);
+		}
+		*n = (size_t)rows;
+	}
+	PQclear(r);
+	return 0;
+}
+
+static int pgs_point_findings(struct rm_store *base, const char *prefix, char ***keys,
+			      char ***tests, size_t *n, struct rm_error *err)
+{
+	struct pg_store *s = pg(base);
+	const char *p[1] = { prefix };
+	PGresult *r;
+	int rows;
+
+	if (s->before_points)
+		return 0;
+	r = q(s, "SELECT DISTINCT key, test FROM finding_points"
+		 " WHERE substr(test, 1, length($1)) = $1 ORDER BY key",
+	      1, p, err, "reading findings' values");
+	if (!r)
+		return -1;
+	rows = PQntuples(r);
+	if (rows > 0) {
+		int i;
+
+		*keys = rm_xcalloc((size_t)rows, sizeof(char *));
+		*tests = rm_xcalloc((size_t)rows, sizeof(char *));
+		for (i = 0; i < rows; i++) {
+			(*keys)[i] = get_text(r, i, 0);
+			(*tests)[i] = get_text(r, i, 1);
+		}
+		*n = (size_t)rows;
+	}
+	PQclear(r);
+	return 0;
+}
+
 static int pgs_optout_add(struct rm_store *base, const char *addr, const char *scope,
 			  const char *message_id, time_t now, struct rm_error *err)
 {
@@ -1799,6 +1912,10 @@ static const struct rm_store_ops pg_ops = {
 	.inbound_seen = pgs_inbound_seen,
 	.inbound_mark = pgs_inbound_mark,
 	.inbound_count_since = pgs_inbound_count_since,
+	.inbound_newest = pgs_inbound_newest,
+	.point_add = pgs_point_add,
+	.points = pgs_points,
+	.point_findings = pgs_point_findings,
 	.optout_add = pgs_optout_add,
 	.optout_check = pgs_optout_check,
 	.optout_count = pgs_optout_count,

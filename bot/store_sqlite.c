@@ -32,6 +32,7 @@ struct sq_store {
 	sqlite3 *db;
 	char *path;           /* as configured, for messages */
 	char *snapshot_dir;   /* a read-only snapshot's private copy, removed at close */
+	bool before_points;   /* read-only at a schema before 8: no finding_points */
 	bool before_findings; /* read-only at a schema before 5: no findings, inbound
 			       * mail or opt-outs yet (reads find none) */
 	bool before_threads;  /* read-only before the `threads` table: a thread's
@@ -160,6 +161,19 @@ static const char *const migrations[] = {
 	"ALTER TABLE commit_cache ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE commit_cache ADD COLUMN first_failed_at INTEGER;"
 	"ALTER TABLE commit_cache ADD COLUMN failure TEXT;",
+	/* 8: the numbers behind a finding: per commit tested, the headline
+	 * metric's per-run values (the findings page plots them) */
+	"CREATE TABLE finding_points ("
+	"  id INTEGER PRIMARY KEY,"
+	"  key TEXT NOT NULL,"          /* the finding's thread key */
+	"  test TEXT NOT NULL,"         /* the same test without the commit */
+	"  commit_sha TEXT NOT NULL,"
+	"  role TEXT NOT NULL,"         /* base, head */
+	"  vals TEXT NOT NULL,"         /* one value per line */
+	"  at INTEGER NOT NULL,"
+	"  UNIQUE (key, commit_sha)"
+	");"
+	"CREATE INDEX finding_points_test ON finding_points (test);",
 };
 
 /* The state names as stored (the CHECK above), indexed by enum rm_store_state. */
@@ -575,6 +589,7 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 			return -1;
 		}
 		s->before_threads = !s->before_threads;
+		s->before_points = v < 8;
 	}
 	*stp = &s->base;
 	return 0;
@@ -1523,6 +1538,99 @@ static int sq_inbound_count_since(struct rm_store *base, const char *sender, tim
 	return 0;
 }
 
+static int sq_inbound_newest(struct rm_store *base, const char *source, time_t *at,
+			     struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	long v = 0;
+
+	if (s->before_findings)
+		return 0;
+	if (prep(s, "SELECT coalesce(max(at), 0) FROM inbound WHERE source = ?", &st) ||
+	    b_text(st, 1, source) || step_count(&st, &v)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading the inbound mail read");
+	}
+	*at = (time_t)v;
+	return 0;
+}
+
+static int sq_point_add(struct rm_store *base, const char *key, const char *test,
+			const char *commit, const char *role, const char *vals, time_t at,
+			struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+
+	if (prep(s, "INSERT OR IGNORE INTO finding_points (key, test, commit_sha, role, vals, at)"
+		    " VALUES (?, ?, ?, ?, ?, ?)",
+		 &st) ||
+	    b_text(st, 1, key) || b_text(st, 2, test) || b_text(st, 3, commit) ||
+	    b_text(st, 4, role) || b_text(st, 5, vals) || b_int(st, 6, at) || step_done(&st)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "keeping a finding's values");
+	}
+	return sqlite3_changes(s->db) > 0;
+}
+
+static int sq_points(struct rm_store *base, const char *key, struct rm_store_point **out,
+		     size_t *n, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (s->before_points)
+		return 0;
+	if (prep(s, "SELECT commit_sha, role, vals, at FROM finding_points WHERE key = ? ORDER BY id",
+		 &st) ||
+	    b_text(st, 1, key)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading a finding's values");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_store_point *p;
+
+		*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
+		p = &(*out)[(*n)++];
+		memset(p, 0, sizeof(*p));
+		p->commit = col_text(st, 0);
+		p->role = col_text(st, 1);
+		p->vals = col_text(st, 2);
+		p->at = (time_t)sqlite3_column_int64(st, 3);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading a finding's values");
+}
+
+static int sq_point_findings(struct rm_store *base, const char *prefix, char ***keys,
+			     char ***tests, size_t *n, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (s->before_points)
+		return 0;
+	/* substr, not LIKE: test keys hold '%' and '_' (nr_threads=100%) */
+	if (prep(s, "SELECT DISTINCT key, test FROM finding_points"
+		    " WHERE substr(test, 1, length(?1)) = ?1 ORDER BY key",
+		 &st) ||
+	    b_text(st, 1, prefix)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading findings' values");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*keys = rm_xrealloc(*keys, (*n + 1) * sizeof(char *));
+		*tests = rm_xrealloc(*tests, (*n + 1) * sizeof(char *));
+		(*keys)[*n] = col_text(st, 0);
+		(*tests)[(*n)++] = col_text(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading findings' values");
+}
+
 static int sq_optout_add(struct rm_store *base, const char *addr, const char *scope,
 			 const char *message_id, time_t now, struct rm_error *err)
 {
@@ -1621,7 +1729,8 @@ static int sq_counts(struct rm_store *base, struct rm_store_counts *c, struct rm
 		sqlite3_finalize(st);
 		return db_error(s, err, "counting rows");
 	}
-	for (i = 0; i < 4 && !s->before_findings; i++) {
+		for (i = 0; i < RM_STORE_LISTEN_TABLES && !s->before_findings &&
+		    !(i == 4 && s->before_points); i++) {
 		char q[128];
 
 		/* a constant table name of store.c's list, not input */
@@ -1694,7 +1803,8 @@ static int sq_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_err
 	st = NULL;
 	if (rc != SQLITE_DONE)
 		goto fail;
-	for (i = 0; i < 4 && !s->before_findings; i++) {
+	for (i = 0; i < RM_STORE_LISTEN_TABLES && !s->before_findings &&
+		    !(i == 4 && s->before_points); i++) {
 		const struct rm_store_listen_table *t = &rm_store_listen_tables[i];
 		char sql[256];
 
@@ -1768,6 +1878,10 @@ static const struct rm_store_ops sqlite_ops = {
 	.inbound_seen = sq_inbound_seen,
 	.inbound_mark = sq_inbound_mark,
 	.inbound_count_since = sq_inbound_count_since,
+	.inbound_newest = sq_inbound_newest,
+	.point_add = sq_point_add,
+	.points = sq_points,
+	.point_findings = sq_point_findings,
 	.optout_add = sq_optout_add,
 	.optout_check = sq_optout_check,
 	.optout_count = sq_optout_count,

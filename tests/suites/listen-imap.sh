@@ -123,6 +123,28 @@ append 'Ann Author <ann@example.org>' i3@example.org '' '#robotmail undo'
 grep -q '^robotmail: listen: 1 read, 0 ignored, 0 refused, 1 command(s) applied' "$T/err" && [ "$(sqlite3 "$T/state.db" "select state from findings")" = open ] &&
 	ok "a new mail is read on the next pass (undo: open again)" || not_ok "third pass" "$(cat "$T/err")"
 
+# --follow waits with IMAP IDLE: a reply appended while it waits (interval
+# 60 s) is read a moment later (about a second here; the check allows 20 s
+# for a loaded machine and an ASan build: polling would take 60)
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" --follow --interval 60 >"$T/fout" 2>"$T/ferr" &
+FPID=$!
+for _ in $(seq 1 100); do grep -q 'with IMAP IDLE' "$T/ferr" && break; sleep 0.1; done
+sleep 0.3 # from the line to the IDLE command
+append 'Rev Iewer <rev@example.org>' i4@example.org '' '#robotmail fixed: 0123456789ab'
+t0=$(date +%s.%N)
+for _ in $(seq 1 150); do
+	[ "$(sqlite3 "$T/state.db" "select count(*) from finding_events where message_id = 'i4@example.org'")" = 1 ] && break
+	sleep 0.1
+done
+t1=$(date +%s.%N)
+took=$(echo "$t1 - $t0" | bc)
+kill $FPID 2>/dev/null
+wait $FPID 2>/dev/null
+grep -q "waiting on '$IMAP' with IMAP IDLE" "$T/ferr" && [ "$(sqlite3 "$T/state.db" "select state from findings")" = fixed ] &&
+	[ "$(echo "$took < 20" | bc)" = 1 ] &&
+	ok "listen --follow waits with IMAP IDLE: a reply appended while it waits is applied in $(printf %.1f "$took") s (interval 60 s)" ||
+	not_ok "IDLE" "took=$took" "$(cat "$T/ferr")" "$(tail -20 "$T/dovecot.log")"
+
 # the certificate is verified: without ca_file the self-signed server is refused
 sed '/ca_file:/d' "$T/cfg.yaml" >"$T/noca.yaml"
 "$ROBOTMAIL" listen -c "$T/noca.yaml" >"$T/out" 2>"$T/err"
@@ -132,3 +154,4 @@ printf 'wrong\n' >"$T/pw"
 "$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 2 ] && grep -q "listen.source '$IMAP'" "$T/err" && ok "a wrong password is a configuration error (exit 2)" || not_ok "wrong password" "rc=$rc" "$(cat "$T/err")"
+

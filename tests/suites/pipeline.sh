@@ -244,18 +244,41 @@ run -v
 grep -q "'$T/inbox/.hidden.tar.xz': a hidden name, ignored" "$T/err" && grep -q "'$T/inbox/orphan.tar.xz.done': a marker without its archive, ignored" "$T/err" &&
 	[ $rc -eq 0 ] && ok "-v names every inbox entry it leaves alone (hidden names, orphan markers)" || not_ok "ignored entries named" "$(cat "$T/err")"
 
-# NAME.part (an archive still being copied in, by convention): never taken,
+# NAME.part and NAME.tmp (an archive still being copied in, by convention): never taken,
 # file or directory, and named with -v
 reset
 cp $MINCORE "$T/inbox/copying.tar.xz.part"
 mkdir -p "$T/inbox/tree.part"
+cp $MINCORE "$T/inbox/copying.tar.xz.tmp"
+mkdir -p "$T/inbox/tree.tmp"
 run -v
 [ $rc -eq 0 ] && [ "$(count_new)" = 0 ] && [ -e "$T/inbox/copying.tar.xz.part" ] && [ -d "$T/inbox/tree.part" ] &&
+	[ -e "$T/inbox/copying.tar.xz.tmp" ] && [ -d "$T/inbox/tree.tmp" ] &&
 	[ ! -e "$T/failed" -o -z "$(ls "$T/failed" 2>/dev/null)" ] &&
-	grep -q "'$T/inbox/copying.tar.xz.part' is still being written" "$T/err" &&
+	grep -q "'$T/inbox/copying.tar.xz.part' is still being written (.part)" "$T/err" &&
 	grep -q "'$T/inbox/tree.part' is still being written" "$T/err" &&
-	ok "an inbox NAME.part file or directory is left alone and named as still being written" ||
+	grep -q "'$T/inbox/copying.tar.xz.tmp' is still being written (.tmp)" "$T/err" &&
+	grep -q "'$T/inbox/tree.tmp' is still being written" "$T/err" &&
+	ok "an inbox NAME.part or NAME.tmp file or directory is left alone and named as still being written" ||
 	not_ok "NAME.part left alone" "rc=$rc new=$(count_new)" "$(ls "$T/inbox" "$T/failed" 2>&1)" "$(cat "$T/err")"
+
+# done/ and failed/ never overwrite an earlier archive of the same name
+# (issue 13 item 8): NAME.1, NAME.2 ..., the evidence kept byte for byte
+reset
+mkdir -p "$T/done" "$T/failed"
+echo earlier >"$T/done/mincore.tar.xz"
+echo earlier-1 >"$T/done/mincore.tar.xz.1"
+echo earlier >"$T/failed/junk.tar.xz"
+cp $MINCORE "$T/inbox/mincore.tar.xz"
+echo 'no archive' >"$T/inbox/junk.tar.xz"
+run
+if [ $rc -eq 1 ] && [ "$(cat "$T/done/mincore.tar.xz")" = earlier ] && [ "$(cat "$T/done/mincore.tar.xz.1")" = earlier-1 ] &&
+	cmp -s $MINCORE "$T/done/mincore.tar.xz.2" && [ "$(cat "$T/failed/junk.tar.xz")" = earlier ] &&
+	[ "$(cat "$T/failed/junk.tar.xz.1")" = 'no archive' ] && [ -z "$(ls "$T/inbox")" ]; then
+	ok "done/ and failed/ never overwrite an earlier archive of the same name (NAME.1, NAME.2, ...)"
+else
+	not_ok "done/ failed/ suffix" "rc=$rc" "$(ls -l "$T/done" "$T/failed" "$T/inbox" 2>&1)" "$(cat "$T/err")"
+fi
 
 # --dry-run -o DIR creates DIR (and its parents); an error naming DIR when it cannot
 reset

@@ -5,7 +5,7 @@
 # `queue resend ID` (the same bytes and Message-ID again, to the same
 # recipients), and `queue show` naming each recipient's result with the
 # server's code; and the metrics file (paths.metrics_file, a Prometheus
-# textfile) against what each run really did.  A sendmail: program stands
+# textfile) against what each run really did, also one that stops early.  A sendmail: program stands
 # in for the server (fast).
 . tests/lib.sh
 mk_tmp
@@ -163,4 +163,47 @@ if [ $rc -eq 75 ] && [ "$(metric last_run_exit_code)" = 75 ] && [ "$(metric 'las
 	ok "metrics after a deferral: exit 75, 1 to retry, 1 queued, the oldest waiting $age s"
 else
 	not_ok "metrics after a deferral" "rc=$rc" "$(cat "$T/metrics/robotmail.prom" "$T/err")"
+fi
+# progress on a terminal only (issue 13 item 7): archives read and mails
+# sent, redrawn in place; the summary line stays; none in a pipe (cron)
+sendmail_exits 0
+mkdir -p "$T/inbox2" "$T/inbox3"
+cp contrib/examples/*.tar.xz "$T/inbox2/"
+cp contrib/examples/*.tar.xz "$T/inbox3/"
+sed -e "s|inbox: $T/inbox|inbox: $T/inbox2|" -e "s|state_db: $T/state/state.db|state_db: $T/state/tty.db|" \
+	-e "s|metrics_file: .*|metrics_file: $T/metrics/tty.prom|" "$T/cfg.yaml" >"$T/tty.yaml"
+sed -e "s|inbox: $T/inbox|inbox: $T/inbox3|" -e "s|state_db: $T/state/state.db|state_db: $T/state/pipe.db|" \
+	-e "s|metrics_file: .*|metrics_file: $T/metrics/pipe.prom|" "$T/cfg.yaml" >"$T/pipe.yaml"
+script -qec "\"$ROBOTMAIL\" run -c \"$T/tty.yaml\"" /dev/null </dev/null 2>/dev/null | tr '\r' '\n' | sed 's/\x1b\[K//g' >"$T/tty"
+"$ROBOTMAIL" run -c "$T/pipe.yaml" >/dev/null 2>"$T/pipe"
+if grep -q '^robotmail: archives 2/2 read, reports 0, [0-9.]*/s' "$T/tty" && grep -q '^robotmail: mails 1/2 (sent 1, failed 0, to retry 0), [0-9.]*/s' "$T/tty" &&
+	grep -q '^robotmail: archives 2 (new 2, failed 0, deferred 0); reports 2; mails queued 2, sent 2, failed 0, waiting 0$' "$T/tty" &&
+	! grep -q 'read, reports\|^robotmail: mails [0-9]*/' "$T/pipe" && ! grep -q $'\r' "$T/pipe" && grep -q '^robotmail: archives 2 (new 2' "$T/pipe"; then
+	ok "progress on a terminal (archives read, mails sent, with a rate), none in a pipe; the summary line in both"
+else
+	not_ok "progress" "$(cat -A "$T/tty")" "$(cat -A "$T/pipe")"
+fi
+
+# a run that stops early still writes the metrics file: its exit code, not
+# complete, and no stale outbox (the store was never asked)
+[ "$(metric last_run_complete)" = 1 ] || not_ok "a finished run is complete" "$(cat "$T/metrics/robotmail.prom")"
+sed "s|inbox: $T/inbox|inbox: $T/no-such-inbox|" "$T/cfg.yaml" >"$T/noinbox.yaml"
+"$ROBOTMAIL" run -c "$T/noinbox.yaml" >/dev/null 2>"$T/err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(metric last_run_exit_code)" = 2 ] && [ "$(metric last_run_complete)" = 0 ] &&
+	[ "$(metric 'last_run_mails{outcome="sent"}')" = 0 ] && ! grep -q '^robotmail_outbox_messages' "$T/metrics/robotmail.prom"; then
+	ok "metrics after a run stopped by a missing inbox: exit 2, complete 0, nothing sent, no stale outbox"
+else
+	not_ok "metrics after exit 2" "rc=$rc" "$(cat "$T/metrics/robotmail.prom" "$T/err")"
+fi
+# a store that is no database: the run stops at the store
+printf 'not a database, no header here %.0s' $(seq 200) >"$T/state/broken.db"
+sed "s|state_db: $T/state/state.db|state_db: $T/state/broken.db|" "$T/cfg.yaml" >"$T/broken.yaml"
+"$ROBOTMAIL" run -c "$T/broken.yaml" >/dev/null 2>"$T/err"
+rc=$?
+if [ $rc -ne 0 ] && [ "$(metric last_run_exit_code)" = $rc ] && [ "$(metric last_run_complete)" = 0 ] &&
+	! grep -q '^robotmail_outbox_messages' "$T/metrics/robotmail.prom"; then
+	ok "metrics after a run stopped by a store error: exit $rc, complete 0, the outbox left out"
+else
+	not_ok "metrics after a store error" "rc=$rc" "$(cat "$T/metrics/robotmail.prom" "$T/err")"
 fi

@@ -170,6 +170,14 @@ static void test_loop_rules(void **state)
 	cfg.listen_lists.v = lists;
 	cfg.listen_lists.n = 1;
 	assert_null(rm_listen_loop_reason(&m, &cfg));
+	/* the list's own mark on what it distributes */
+	m.precedence = (char *)"bulk";
+	assert_null(rm_listen_loop_reason(&m, &cfg));
+	m.precedence = (char *)"list";
+	assert_null(rm_listen_loop_reason(&m, &cfg));
+	m.precedence = (char *)"junk";
+	assert_string_equal(rm_listen_loop_reason(&m, &cfg), "a bulk mail (Precedence)");
+	m.precedence = NULL;
 	m.list_id = (char *)"lkp.lists.example.org.evil";
 	assert_non_null(rm_listen_loop_reason(&m, &cfg));
 	m.list_id = NULL;
@@ -250,6 +258,63 @@ void unit_listen_test_store_findings(void **state)
 	assert_int_equal(rm_store_inbound_mark(st, "maildir:x", "m1", "A@example.org", "ok", 100, &err), 1);
 	assert_int_equal(rm_store_inbound_mark(st, "maildir:x", "m1", "a@example.org", "ok", 100, &err), 0);
 	assert_int_equal(rm_store_inbound_mark(st, "maildir:x", "m2", "a@example.org", "ok", 50, &err), 1);
+	{
+		/* where a public-inbox source asks from: the newest mail read */
+		time_t at = 1;
+		struct rm_store_point *pt;
+		const double base[3] = { 1.5, 2, 0.1 }, head[2] = { 3, 1e-300 };
+
+		assert_int_equal(rm_store_inbound_newest(st, "maildir:x", &at, &err), 0);
+		assert_int_equal(at, 100);
+		assert_int_equal(rm_store_inbound_newest(st, "public-inbox:y", &at, &err), 0);
+		assert_int_equal(at, 0);
+		/* a finding's values per commit: kept once, read back in order */
+		assert_int_equal(rm_store_point_add(st, "k", "t", "c0", "base", base, 3, 10, &err), 1);
+		assert_int_equal(rm_store_point_add(st, "k", "t", "c1", "head", head, 2, 10, &err), 1);
+		assert_int_equal(rm_store_point_add(st, "k", "t", "c1", "head", base, 1, 11, &err), 0);
+		assert_int_equal(rm_store_points(st, "k", &pt, &n, &err), 0);
+		assert_int_equal(n, 2);
+		assert_string_equal(pt[0].commit, "c0");
+		assert_string_equal(pt[0].role, "base");
+		assert_int_equal(pt[0].n, 3);
+		assert_true(pt[0].v[0] == 1.5 && pt[0].v[1] == 2 && pt[0].v[2] == 0.1);
+		assert_string_equal(pt[1].commit, "c1");
+		assert_int_equal(pt[1].n, 2);
+		assert_true(pt[1].v[0] == 3 && pt[1].v[1] == 1e-300);
+		rm_store_points_free(pt, n);
+		assert_int_equal(rm_store_points(st, "other", &pt, &n, &err), 0);
+		assert_int_equal(n, 0);
+		{
+			/* by test-key prefix, whose text may hold '%' and '_' */
+			char **keys, **tests;
+			size_t j;
+
+			assert_int_equal(rm_store_point_add(st, "k2", "a:b|x=100%/|m|regression", "c0",
+							    "base", base, 1, 10, &err),
+					 1);
+			assert_int_equal(rm_store_point_add(st, "k3", "a:b|x=1000/|m|regression", "c0",
+							    "base", base, 1, 10, &err),
+					 1);
+			assert_int_equal(rm_store_point_findings(st, "a:b|x=100%/|", &keys, &tests, &n,
+								 &err),
+					 0);
+			assert_int_equal(n, 1);
+			assert_string_equal(keys[0], "k2");
+			assert_string_equal(tests[0], "a:b|x=100%/|m|regression");
+			for (j = 0; j < n; j++) {
+				free(keys[j]);
+				free(tests[j]);
+			}
+			free(keys);
+			free(tests);
+			assert_int_equal(rm_store_point_findings(st, "a:b|x=100_/|", &keys, &tests, &n,
+								 &err),
+					 0);
+			assert_int_equal(n, 0);
+			free(keys);
+			free(tests);
+		}
+	}
 	assert_int_equal(rm_store_inbound_seen(st, "maildir:x", "m1", &b, &err), 0);
 	assert_true(b);
 	assert_int_equal(rm_store_inbound_seen(st, "maildir:y", "m1", &b, &err), 0);

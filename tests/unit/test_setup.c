@@ -60,7 +60,7 @@ static void test_note_and_pipeline(void **state)
 	assert_ptr_equal(p.cfg, &s.cfg);
 	assert_ptr_equal(p.rules, &s.rules);
 	assert_null(p.ob);
-	assert_null(p.cache); /* no store: no commit cache */
+	assert_ptr_equal(p.cache, &s.cache); /* no store: no get or put, but the wait rule of unknown commits */
 	assert_ptr_equal(p.note, s.note);
 	assert_string_equal(p.to, "me@example.org");
 	assert_int_equal(p.now, 1700000000);

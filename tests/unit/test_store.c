@@ -96,8 +96,8 @@ static void test_enqueue_dedupe(void **state)
 	/* one schema for both backends: step 4 added leases and archive claims */
 	assert_string_equal(rm_store_backend(st), unit_store_pg_url ? "postgresql" : "sqlite");
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 7); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs;
-				 * 6: threads; 7: the commit cache's miss records */
+	assert_int_equal(v, 8); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs;
+				 * 6: threads; 7: the commit cache's miss records; 8: finding_points */
 	assert_int_equal(rm_store_report_seen(st, "k1", &seen, &err), 0);
 	assert_false(seen);
 	assert_int_equal(enqueue(st, "m1@example.org", "k1", rcpts, false, T0), 1);
@@ -492,7 +492,7 @@ static void test_schema_4_store(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
 				      "DROP TABLE finding_events; DROP TABLE findings; DROP TABLE inbound;"
-				      " DROP TABLE optouts; DROP TABLE threads; ALTER TABLE commit_cache DROP COLUMN attempts;"
+				      " DROP TABLE optouts; DROP TABLE threads; DROP TABLE finding_points; ALTER TABLE commit_cache DROP COLUMN attempts;"
 				      " ALTER TABLE commit_cache DROP COLUMN first_failed_at;"
 				      " ALTER TABLE commit_cache DROP COLUMN failure; PRAGMA user_version = 4",
 				      NULL, NULL, NULL),
@@ -525,7 +525,7 @@ static void test_schema_4_store(void **state)
 	/* to write: step 5 runs (and the steps after it), the findings are there */
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 7);
+	assert_int_equal(v, 8);
 	assert_int_equal(rm_store_finding_set(st, "k1", "linus", RM_FINDING_INVALID, NULL,
 					      "#robotmail invalid", "dora@example.org", "r1", T0, &err),
 			 1);
@@ -709,7 +709,7 @@ static void test_thread_key_unique(void **state)
 
 	(void)state;
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 7); /* 6: threads; 7: miss records */
+	assert_int_equal(v, 8); /* 6: threads; 7: miss records; 8: finding_points */
 	assert_thread_first(st, "T", NULL);
 	assert_int_equal(enqueue_in_thread(st, "a@example.org", "ka", "T", true, NULL), 1);
 	assert_thread_first(st, "T", "a@example.org");
@@ -735,7 +735,7 @@ static void test_thread_key_unique(void **state)
 	assert_int_equal(c.thread_orphans, 0);
 	rm_sb_init(&out);
 	assert_int_equal(rm_store_check(st, &out, &err), 0);
-	assert_non_null(strstr(out.buf, "\nschema version: 7\n"));
+	assert_non_null(strstr(out.buf, "\nschema version: 8\n"));
 	assert_non_null(strstr(out.buf, "\nrows: 2 threads (one first message per thread key)\n"));
 	assert_non_null(strstr(out.buf, "\nstore check: consistent\n"));
 	rm_sb_release(&out);
@@ -764,7 +764,8 @@ static void test_schema_5_store_threads(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE threads; ALTER TABLE commit_cache DROP COLUMN attempts;"
 				      " ALTER TABLE commit_cache DROP COLUMN first_failed_at;"
-				      " ALTER TABLE commit_cache DROP COLUMN failure; PRAGMA user_version = 5", NULL, NULL,
+				      " ALTER TABLE commit_cache DROP COLUMN failure; DROP TABLE finding_points;"
+				      " PRAGMA user_version = 5", NULL, NULL,
 				      NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
@@ -782,7 +783,7 @@ static void test_schema_5_store_threads(void **state)
 
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 7);
+	assert_int_equal(v, 8);
 	assert_thread_first(st, "T", "a@example.org");
 	assert_thread_first(st, "U", "c@example.org");
 	assert_int_equal(enqueue_in_thread(st, "e@example.org", "ke", "T", true, NULL),

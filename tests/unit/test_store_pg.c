@@ -459,7 +459,8 @@ void unit_pg_test_migrate_before_threads(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE threads; ALTER TABLE commit_cache DROP COLUMN attempts;"
 				      " ALTER TABLE commit_cache DROP COLUMN first_failed_at;"
-				      " ALTER TABLE commit_cache DROP COLUMN failure; PRAGMA user_version = 5", NULL, NULL,
+				      " ALTER TABLE commit_cache DROP COLUMN failure; DROP TABLE finding_points;"
+				      " PRAGMA user_version = 5", NULL, NULL,
 				      NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
