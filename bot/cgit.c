@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "gitweb.h"
 #include "patchmail.h"
@@ -266,9 +267,11 @@ int rm_cgit_parse_page(struct rm_commit_facts *f, const char *buf, size_t len, b
 	person_from_text(&f->committer, html_find(buf, len, "<th>committer</th><td>(.*?)</td>"));
 	{
 		char *cd = html_find(buf, len, "<th>committer</th><td>.*?</td><td class='right'>([^<]*)</td>");
+		int rc = rm_commit_read_date(cd, "committer date", what, &f->commit_time, err);
 
-		f->commit_time = rm_commit_date(cd);
 		free(cd);
+		if (rc)
+			return -1;
 	}
 	if (full) {
 		char *subject = html_find(buf, len, "<div class='commit-subject'>([^<]*)");
@@ -279,17 +282,30 @@ int rm_cgit_parse_page(struct rm_commit_facts *f, const char *buf, size_t len, b
 
 		person_from_text(&f->author, html_find(buf, len, "<th>author</th><td>(.*?)</td>"));
 		if (ad) {
-			/* "2025-10-17 09:53:20 +0000" -> the RFC 3339 form of the patch's Date */
+			/* "2025-10-17 09:53:20 +0000" -> the RFC 3339 form of the patch's Date;
+			 * old cgit's zoneless or "(UTC)" forms -> UTC; any other fails */
 			int y, mo, d, h, mi, se, zh, zm;
-			char sign;
+			char sign, iso[64];
+			long long epoch;
 
+			if (rm_commit_read_date(ad, "author date", what, &epoch, err)) {
+				free(ad);
+				free(subject);
+				free(msg);
+				return -1;
+			}
 			if (sscanf(ad, "%4d-%2d-%2d %2d:%2d:%2d %c%2d%2d", &y, &mo, &d, &h, &mi, &se, &sign,
 				   &zh, &zm) == 9 && (sign == '+' || sign == '-')) {
-				char iso[64];
-
 				snprintf(iso, sizeof(iso), "%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", y, mo,
 					 d, h, mi, se, sign, zh, zm);
 				set(&f->date, iso);
+			} else if (epoch) {
+				time_t t = (time_t)epoch;
+				struct tm tm;
+
+				if (gmtime_r(&t, &tm) &&
+				    strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%S+00:00", &tm))
+					set(&f->date, iso);
 			}
 			free(ad);
 		}

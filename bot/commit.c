@@ -313,7 +313,8 @@ static bool zone(const char *s, long long *east)
 
 	while (*s == ' ')
 		s++;
-	if (*s == 'Z' || !strcmp(s, "UT") || !strcmp(s, "GMT")) {
+	if (*s == 'Z' || !strcmp(s, "UT") || !strcmp(s, "GMT") || !strcmp(s, "UTC") ||
+	    !strcmp(s, "(UTC)") || !strcmp(s, "(GMT)")) {
 		*east = 0;
 		return true;
 	}
@@ -384,6 +385,25 @@ long long rm_commit_date(const char *s)
 		return (long long)timegm(&tm) - east;
 	}
 	return 0;
+}
+
+int rm_commit_read_date(const char *value, const char *field, const char *what,
+			long long *epoch, struct rm_error *err)
+{
+	char shown[80];
+
+	*epoch = 0;
+	if (!value || !*value)
+		return 0;
+	*epoch = rm_commit_date(value);
+	if (*epoch)
+		return 0;
+	snprintf(shown, sizeof(shown), "%s", value);
+	rm_error_scrub(shown);
+	return rm_error_set(err, RM_ERR_INPUT,
+			    "%s: field '%s' holds '%s', a date robotmail cannot read (expected"
+			    " RFC 3339, 'YYYY-MM-DD hh:mm:ss +hhmm', git's raw 'epoch +hhmm' or"
+			    " RFC 2822)", what, field, shown);
 }
 
 static const char *jstr(json_t *o, const char *k)

@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "error.h"
+
 struct rm_person {
 	char *name;
 	char *email;
@@ -67,8 +69,18 @@ void rm_commit_clean(char *s);
  * +0000" (cgit), "2025-10-17T09:53:20Z" or "...T09:53:20+02:00" (git %cI,
  * GitHub, Gitea), with optional fractions (GitLab); git's raw "1760694800
  * +0000"; RFC 2822 "Fri, 17 Oct 2025 09:53:20 +0000".  0 for anything else
- * (a date it cannot read is no date, never a wrong one). */
+ * (a date it cannot read is no date, never a wrong one).  Old cgit's
+ * "2025-10-17 09:53:20 (UTC)" (also GMT, UT, UTC as a bare zone; a zone
+ * abbreviation other than these is ambiguous and not read). */
 long long rm_commit_date(const char *s);
+
+/* A provider's date field `field` (its name in the answer, e.g.
+ * "commit.committer.date") holding `value`: 0 with *epoch (0 when the field
+ * is absent or empty: no date), or -1 (RM_ERR_INPUT, naming `what` -- the
+ * URL or repository --, the field and the value) when it is a date no form
+ * of rm_commit_date reads: a date read wrong is never kept. */
+int rm_commit_read_date(const char *value, const char *field, const char *what,
+			long long *epoch, struct rm_error *err);
 
 /* 4 to 64 hex digits: what may be looked up (and put in a URL). */
 bool rm_commit_valid_sha(const char *s);
@@ -83,7 +95,7 @@ int rm_commit_from_cache_json(struct rm_commit_facts *f, const char *json);
 /* The record of asks that gave no facts for one (tree, sha): the provider
  * did not know the commit (failure[0] == '\0'), or answered with something
  * that does not parse (failure says what).  Asked again not before next_at,
- * with a growing wait (lookup.c); kept by the store (schema step 6). */
+ * with a growing wait (lookup.c); kept by the store (schema step 7). */
 struct rm_commit_miss {
 	unsigned attempts;    /* asks of this kind in a row, the last one included */
 	long long first_at;   /* epoch seconds of the first of them */

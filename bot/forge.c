@@ -46,6 +46,8 @@ int rm_forge_parse_commit(struct rm_commit_facts *f, enum rm_provider p, const c
 {
 	json_t *j = rm_json_load(what, buf, len, NULL, err);
 	const char *message = NULL;
+	const char *adate_field, *cdate_field, *adate, *cdate;
+	long long unused;
 
 	memset(f, 0, sizeof(*f));
 	if (!j)
@@ -63,8 +65,10 @@ int rm_forge_parse_commit(struct rm_commit_facts *f, enum rm_provider p, const c
 		set_clean(&f->author.email, jaddr(j, "author_email"));
 		set_clean(&f->committer.name, jstr(j, "committer_name"));
 		set_clean(&f->committer.email, jaddr(j, "committer_email"));
-		set_clean(&f->date, jstr(j, "authored_date"));
-		f->commit_time = rm_commit_date(jstr(j, "committed_date"));
+		adate_field = "authored_date";
+		adate = jstr(j, adate_field);
+		cdate_field = "committed_date";
+		cdate = jstr(j, cdate_field);
 		if (json_is_array(parents) && json_is_string(json_array_get(parents, 0)))
 			set(&f->parent, json_string_value(json_array_get(parents, 0)));
 	} else {
@@ -80,10 +84,12 @@ int rm_forge_parse_commit(struct rm_commit_facts *f, enum rm_provider p, const c
 		message = jstr(c, "message");
 		set_clean(&f->author.name, jstr(a, "name"));
 		set_clean(&f->author.email, jaddr(a, "email"));
-		set_clean(&f->date, jstr(a, "date"));
+		adate_field = "commit.author.date";
+		adate = jstr(a, "date");
 		set_clean(&f->committer.name, jstr(m, "name"));
 		set_clean(&f->committer.email, jaddr(m, "email"));
-		f->commit_time = rm_commit_date(jstr(m, "date"));
+		cdate_field = "commit.committer.date";
+		cdate = jstr(m, "date");
 		if (json_is_array(parents) && json_array_size(parents))
 			set(&f->parent, jstr(json_array_get(parents, 0), "sha"));
 		for (i = 0; json_is_array(files) && i < json_array_size(files); i++) {
@@ -100,6 +106,14 @@ int rm_forge_parse_commit(struct rm_commit_facts *f, enum rm_provider p, const c
 		return rm_error_set(err, RM_ERR_INPUT,
 				    "%s: expected a commit object with a full sha and a message", what);
 	}
+	/* a date no form reads fails the answer (naming the field), never a wrong date */
+	if (rm_commit_read_date(adate, adate_field, what, &unused, err) ||
+	    rm_commit_read_date(cdate, cdate_field, what, &f->commit_time, err)) {
+		json_decref(j);
+		rm_commit_free(f);
+		return -1;
+	}
+	set_clean(&f->date, adate);
 	rm_commit_set_message(f, message);
 	json_decref(j);
 	return 0;

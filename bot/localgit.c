@@ -204,7 +204,18 @@ int rm_localgit_lookup(const char *dir, const char *sha, struct rm_commit_facts 
 	set_clean(&f->date, field[4]);
 	set_clean(&f->committer.name, field[5]);
 	set_clean(&f->committer.email, field[6]);
-	f->commit_time = rm_commit_date(field[7]);
+	{
+		/* %aI and %cI are strict ISO 8601; anything else is not this git's answer */
+		long long unused;
+
+		if (rm_commit_read_date(field[4], "%aI", dir, &unused, err) ||
+		    rm_commit_read_date(field[7], "%cI", dir, &f->commit_time, err)) {
+			rm_sb_release(&out);
+			rm_sb_release(&errout);
+			err->kind = RM_ERR_TEMP;
+			return -1;
+		}
+	}
 	rm_commit_set_message(f, field[8]);
 	rm_sb_reset(&out);
 	rm_sb_reset(&errout);

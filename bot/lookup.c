@@ -512,13 +512,13 @@ void rm_lookup_format(const struct rm_lookup_req *r, struct rm_sb *out)
 	if (f->date)
 		rm_sb_addf(out, "date: %s\n", f->date);
 	if (f->commit_time) {
-		char when[32];
+		char stamp[32];
 		struct tm tm;
 		time_t t = (time_t)f->commit_time;
 
 		gmtime_r(&t, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		rm_sb_addf(out, "committed: %s\n", when);
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		rm_sb_addf(out, "committed: %s\n", stamp);
 	}
 	if (f->parent)
 		rm_sb_addf(out, "parent: %s\n", f->parent);

@@ -8,9 +8,12 @@
  * options each declares), and answering questions about a stat name or a
  * job key from them.  Patterns are compiled once with PCRE2 (JIT when the
  * platform has it); lists are matched as one alternation, so one match per
- * stat per list; the ordered direction and threshold rules are one
- * alternation each whose matching branch names the rule ((*MARK)).  Every
- * answer about a stat name is computed once and cached (a hash table keyed
+ * stat per list (a pattern that only looks for a literal, such as
+ * `.+\.pass$`, is a string compare instead; ASCII names use a copy of
+ * the alternation compiled without UTF, made when first needed); the
+ * ordered direction and threshold rules are one alternation each whose
+ * matching branch names the rule ((*MARK); JIT code once used often).
+ * Every answer about a stat name is computed once and cached (a hash table keyed
  * by the name, at most RM_RULES_CACHE_MAX names, then answers are computed
  * each time): a comparison asks about each row several times.
  *
@@ -38,6 +41,25 @@ enum rm_match {
 	RM_MATCH_PREFIX, /* literal string prefix */
 };
 
+/* A pattern that says "LIT at offset >= min_off" (at the end of the name
+ * when at_end); re is the pattern alone (UTF), for the other names. */
+struct rm_literal {
+	char *text;
+	size_t len, min_off;
+	bool at_end;
+	void *re;
+};
+
+/* One alternation's copy without UTF: its text until first asked for,
+ * then the code (NULL: the text is not ASCII or does not compile so; the
+ * UTF code is used, JIT-compiled then). */
+struct rm_ascii_re {
+	char *text;
+	void *code;
+	bool done;
+};
+#define RM_RULES_ASCII_SLOTS (RM_RULES_FIRST + 2)
+
 struct rm_pattern_list {
 	enum rm_match match;
 	size_t n;
@@ -49,6 +71,15 @@ struct rm_pattern_list {
 	 * alternation per c (a prefix table: a name tries only its own
 	 * first byte's patterns); these are not in `combined` */
 	void *first[RM_RULES_FIRST];
+	/* the alternations above compiled again without UTF, for names that
+	 * are plain ASCII, when first needed: RM_RULES_ASCII_SLOTS, first[c]
+	 * at c, then combined, then rest (rules.c) */
+	struct rm_ascii_re *ascii;
+	/* patterns decided without a regex: a literal looked for in the name
+	 * (`.+LIT$`, `.+LIT.*`, `.*LIT`, LIT in search mode ...), for names of
+	 * ASCII without control characters; these are not in the alternations above */
+	struct rm_literal *lits;
+	size_t nlits;
 };
 
 /* One ordered rule: first matching pattern decides. */

@@ -691,6 +691,7 @@ void rm_store_dump_free(struct rm_store_dump *d)
 		free(d->cache[i].tree);
 		free(d->cache[i].sha);
 		free(d->cache[i].facts);
+		free(d->cache[i].failure);
 	}
 	free(d->cache);
 	memset(d, 0, sizeof(*d));

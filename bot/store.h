@@ -441,6 +441,9 @@ struct rm_store_report_row { char *dedupe_key, *message_id; time_t created_at; }
 struct rm_store_rcpt_row { long long message; char *rcpt, *text; int code; time_t at; };
 struct rm_store_cache_row {
 	char *tree, *sha, *facts; bool found; time_t fetched_at, expires_at; /* 0: never */
+	/* a miss's backoff (schema step 7; 0/0/NULL before it): asks in a row
+	 * that found nothing, the first of them (0: none), a malformed answer's text */
+	unsigned attempts; time_t first_failed_at; char *failure;
 };
 struct rm_store_dump {
 	struct rm_store_report_row *reports; size_t nreports;

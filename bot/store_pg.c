@@ -42,6 +42,8 @@ struct pg_store {
 	bool before_points;   /* read-only at a schema before 8: no finding_points */
 	bool before_findings; /* read-only at a schema before 5: no findings, inbound
 			       * mail or opt-outs yet (reads find none) */
+	bool before_backoff;  /* read-only at a schema before 7: commit_cache has no
+			       * attempts, first_failed_at or failure (dumps give 0/NULL) */
 	bool before_threads;  /* read-only before the `threads` table: a thread's
 			       * first message is its thread key's first by id */
 };
@@ -476,6 +478,7 @@ int rm_store_pg_open(struct rm_store **stp, const char *url, enum rm_store_mode 
 			}
 			s->before_findings = v < 5;
 			s->before_points = v < 8;
+			s->before_backoff = v < 7;
 		}
 		r = q(s, "SELECT to_regclass('threads') IS NULL", 0, NULL, err, "reading the schema");
 		if (!r) {
@@ -1291,8 +1294,11 @@ static int pgs_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_er
 		d->rcpts[i].at = (time_t)get_ll(r, i, 4);
 	}
 	PQclear(r);
-	r = q(s, "SELECT tree, sha, found, facts, fetched_at, expires_at FROM commit_cache"
-		 " ORDER BY tree, sha",
+	r = q(s, s->before_backoff ?
+		      "SELECT tree, sha, found, facts, fetched_at, expires_at, 0, NULL, NULL"
+		      " FROM commit_cache ORDER BY tree, sha" :
+		      "SELECT tree, sha, found, facts, fetched_at, expires_at, attempts,"
+		      " first_failed_at, failure FROM commit_cache ORDER BY tree, sha",
 	      0, NULL, err, "reading the commit cache");
 	if (!r)
 		return -1;
@@ -1305,6 +1311,9 @@ static int pgs_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_er
 		d->cache[i].facts = get_text(r, i, 3);
 		d->cache[i].fetched_at = (time_t)get_ll(r, i, 4);
 		d->cache[i].expires_at = (time_t)get_ll(r, i, 5);
+		d->cache[i].attempts = (unsigned)get_ll(r, i, 6);
+		d->cache[i].first_failed_at = (time_t)get_ll(r, i, 7);
+		d->cache[i].failure = get_text(r, i, 8);
 	}
 	PQclear(r);
 	for (i = 0; i < RM_STORE_LISTEN_TABLES && !s->before_findings &&
@@ -1397,14 +1406,18 @@ static int pgs_load(struct rm_store *base, const struct rm_store_dump *d, struct
 			goto fail;
 	}
 	for (i = 0; i < d->ncache; i++) {
-		struct num a = { "" }, b = { "" };
+		struct num a = { "" }, b = { "" }, n = { "" }, f = { "" };
 		const struct rm_store_cache_row *k = &d->cache[i];
-		const char *p[6] = { k->tree, k->sha, k->found ? "t" : "f", k->facts,
-				     num(&a, k->fetched_at), k->expires_at ? num(&b, k->expires_at) : NULL };
+		const char *p[9] = { k->tree, k->sha, k->found ? "t" : "f", k->facts,
+				     num(&a, k->fetched_at), k->expires_at ? num(&b, k->expires_at) : NULL,
+				     num(&n, k->attempts),
+				     k->first_failed_at ? num(&f, k->first_failed_at) : NULL, k->failure };
 
-		if (x(s, "INSERT INTO commit_cache (tree, sha, found, facts, fetched_at, expires_at)"
-			 " VALUES ($1, $2, $3::boolean, $4, $5::bigint, $6::bigint)",
-		      6, p, err, what))
+		if (x(s, "INSERT INTO commit_cache (tree, sha, found, facts, fetched_at, expires_at,"
+			 " attempts, first_failed_at, failure)"
+			 " VALUES ($1, $2, $3::boolean, $4, $5::bigint, $6::bigint, $7::integer,"
+			 " $8::bigint, $9)",
+		      9, p, err, what))
 			goto fail;
 	}
 	for (i = 0; i < RM_STORE_LISTEN_TABLES; i++) {

@@ -37,6 +37,8 @@ struct sq_store {
 			       * mail or opt-outs yet (reads find none) */
 	bool before_threads;  /* read-only before the `threads` table: a thread's
 			       * first message is its thread key's first by id */
+	bool before_backoff;  /* read-only at a schema before 7: commit_cache has no
+			       * attempts, first_failed_at or failure (dumps give 0/NULL) */
 };
 
 static struct sq_store *sq(struct rm_store *st)
@@ -583,6 +585,7 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 			return 0;
 		}
 		s->before_findings = v < 5;
+		s->before_backoff = v < 7;
 		if (has_table(s, "threads", &s->before_threads)) {
 			db_error(s, err, "reading the schema");
 			sq_close(&s->base);
@@ -1783,8 +1786,11 @@ static int sq_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_err
 	sqlite3_finalize(st);
 	st = NULL;
 	if (rc != SQLITE_DONE ||
-	    prep(s, "SELECT tree, sha, found, facts, fetched_at, expires_at FROM commit_cache"
-		    " ORDER BY tree, sha",
+	    prep(s, s->before_backoff ?
+			    "SELECT tree, sha, found, facts, fetched_at, expires_at, 0, NULL, NULL"
+			    " FROM commit_cache ORDER BY tree, sha" :
+			    "SELECT tree, sha, found, facts, fetched_at, expires_at, attempts,"
+			    " first_failed_at, failure FROM commit_cache ORDER BY tree, sha",
 		 &st))
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1798,6 +1804,9 @@ static int sq_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_err
 		r->facts = col_text(st, 3);
 		r->fetched_at = (time_t)sqlite3_column_int64(st, 4);
 		r->expires_at = (time_t)sqlite3_column_int64(st, 5);
+		r->attempts = (unsigned)sqlite3_column_int(st, 6);
+		r->first_failed_at = (time_t)sqlite3_column_int64(st, 7); /* NULL reads 0 */
+		r->failure = col_text(st, 8);
 	}
 	sqlite3_finalize(st);
 	st = NULL;

@@ -84,6 +84,31 @@ def main():
         elif not re.search(r'\b%s\b' % re.escape(k), man):
             undocumented.add(k)
     report('the man page documents every configuration key (%d keys)' % len(c), undocumented)
+    # issue 15 point 7: a worked api: line per provider, in both documents
+    yaml_text = open(sys.argv[2]).read()
+    apis = {'cgit': r'provider: cgit\s+api: https://\S+\.git',
+            'github': r'api: https://api\.github\.com/repos/OWNER/REPO',
+            'github enterprise': r'api: https://\S+/api/v3/repos/OWNER/REPO',
+            'gitea/forgejo': r'api: https://\S+/api/v1/repos/OWNER/REPO',
+            'gitlab with a project path': r'api: https://\S+/api/v4/projects/GROUP%2FPROJECT',
+            'local git': r'provider: local-git\s+api: /\S+'}
+    report('config/robotmail.yaml gives a worked api: line per provider',
+           {k for k, rx in apis.items() if not re.search(rx, yaml_text)})
+    man_apis = dict(apis, cgit=r'\n\.B cgit\napi: https://\S+\.git',
+                    **{'local git': r'\n\.B local-git\napi: /\S+'})
+    report('the man page gives a worked api: line per provider',
+           {k for k, rx in man_apis.items() if not re.search(rx, man)})
+    # ... and a table of each HTTP status and git error with what robotmail does
+    lookups = man.partition('.SH COMMIT LOOKUPS')[2].partition('.SH ')[0]
+    rows = re.findall(r'^\.TP\n\.B (.*)\n((?:(?!\.TP).*\n)*)', lookups, re.M)
+    need = ['200', '404', '422', '401', '403', '429', '503', '5xx', 'over 16 MiB',
+            'does not parse', 'bad revision', 'dubious ownership', 'missing clone']
+    missing = {n for n in need if not any(n in head and re.search(r'exit (1|2|75)\b', body)
+                                          for head, body in rows)}
+    if not re.search(r'https to\s+http', lookups):
+        missing.add('https -> http redirect')
+    report('the man page lists each HTTP status and git error with its exit code (%d rows)'
+           % len(rows), missing)
     return 0 if ok else 1
 
 

@@ -36,6 +36,8 @@ e.g. a base URL http://127.0.0.1:P/flaky) equal to or containing:
   renamed -> 301 to the same path without "renamed" on this server (relative
            Location), so the same origin
   html  -> the fixture served as text/html (a proxy's or a login page)
+  loop  -> 302 to the same path with one more "loop" segment on this server,
+           for ever (a redirect loop)
 --auth-log FILE: every request appends "TARGET <Authorization> <PRIVATE-TOKEN>"
 (each "-" when absent), so a test sees which credentials arrived where.
 Fixture lookup tries DIR/<path> first, then <path> without the marker
@@ -193,6 +195,9 @@ class Handler(BaseHTTPRequestHandler):
                     rest += "?" + url.query
                 return self.send(301, {"message": "Moved Permanently"},
                                  headers=[("Location", base.rstrip("/") + rest)])
+        if "loop" in segs:
+            return self.send(302, {"message": "Found"},
+                             headers=[("Location", "/loop" + url.path + ("?" + url.query if url.query else ""))])
         if marked("busy") and st.busy_hit(url.path):
             return self.send(503, {"message": "Service Unavailable"}, headers=[("Retry-After", "1")])
         for code in CODES:

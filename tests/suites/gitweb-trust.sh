@@ -55,6 +55,7 @@ tree() { # name provider api [token_env]
 	tree ghmoved github "$A/moved/repos/test/linux" RM_TEST_TOKEN
 	tree gtmoved gitea "$A/moved/api/v1/repos/test/linux" RM_TEST_TOKEN
 	tree glrenamed gitlab "$A/renamed/api/v4/projects/42" RM_TEST_TOKEN
+	tree ghloop github "$A/loop/repos/test/linux" RM_TEST_TOKEN
 	tree ghbusy github "$A/busy/repos/test/linux"
 	tree gh401 github "$A/401/repos/test/linux" RM_TEST_TOKEN
 	tree gh401anon github "$A/401/repos/test/linux"
@@ -82,6 +83,12 @@ commit glrenamed "$LINK"
 	grep -qx "/api/v4/projects/42/repository/commits/$LINK - s3cret-test-token" "$T/a.auth" &&
 	ok "a redirect within the same origin keeps the token" ||
 	not_ok "same-origin redirect keeps the token" "rc=$rc" "$(cat "$T/a.auth")" "$(cat "$T/err")"
+: >"$T/a.auth"
+commit ghloop "$LINK"
+[ $rc -eq 75 ] && grep -q "more than 3 redirects" "$T/err" &&
+	[ "$(grep -c "^/loop.*/repos/test/linux/commits/$LINK " "$T/a.auth")" -eq 4 ] &&
+	ok "a redirect loop stops after 3 redirects (4 requests), exit 75 naming it" ||
+	not_ok "redirect limit" "rc=$rc" "$(cat "$T/a.auth")" "$(cat "$T/err")"
 
 # ---- GitLab: changed files from the paginated diff endpoint
 tree gl gitlab "$A/api/v4/projects/42" >>"$T/cfg.yaml"
@@ -96,6 +103,12 @@ GLF=tests/peers/forge-fixtures/api/v4/projects/42/repository/commits/$LINK
 mkdir -p "$T/fx/repos/other/linux/commits" "$T/fx/api/v4/projects/test/linux/repository/commits/$LINK" \
 	"$T/fx/api/v4/projects/other/linux/repository/commits/$LINK"
 cp "tests/peers/forge-fixtures/repos/test/linux/commits/$LINK" "$T/fx/repos/other/linux/commits/"
+# repos/test/linux here: IOMMU's path answers with LINK's commit (a confused
+# proxy), and LINK's answer carries a committer date no form reads
+mkdir -p "$T/fx/repos/test/linux/commits"
+cp "tests/peers/forge-fixtures/repos/test/linux/commits/$LINK" "$T/fx/repos/test/linux/commits/$IOMMU"
+"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); d["commit"]["committer"]["date"] = "Tue Oct 14 09:53:20 2025"; json.dump(d, open(sys.argv[2], "w"))' \
+	"tests/peers/forge-fixtures/repos/test/linux/commits/$LINK" "$T/fx/repos/test/linux/commits/$LINK"
 for d in test other; do cp "$GLF/index.json" "$GLF/diff" "$T/fx/api/v4/projects/$d/linux/repository/commits/$LINK/"; done
 # a GitLab commit of 120 changed files: three pages of the diff endpoint
 mkdir -p "$T/fx/api/v4/projects/77/repository/commits/$LINK"
@@ -109,6 +122,7 @@ C=http://127.0.0.1:$(awk '/listening/ {print $2}' "$T/c.out")
 {
 	sed -n '/^paths:/,/^trees:/p' "$T/cfg.yaml"
 	tree ghother github "$C/repos/other/linux"
+	tree ghtest github "$C/repos/test/linux"
 	tree glpath gitlab "$C/api/v4/projects/test%2Flinux"
 	tree glother gitlab "$C/api/v4/projects/other%2Flinux"
 	tree glmany gitlab "$C/api/v4/projects/77"
@@ -132,6 +146,17 @@ rc=$?
 rc=$?
 [ $rc -eq 2 ] && grep -q "answered for repository '/test/linux'" "$T/err" &&
 	ok "gitlab: an answer about another project is refused (exit 2)" || not_ok "gitlab: another project" "rc=$rc" "$(cat "$T/out" "$T/err")"
+"$ROBOTMAIL" commit --no-cache -c "$T/cfg-repo.yaml" ghtest "$IOMMU" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 75 ] && grep -q "$C/repos/test/linux answered for commit $LINK, not $IOMMU" "$T/err" &&
+	! grep -q '^subject:' "$T/out" &&
+	ok "github: an answer for another commit is refused, naming the server (exit 75)" ||
+	not_ok "github: another commit" "rc=$rc" "$(cat "$T/out" "$T/err")"
+"$ROBOTMAIL" commit --no-cache -c "$T/cfg-repo.yaml" ghtest "$LINK" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 75 ] && grep -q "malformed response: $C/repos/test/linux/commits/$LINK: field 'commit.committer.date' holds 'Tue Oct 14 09:53:20 2025', a date robotmail cannot read" "$T/err" &&
+	ok "github: a committer date no form reads is a malformed answer naming the field (exit 75), never a wrong date" ||
+	not_ok "github: unreadable date" "rc=$rc" "$(cat "$T/out" "$T/err")"
 
 # ---- Retry-After on 503 (no retries configured: only Retry-After makes it)
 n0=$(wc -l <"$T/a.log")

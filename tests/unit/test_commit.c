@@ -287,6 +287,88 @@ static void test_forge_json(void **state)
 	assert_non_null(strstr(err.msg, "gh: expected a commit object"));
 }
 
+/* Issue 15 point 6: every date form a provider gives is read, or the answer
+ * fails naming the field; a date read wrong is never kept. */
+static void test_dates_read_or_fail(void **state)
+{
+	static const char gh_fmt[] =
+		"{\"sha\":\"0123456789abcdef0123456789abcdef01234567\",\"commit\":{\"message\":"
+		"\"a: b\\n\",\"author\":{\"name\":\"A\",\"email\":\"a@example.org\",\"date\":\"%s\"},"
+		"\"committer\":{\"name\":\"M\",\"email\":\"m@example.org\",\"date\":\"%s\"}}}";
+	static const char gl_fmt[] =
+		"{\"id\":\"0123456789abcdef0123456789abcdef01234567\",\"message\":\"a: b\\n\","
+		"\"authored_date\":\"%s\",\"committed_date\":\"%s\"}";
+	static const char page_fmt[] =
+		"<table><tr><th>author</th><td>A &lt;a@example.org&gt;</td><td class='right'>%s</td></tr>"
+		"<tr><th>committer</th><td>M &lt;m@example.org&gt;</td><td class='right'>%s</td></tr>"
+		"<tr><th>commit</th><td colspan='2' class='sha1'><a href='/x/commit/?id=0123456789abcdef"
+		"0123456789abcdef01234567'>0123456789abcdef0123456789abcdef01234567</a></td></tr></table>"
+		"<div class='commit-subject'>a: b</div><div class='commit-msg'></div>";
+	struct rm_commit_facts f;
+	struct rm_error err;
+	char buf[1024];
+	long long t;
+
+	(void)state;
+	/* the forms themselves, old cgit's "(UTC)" included */
+	assert_int_equal(rm_commit_date("2025-10-17 09:53:20 (UTC)"), 1760694800);
+	assert_int_equal(rm_commit_date("2025-10-17 09:53:20 UTC"), 1760694800);
+	assert_int_equal(rm_commit_date("Fri, 17 Oct 2025 09:53:20 +0000 (UTC)"), 1760694800);
+	assert_int_equal(rm_commit_date("2025-10-17 11:53:20 (CEST)"), 0); /* ambiguous */
+	assert_int_equal(rm_commit_read_date(NULL, "f", "w", &t, &err), 0);
+	assert_int_equal(t, 0);
+	assert_int_equal(rm_commit_read_date("", "f", "w", &t, &err), 0);
+	assert_int_equal(rm_commit_read_date("2025-10-17T09:53:20Z", "f", "w", &t, &err), 0);
+	assert_int_equal(t, 1760694800);
+	assert_int_equal(rm_commit_read_date("17/10/2025\n", "when", "http://example.org/c", &t, &err),
+			 -1);
+	assert_int_equal(err.kind, RM_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "http://example.org/c: field 'when' holds '17/10/2025?'"));
+
+	/* GitHub/Gitea: the committer's and the author's date */
+	snprintf(buf, sizeof(buf), gh_fmt, "2025-10-17T09:53:20Z", "Fri Oct 17 09:53:20 2025");
+	assert_int_equal(rm_forge_parse_commit(&f, RM_PROVIDER_GITHUB, buf, strlen(buf), "gh", &err),
+			 -1);
+	assert_non_null(strstr(err.msg, "gh: field 'commit.committer.date' holds 'Fri Oct 17"));
+	snprintf(buf, sizeof(buf), gh_fmt, "yesterday", "2025-10-17T09:53:20Z");
+	assert_int_equal(rm_forge_parse_commit(&f, RM_PROVIDER_GITEA, buf, strlen(buf), "gt", &err),
+			 -1);
+	assert_non_null(strstr(err.msg, "gt: field 'commit.author.date' holds 'yesterday'"));
+	/* GitLab */
+	snprintf(buf, sizeof(buf), gl_fmt, "2025-10-17T09:53:20.000+00:00", "17.10.2025 09:53");
+	assert_int_equal(rm_forge_parse_commit(&f, RM_PROVIDER_GITLAB, buf, strlen(buf), "gl", &err),
+			 -1);
+	assert_non_null(strstr(err.msg, "gl: field 'committed_date' holds '17.10.2025 09:53'"));
+	snprintf(buf, sizeof(buf), gl_fmt, "2025-10-17T11:53:20.123+02:00", "2025-10-17T09:53:20Z");
+	assert_int_equal(rm_forge_parse_commit(&f, RM_PROVIDER_GITLAB, buf, strlen(buf), "gl", &err),
+			 0);
+	assert_int_equal(f.commit_time, 1760694800);
+	assert_string_equal(f.date, "2025-10-17T11:53:20.123+02:00");
+	rm_commit_free(&f);
+	/* cgit's commit page: today's form, old cgit's "(UTC)", and one it cannot read */
+	memset(&f, 0, sizeof(f));
+	snprintf(buf, sizeof(buf), page_fmt, "2025-10-17 11:53:20 +0200", "2025-10-17 09:53:20 (UTC)");
+	assert_int_equal(rm_cgit_parse_page(&f, buf, strlen(buf), true, "cg", &err), 0);
+	assert_int_equal(f.commit_time, 1760694800);
+	assert_string_equal(f.date, "2025-10-17T11:53:20+02:00");
+	rm_commit_free(&f);
+	memset(&f, 0, sizeof(f));
+	snprintf(buf, sizeof(buf), page_fmt, "2025-10-17 09:53:20 (UTC)", "2025-10-17 09:53:20 +0000");
+	assert_int_equal(rm_cgit_parse_page(&f, buf, strlen(buf), true, "cg", &err), 0);
+	assert_string_equal(f.date, "2025-10-17T09:53:20+00:00");
+	rm_commit_free(&f);
+	memset(&f, 0, sizeof(f));
+	snprintf(buf, sizeof(buf), page_fmt, "2025-10-17 09:53:20 +0000", "2025-10-17 11:53:20 (CEST)");
+	assert_int_equal(rm_cgit_parse_page(&f, buf, strlen(buf), false, "cg", &err), -1);
+	assert_non_null(strstr(err.msg, "cg: field 'committer date' holds '2025-10-17 11:53:20 (CEST)'"));
+	rm_commit_free(&f);
+	memset(&f, 0, sizeof(f));
+	snprintf(buf, sizeof(buf), page_fmt, "3 hours ago", "2025-10-17 09:53:20 +0000");
+	assert_int_equal(rm_cgit_parse_page(&f, buf, strlen(buf), true, "cg", &err), -1);
+	assert_non_null(strstr(err.msg, "cg: field 'author date' holds '3 hours ago'"));
+	rm_commit_free(&f);
+}
+
 const struct CMUnitTest unit_commit_tests[] = {
 	cmocka_unit_test(test_message_subject_body_trailers),
 	cmocka_unit_test(test_msgid_from_link),
@@ -295,5 +377,6 @@ const struct CMUnitTest unit_commit_tests[] = {
 	cmocka_unit_test(test_sha_and_dates),
 	cmocka_unit_test(test_cgit_patch),
 	cmocka_unit_test(test_forge_json),
+	cmocka_unit_test(test_dates_read_or_fail),
 };
 const size_t unit_commit_ntests = sizeof(unit_commit_tests) / sizeof(unit_commit_tests[0]);

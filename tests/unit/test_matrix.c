@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fileutil.h"
 #include "jsonload.h"
@@ -572,7 +573,7 @@ static void test_rules_list_as_patterns_one_by_one(void **state)
 		&r->failure, &r->pass, &r->stat_denylist, &r->stat_allowlist,
 		&r->report_allowlist, &r->perf_metrics_patterns, &r->perf_metrics_prefixes,
 	};
-	size_t li, i, k, j, tried = 0, hits = 0, split = 0;
+	size_t li, i, k, j, tried = 0, hits = 0, split = 0, lits = 0, ascii = 0;
 
 	(void)state;
 	for (li = 0; li < sizeof(lists) / sizeof(lists[0]); li++) {
@@ -580,9 +581,10 @@ static void test_rules_list_as_patterns_one_by_one(void **state)
 
 		for (k = 0; k < RM_RULES_FIRST; k++)
 			split += l->first[k] != NULL;
+		lits += l->nlits;
 		for (i = 0; i < l->n; i++) {
 			char *base = sample_of(l->patterns[i]);
-			char *names[5];
+			char *names[9];
 
 			names[0] = rm_xstrdup(base);
 			names[1] = rm_xstrfmt("x%s", base);
@@ -591,7 +593,14 @@ static void test_rules_list_as_patterns_one_by_one(void **state)
 			if (names[3][0])
 				names[3][0] = names[3][0] == 'd' ? 'k' : 'd';
 			names[4] = rm_xstrfmt("perf-profile.%s", base);
-			for (k = 0; k < 5; k++) {
+			/* the literal patterns' edges: "ab" (what ".+" became)
+			 * dropped, so the literal is at offset 0; a newline
+			 * (which '$' may stand before); not ASCII; not UTF-8 */
+			names[5] = rm_xstrdup(base + (strlen(base) >= 2 ? 2 : 0));
+			names[6] = rm_xstrfmt("%s\n", base);
+			names[7] = rm_xstrfmt("\xc3\xa9%s", base);
+			names[8] = rm_xstrfmt("\xff%s", base);
+			for (k = 0; k < 9; k++) {
 				bool want = false;
 
 				for (j = 0; j < l->n && !want; j++)
@@ -604,9 +613,68 @@ static void test_rules_list_as_patterns_one_by_one(void **state)
 			free(base);
 		}
 	}
+	for (li = 0; li < sizeof(lists) / sizeof(lists[0]); li++)
+		for (k = 0; k < RM_RULES_ASCII_SLOTS; k++)
+			ascii += lists[li]->ascii[k].code != NULL;
 	assert_true(tried > 1500);
 	assert_true(hits > tried / 4); /* the samples do reach the patterns */
 	assert_true(split > 10);       /* and the prefix table is in use */
+	assert_true(lits >= 4);        /* so are the literal patterns */
+	assert_true(ascii > split);    /* and the copies without UTF (made when asked) */
+}
+
+/* The literal patterns' shapes, and what is not one: the real rules with
+ * the pass list replaced by made-up patterns; the list decides as its
+ * patterns one by one on names at each edge. */
+static void test_rules_literal_shapes(void **state)
+{
+	static const char *const pats[] = {
+		".+ab?", ".*x\\.y$", ".+\\$z.*", ".+a{2}", ".+q", ".*\\ \\-", ".+k.*?",
+	};
+	static const char *const names[] = {
+		"ab", "xab", "xa", "x.y", "ax.y", "ax.y\n", "ax.yz", "axxy", "a$z", "$z", "a$zb",
+		"aaa", "xaa", "xa", "q", "xq", "xqx", "x -", " -", "x-", "xk", "k", "\xc3\xa9q",
+		"a\x01q", "\xffq", "",
+	};
+	const struct rm_rules *real = unit_rules();
+	const char *t = getenv("TMPDIR");
+	char *dir = rm_path_join(t && *t ? t : "/tmp", "robotmail-unit.XXXXXX");
+	char *file, *text, *at;
+	size_t len, i, j;
+	struct rm_sb sb = RM_SB_INIT;
+	struct rm_rules r;
+	struct rm_error err;
+	const char *old = "    - '.+\\.pass$'\n";
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(rm_read_file(real->metrics_file, 1 << 24, &text, &len, &err), 0);
+	at = strstr(text, old);
+	assert_non_null(at);
+	rm_sb_init(&sb);
+	rm_sb_add(&sb, text, (size_t)(at - text));
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+		rm_sb_addf(&sb, "    - '%s'\n", pats[i]);
+	rm_sb_adds(&sb, at + strlen(old));
+	file = rm_path_join(dir, "metrics.yaml");
+	assert_int_equal(rm_write_file(file, sb.buf, sb.len), 0);
+	assert_int_equal(rm_rules_load(&r, file, real->programs_file, &err), 0);
+	assert_int_equal(r.pass.n, sizeof(pats) / sizeof(pats[0]));
+	assert_int_equal(r.pass.nlits, 4); /* x.y$, $z.*, q, " -" */
+	for (j = 0; j < sizeof(names) / sizeof(names[0]); j++) {
+		bool want = false;
+
+		for (i = 0; i < r.pass.n && !want; i++)
+			want = one_matches(&r, &r.pass, i, names[j]);
+		assert_int_equal(rm_rules_list_match(&r, &r.pass, names[j]), want);
+	}
+	rm_rules_free(&r);
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(rmdir(dir), 0);
+	rm_sb_release(&sb);
+	free(text);
+	free(file);
+	free(dir);
 }
 
 const struct CMUnitTest unit_matrix_tests[] = {
@@ -623,5 +691,6 @@ const struct CMUnitTest unit_matrix_tests[] = {
 	cmocka_unit_test(test_rules_keep_decisions),
 	cmocka_unit_test(test_rules_combined_first_match),
 	cmocka_unit_test(test_rules_list_as_patterns_one_by_one),
+	cmocka_unit_test(test_rules_literal_shapes),
 };
 const size_t unit_matrix_ntests = sizeof(unit_matrix_tests) / sizeof(unit_matrix_tests[0]);

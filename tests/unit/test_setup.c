@@ -60,7 +60,12 @@ static void test_note_and_pipeline(void **state)
 	assert_ptr_equal(p.cfg, &s.cfg);
 	assert_ptr_equal(p.rules, &s.rules);
 	assert_null(p.ob);
-	assert_ptr_equal(p.cache, &s.cache); /* no store: no get or put, but the wait rule of unknown commits */
+	/* no store: no commit cache to read or write, only the wait rule (miss_cap) */
+	assert_ptr_equal(p.cache, &s.cache);
+	assert_null(p.cache->get);
+	assert_null(p.cache->put);
+	assert_null(p.cache->miss_get);
+	assert_null(p.cache->miss_put);
 	assert_ptr_equal(p.note, s.note);
 	assert_string_equal(p.to, "me@example.org");
 	assert_int_equal(p.now, 1700000000);

@@ -419,6 +419,24 @@ static void test_commit_cache_misses(void **state)
 	assert_null(cache.miss_put);
 	assert_int_equal(rm_store_cache_miss_put(st, "next", "def", &m, &err), -1);
 	st->readonly = false;
+	{
+		/* `store migrate` reads the record whole: count, first failure, reason */
+		struct rm_store_dump d;
+
+		assert_int_equal(rm_store_dump(st, &d, &err), 0);
+		assert_int_equal(d.ncache, 2);
+		assert_string_equal(d.cache[0].sha, "abc");
+		assert_true(d.cache[0].found);
+		assert_int_equal(d.cache[0].attempts, 0);
+		assert_null(d.cache[0].failure);
+		assert_string_equal(d.cache[1].sha, "def");
+		assert_false(d.cache[1].found);
+		assert_int_equal(d.cache[1].attempts, 2);
+		assert_int_equal(d.cache[1].first_failed_at, m.first_at);
+		assert_int_equal(d.cache[1].expires_at, m.next_at);
+		assert_string_equal(d.cache[1].failure, "http://example.org/x: expected a JSON object");
+		rm_store_dump_free(&d);
+	}
 	rm_store_close(st);
 }
 

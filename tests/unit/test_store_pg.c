@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commit.h"
 #include "config.h"
 #include "schedule.h"
 #include "store.h"
@@ -250,6 +251,21 @@ void unit_pg_test_migrate_round_trip(void **state)
 	assert_int_equal(s, RM_STORE_FAILED);
 	assert_int_equal(rm_store_cache_put(src, "linus", "abc", true, "{\"s\":1}", T0, 60, &err), 0);
 	assert_int_equal(rm_store_cache_put(src, "linus", "def", false, NULL, T0, 60, &err), 0);
+	{
+		/* unknown commits' backoff (schema step 7): the count of asks, the
+		 * first failure and a malformed answer's reason travel too */
+		struct rm_commit_miss mm;
+
+		memset(&mm, 0, sizeof(mm));
+		mm.attempts = 4;
+		mm.first_at = T0 - 600;
+		mm.last_at = T0;
+		mm.next_at = T0 + 900;
+		assert_int_equal(rm_store_cache_miss_put(src, "next", "0123", &mm, &err), 0);
+		mm.attempts = 2;
+		snprintf(mm.failure, sizeof(mm.failure), "http://forge.example.org/x: expected a JSON object");
+		assert_int_equal(rm_store_cache_miss_put(src, "next", "4567", &mm, &err), 0);
+	}
 	/* listen's tables: a finding changed twice and once undone, a mail read, an opt-out */
 	assert_int_equal(rm_store_finding_set(src, "t", "linus", RM_FINDING_INVALID, NULL,
 					      "#robotmail invalid", "a@example.org", "r1", T0, &err),
@@ -271,7 +287,24 @@ void unit_pg_test_migrate_round_trip(void **state)
 		fail_msg("migrate: %s\n%s", err.msg, out.buf);
 	assert_non_null(strstr(out.buf, "every count matches"));
 	assert_non_null(strstr(out.buf, "target: 4 reports, 4 messages (1 held, 1 queued, 0 sending,"
-					" 1 sent, 1 failed; 2 attempts), 4 recipient results, 2 commit-cache rows"));
+					" 1 sent, 1 failed; 2 attempts), 4 recipient results, 4 commit-cache rows"));
+	{
+		struct rm_commit_miss got;
+
+		assert_int_equal(rm_store_cache_miss_get(dst, "next", "0123", &got, &err), 1);
+		assert_int_equal(got.attempts, 4);
+		assert_int_equal(got.first_at, T0 - 600);
+		assert_int_equal(got.last_at, T0);
+		assert_int_equal(got.next_at, T0 + 900);
+		assert_string_equal(got.failure, "");
+		assert_int_equal(rm_store_cache_miss_get(dst, "next", "4567", &got, &err), 1);
+		assert_int_equal(got.attempts, 2);
+		assert_string_equal(got.failure, "http://forge.example.org/x: expected a JSON object");
+		/* the plain miss of before step 7's columns: no count, no reason */
+		assert_int_equal(rm_store_cache_miss_get(dst, "linus", "def", &got, &err), 1);
+		assert_int_equal(got.attempts, 0);
+		assert_string_equal(got.failure, "");
+	}
 	assert_non_null(strstr(out.buf, "target: 1 findings (3 commands), 1 inbound mails read, 1 opt-outs"));
 	/* the thread row: its first message, as in the source */
 	assert_non_null(strstr(out.buf, "source: 1 threads (one first message per thread key)\n"));
