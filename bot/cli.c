@@ -1,7 +1,6 @@
 /* cli.c - see cli.h. */
 #include "cli.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -10,7 +9,6 @@
 
 #include "address.h"
 #include "checkconfig.h"
-#include "fileutil.h"
 #include "gitweb.h"
 #include "help.h"
 #include "listen.h"
@@ -176,11 +174,14 @@ int rm_cmd_commit(int argc, char **argv, struct rm_error *err)
 	return rc;
 }
 
-/* ================================================================ dry run */
+/* ================================================================ dry run, run */
 
-int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
+/* The options of `--dry-run` (dry) or `run` into *ro (which borrows the
+ * strings); each has its own table, the values they share are read alike.
+ * Returns 0, 1 when -h printed the help, or -1 with err (RM_ERR_USAGE). */
+static int run_args(int argc, char **argv, bool dry, struct rm_run_opts *ro, struct rm_error *err)
 {
-	static const struct option longopts[] = {
+	static const struct option dry_opts[] = {
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
@@ -192,98 +193,9 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *outdir = NULL, *to = NULL, *note = NULL;
-	time_t now = time(NULL);
-	int c, verbose = 0, rc;
-	bool force = false;
-	struct rm_setup e;
-	struct rm_pipeline p;
-	struct rm_print_sink ps;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:o:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			break;
-		case 'c':
-			config = optarg;
-			break;
-		case 'o':
-			outdir = optarg;
-			break;
-		case 'n':
-			note = optarg;
-			break;
-		case 'N': {
-			char *end;
-			long long v = strtoll(optarg, &end, 10);
-
-			if (!*optarg || *end || v < 0)
-				return rm_error_set(err, RM_ERR_USAGE, "--now: expected seconds since the epoch, not '%s'", optarg);
-			now = (time_t)v;
-			break;
-		}
-		case 't':
-			to = optarg;
-			if (!rm_address_valid(to))
-				return rm_error_set(err, RM_ERR_USAGE, "--to: '%s' is not an address", to);
-			break;
-		case 'F':
-			force = true;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			rm_help_print("dry-run", stdout);
-			return 0;
-		default:
-			return rm_error_set(err, RM_ERR_USAGE, "--dry-run: unknown option or missing value: '%s'",
-					    argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return rm_error_set(err, RM_ERR_USAGE, "--dry-run: expected one or more ARCHIVEs");
-	/* the store is read, never written: open it read-only */
-	if (rm_setup_open(&e, config, NULL, NULL, true, false, err) ||
-	    rm_config_check_identity(&e.cfg, err) ||
-	    (note && rm_setup_read_note(&e, note, err)) ||
-	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READONLY, err)) {
-		rm_setup_close(&e);
-		return -1;
-	}
-	if (outdir && rm_mkdir_p(outdir)) {
-		rm_error_set(err, RM_ERR_USAGE, "--dry-run: -o: cannot create directory '%s': %s", outdir,
-			     strerror(errno));
-		rm_setup_close(&e);
-		return -1;
-	}
-	rm_setup_wire_cache(&e); /* without a store too: the wait rule of unknown commits */
-	rm_setup_pipeline(&e, &p, to, now, verbose);
-	rm_pipeline_print_sink_init(&ps, &p, stdout, outdir, force);
-	rc = rm_pipeline_run(&p, argv + optind, (size_t)(argc - optind), err);
-	if (!rc && !p.nth && verbose)
-		fprintf(stderr, "robotmail: nothing to report\n");
-	rm_setup_close(&e);
-	if (rc)
-		return -1;
-	/* as `run` would exit: 1 for bad input, else 75 for a deferral (each
-	 * already said on stderr or stdout) */
-	if (ps.rc & 1 || p.st.bad_archives)
-		return rm_error_logged(err, RM_ERR_INPUT);
-	if (ps.rc & 2 || p.st.deferred)
-		return rm_error_logged(err, RM_ERR_TEMP);
-	return 0;
-}
-
-/* ================================================================ run */
-
-int rm_cmd_run(int argc, char **argv, struct rm_error *err)
-{
-	static const struct option longopts[] = {
+	static const struct option run_opts[] = {
 		{ "config", required_argument, NULL, 'c' },
-		{ "once", required_argument, NULL, 'o' },
+		{ "once", required_argument, NULL, 'O' },
 		{ "now", required_argument, NULL, 'N' },
 		{ "to", required_argument, NULL, 't' },
 		{ "materials", required_argument, NULL, 'm' },
@@ -292,53 +204,83 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rm_run_opts ro;
 	int c;
 
-	memset(&ro, 0, sizeof(ro));
-	ro.now = time(NULL);
+	memset(ro, 0, sizeof(*ro));
+	ro->now = time(NULL);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, dry ? "c:o:vh" : "c:vh", dry ? dry_opts : run_opts,
+				NULL)) != -1) {
 		switch (c) {
+		case 'd':
+			break;
 		case 'c':
-			ro.config = optarg;
+			ro->config = optarg;
 			break;
 		case 'o':
-			ro.once = optarg;
+			ro->output = optarg;
+			break;
+		case 'O':
+			ro->once = optarg;
 			break;
 		case 'm':
-			ro.materials = optarg;
+			ro->materials = optarg;
 			break;
 		case 'n':
-			ro.note = optarg;
+			ro->note = optarg;
 			break;
 		case 'N': {
 			char *end;
 			long long v = strtoll(optarg, &end, 10);
 
 			if (!*optarg || *end || v < 0)
-				return rm_error_set(err, RM_ERR_USAGE, "run: --now: expected seconds since the epoch, not '%s'",
-						    optarg);
-			ro.now = (time_t)v;
+				return rm_error_set(err, RM_ERR_USAGE, "%s--now: expected seconds since the epoch, not '%s'",
+						    dry ? "" : "run: ", optarg);
+			ro->now = (time_t)v;
 			break;
 		}
 		case 't':
-			ro.to = optarg;
-			if (!rm_address_valid(ro.to))
-				return rm_error_set(err, RM_ERR_USAGE, "--to: '%s' is not an address", ro.to);
+			ro->to = optarg;
+			if (!rm_address_valid(ro->to))
+				return rm_error_set(err, RM_ERR_USAGE, "--to: '%s' is not an address", ro->to);
+			break;
+		case 'F':
+			ro->force = true;
 			break;
 		case 'v':
-			ro.verbose = 1;
+			ro->verbose = 1;
 			break;
 		case 'h':
-			rm_help_print("run", stdout);
-			return 0;
+			rm_help_print(dry ? "dry-run" : "run", stdout);
+			return 1;
 		default:
-			return rm_error_set(err, RM_ERR_USAGE, "run: unknown option or missing value: '%s'",
-					    argv[optind - 1]);
+			return rm_error_set(err, RM_ERR_USAGE, "%s: unknown option or missing value: '%s'",
+					    dry ? "--dry-run" : "run", argv[optind - 1]);
 		}
 	}
+	return 0;
+}
+
+int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
+{
+	struct rm_run_opts ro;
+	int rc = run_args(argc, argv, true, &ro, err);
+
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	if (optind >= argc)
+		return rm_error_set(err, RM_ERR_USAGE, "--dry-run: expected one or more ARCHIVEs");
+	return rm_run_dry(&ro, argv + optind, (size_t)(argc - optind), err);
+}
+
+int rm_cmd_run(int argc, char **argv, struct rm_error *err)
+{
+	struct rm_run_opts ro;
+	int rc = run_args(argc, argv, false, &ro, err);
+
+	if (rc)
+		return rc < 0 ? -1 : 0;
 	if (optind < argc)
 		return rm_error_set(err, RM_ERR_USAGE, "run: unexpected argument '%s'", argv[optind]);
 	return rm_run(&ro, err);
@@ -346,12 +288,11 @@ int rm_cmd_run(int argc, char **argv, struct rm_error *err)
 
 int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 {
-	const char *config = NULL, *which = NULL;
-	enum rm_schedule_queue_cmd cmd;
-	struct rm_schedule_filter f;
+	const char *config = NULL;
+	struct rm_schedule_queue_args qa;
 	struct rm_sb out = RM_SB_INIT;
 	struct rm_setup e;
-	int i = 1, rc, used;
+	int i = 1, rc;
 
 	if (i + 1 < argc && (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config"))) {
 		config = argv[i + 1];
@@ -361,41 +302,16 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 		rm_help_print("queue", stdout);
 		return 0;
 	}
-	if (i >= argc)
-		return rm_error_set(err, RM_ERR_USAGE, "queue: expected list, show ID, retry ID, drop ID, hold ID, release ID or resend ID"), 2;
-	if (rm_schedule_queue_cmd_parse(argv[i], &cmd))
-		return rm_error_set(err, RM_ERR_USAGE, "queue: unknown action '%s'", argv[i]), 2;
-	/* an ID, or filters (schedule.c parses them) */
-	rm_schedule_filter_init(&f);
-	for (i++; i < argc; i += used) {
-		used = rm_schedule_filter_arg(&f, argc, argv, i, err);
-		if (used < 0)
-			return 2;
-		if (!used && !which && argv[i][0] != '-' && rm_schedule_queue_cmd_needs_id(cmd)) {
-			which = argv[i];
-			used = 1;
-		} else if (!used) {
-			return rm_error_set(err, RM_ERR_USAGE, "queue: unexpected argument '%s'", argv[i]), 2;
-		}
-	}
-	if (which && rm_schedule_filter_any(&f))
-		return rm_error_set(err, RM_ERR_USAGE, "queue: an ID or filters, not both"), 2;
-	if (!which && cmd == RM_SCHEDULE_QUEUE_SHOW)
-		return rm_error_set(err, RM_ERR_USAGE, "queue show: expected an ID"), 2;
-	if (which && f.dry_run)
-		return rm_error_set(err, RM_ERR_USAGE, "queue: --dry-run goes with --all or a filter"), 2;
+	if (rm_schedule_queue_args(&qa, argc, argv, i, err)) /* the action, an ID or filters */
+		return 2;
 	if (rm_setup_open(&e, config, NULL, NULL, false, false, err) ||
 	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READWRITE, err)) {
 		rm_setup_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
 	rm_sb_init(&out);
-	if (cmd == RM_SCHEDULE_QUEUE_LIST && isatty(STDOUT_FILENO)) /* a person reads it; scripts get rows */
-		rm_sb_adds(&out, "ID\tSTATE\tATTEMPTS\tMESSAGE-ID\tSUBJECT\tLAST-ERROR\n");
-	if (which || (cmd == RM_SCHEDULE_QUEUE_LIST && !rm_schedule_filter_any(&f)))
-		rc = rm_schedule_queue(e.ob, cmd, which, time(NULL), &out, err);
-	else
-		rc = rm_schedule_queue_many(e.ob, cmd, &f, time(NULL), &out, err);
+	/* a person reads the list under its column names; scripts get rows */
+	rc = rm_schedule_queue_apply(e.ob, &qa, isatty(STDOUT_FILENO), time(NULL), &out, err);
 	fwrite(out.buf, 1, out.len, stdout);
 	rm_sb_release(&out);
 	rm_setup_close(&e);
@@ -407,8 +323,6 @@ int rm_cmd_queue(int argc, char **argv, struct rm_error *err)
 int rm_cmd_listen(int argc, char **argv, struct rm_error *err)
 {
 	const char *config = NULL;
-	struct rm_listen_stats ls;
-	struct rm_listen_waiter *waiter = NULL;
 	struct rm_setup e;
 	time_t now = 0;
 	long interval = 60;
@@ -447,17 +361,8 @@ int rm_cmd_listen(int argc, char **argv, struct rm_error *err)
 		rm_setup_close(&e);
 		return -1;
 	}
-	/* --follow: a pass every --interval seconds until killed; each mail
-	 * is remembered in the store as it is done, so a kill loses nothing
-	 * and repeats nothing */
-	do {
-		rc = rm_listen_run(&e.cfg, e.ob, now ? now : time(NULL), &ls, err);
-		if (rc || !follow || ls.read)
-			rm_listen_stats_print(&ls, stderr);
-		if (!rc && follow)
-			rm_listen_wait(&e.cfg, interval, &waiter);
-	} while (!rc && follow);
-	rm_listen_waiter_free(waiter);
+	/* --follow: a pass every --interval seconds until killed */
+	rc = rm_listen_passes(&e.cfg, e.ob, now, follow ? interval : 0, err);
 	rm_setup_close(&e);
 	return rc;
 }
@@ -490,11 +395,7 @@ int rm_cmd_status(int argc, char **argv, struct rm_error *err)
 		rm_setup_close(&e);
 		return -1;
 	}
-	if (html && json && strcmp(html, json))
-		rc = rm_status_write(&e.cfg, e.ob, html, true, false, &n, err) ||
-		     rm_status_write(&e.cfg, e.ob, json, false, true, &n, err);
-	else
-		rc = rm_status_write(&e.cfg, e.ob, html ? html : json, html != NULL, json != NULL, &n, err);
+	rc = rm_status_write_dirs(&e.cfg, e.ob, html, json, &n, err);
 	if (!rc)
 		printf("robotmail: status: %zu finding(s) written to %s\n", n, html ? html : json);
 	rm_setup_close(&e);
@@ -507,7 +408,6 @@ int rm_cmd_status(int argc, char **argv, struct rm_error *err)
 int rm_cmd_store(int argc, char **argv, struct rm_error *err)
 {
 	const char *config = NULL, *to = NULL, *from = NULL, *action = NULL;
-	struct rm_store *src = NULL, *dst = NULL;
 	struct rm_sb out = RM_SB_INIT;
 	struct rm_setup e;
 	int i, rc;
@@ -531,21 +431,15 @@ int rm_cmd_store(int argc, char **argv, struct rm_error *err)
 	if (!strcmp(action, "migrate") && !rm_store_location_shared(to))
 		return rm_error_set(err, RM_ERR_USAGE,
 				    "store migrate: --to must name a postgresql:// store"), 2;
-	if (rm_setup_open(&e, config, NULL, NULL, false, false, err) ||
-	    rm_store_open(&src, from ? from : e.cfg.state_db,
-			  RM_STORE_READONLY, err) ||
-	    (to && rm_store_open(&dst, to, RM_STORE_READWRITE, err))) {
-		rm_store_close(src);
+	if (rm_setup_open(&e, config, NULL, NULL, false, false, err)) {
 		rm_setup_close(&e);
 		return rm_error_exit_code(err->kind);
 	}
 	rm_sb_init(&out);
-	rc = !strcmp(action, "check") ? rm_store_check(src, &out, err) :
-					 rm_store_migrate(src, dst, &out, err);
+	rc = rm_store_check_or_migrate(!strcmp(action, "migrate"), from ? from : e.cfg.state_db, to,
+				       &out, err);
 	fwrite(out.buf, 1, out.len, stdout);
 	rm_sb_release(&out);
-	rm_store_close(dst);
-	rm_store_close(src);
 	rm_setup_close(&e);
 	return rc < 0 ? rm_error_exit_code(err->kind) : rc;
 }

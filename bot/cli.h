@@ -2,10 +2,10 @@
  * cli.h - robotmail's subcommands.
  *
  * Owns: parsing each subcommand's arguments, help, and calling the stages
- * for it: the setup (setup.h), then run.h for `run`, the pipeline
- * (pipeline.h) with the printing sink for `--dry-run`, its first stages for
- * `compare`, lookup.h for `commit`, checkconfig.h for `check-config`,
- * schedule.h for `queue`, listen.h, status.h, store.h.  A command returns 0,
+ * for it: the setup (setup.h), then run.h for `run` and `--dry-run`, the
+ * pipeline's first stages (pipeline.h) for `compare`, lookup.h for
+ * `commit`, checkconfig.h for `check-config`, schedule.h for `queue`,
+ * listen.h, status.h, store.h.  A command returns 0,
  * or -1 with a struct rm_error whose kind main() maps to the exit code;
  * main() prints it once.
  * Must not: hold the logic of any stage, format a stage's data (the module

@@ -1483,3 +1483,21 @@ void rm_listen_waiter_free(struct rm_listen_waiter *w)
 		free(w);
 	}
 }
+
+int rm_listen_passes(const struct rm_config *cfg, struct rm_store *st, time_t now, long interval,
+		     struct rm_error *err)
+{
+	struct rm_listen_stats ls;
+	struct rm_listen_waiter *waiter = NULL;
+	int rc;
+
+	do {
+		rc = rm_listen_run(cfg, st, now ? now : time(NULL), &ls, err);
+		if (rc || !interval || ls.read)
+			rm_listen_stats_print(&ls, stderr);
+		if (!rc && interval)
+			rm_listen_wait(cfg, interval, &waiter);
+	} while (!rc && interval);
+	rm_listen_waiter_free(waiter);
+	return rc;
+}

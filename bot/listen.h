@@ -121,4 +121,14 @@ struct rm_listen_waiter;
 void rm_listen_wait(const struct rm_config *cfg, long seconds, struct rm_listen_waiter **w);
 void rm_listen_waiter_free(struct rm_listen_waiter *w);
 
+/* `robotmail listen`: one pass (interval 0), or with --follow a pass every
+ * `interval` seconds (rm_listen_wait: sooner on IMAP IDLE news) until
+ * killed or a pass fails (each mail is remembered in the store as it is
+ * done, so a kill loses nothing and repeats nothing).
+ * Each pass runs at `now`, or at the clock's time when now is 0; its stats
+ * line goes to stderr after a single pass, a failed one, or a follow pass
+ * that read mail.  Returns as rm_listen_run. */
+int rm_listen_passes(const struct rm_config *cfg, struct rm_store *st, time_t now, long interval,
+		     struct rm_error *err);
+
 #endif

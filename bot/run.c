@@ -1,6 +1,7 @@
 /* run.c - see run.h. */
 #include "run.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "deliver.h"
+#include "fileutil.h"
 #include "inbox.h"
 #include "metrics.h"
 #include "pipeline.h"
@@ -335,4 +337,43 @@ out:
 	rm_setup_close(&e);
 	rm_inbox_release(lockfd);
 	return rc;
+}
+
+int rm_run_dry(const struct rm_run_opts *o, char **archives, size_t n, struct rm_error *err)
+{
+	struct rm_setup e;
+	struct rm_pipeline p;
+	struct rm_print_sink ps;
+	int rc;
+
+	/* the store is read, never written: open it read-only */
+	if (rm_setup_open(&e, o->config, NULL, NULL, true, false, err) ||
+	    rm_config_check_identity(&e.cfg, err) ||
+	    (o->note && rm_setup_read_note(&e, o->note, err)) ||
+	    rm_store_open(&e.ob, e.cfg.state_db, RM_STORE_READONLY, err)) {
+		rm_setup_close(&e);
+		return -1;
+	}
+	if (o->output && rm_mkdir_p(o->output)) {
+		rm_error_set(err, RM_ERR_USAGE, "--dry-run: -o: cannot create directory '%s': %s",
+			     o->output, strerror(errno));
+		rm_setup_close(&e);
+		return -1;
+	}
+	rm_setup_wire_cache(&e); /* without a store too: the wait rule of unknown commits */
+	rm_setup_pipeline(&e, &p, o->to, o->now, o->verbose);
+	rm_pipeline_print_sink_init(&ps, &p, stdout, o->output, o->force);
+	rc = rm_pipeline_run(&p, archives, n, err);
+	if (!rc && !p.nth && o->verbose)
+		fprintf(stderr, "robotmail: nothing to report\n");
+	rm_setup_close(&e);
+	if (rc)
+		return -1;
+	/* as `run` would exit: 1 for bad input, else 75 for a deferral (each
+	 * already said on stderr or stdout) */
+	if (ps.rc & 1 || p.st.bad_archives)
+		return rm_error_logged(err, RM_ERR_INPUT);
+	if (ps.rc & 2 || p.st.deferred)
+		return rm_error_logged(err, RM_ERR_TEMP);
+	return 0;
 }

@@ -737,6 +737,47 @@ int rm_schedule_queue_many(struct rm_store *st, enum rm_schedule_queue_cmd cmd,
 	return 0;
 }
 
+int rm_schedule_queue_args(struct rm_schedule_queue_args *a, int argc, char *const *argv, int i,
+			   struct rm_error *err)
+{
+	int used;
+
+	memset(a, 0, sizeof(*a));
+	if (i >= argc)
+		return rm_error_set(err, RM_ERR_USAGE, "queue: expected list, show ID, retry ID, drop ID, hold ID, release ID or resend ID");
+	if (rm_schedule_queue_cmd_parse(argv[i], &a->cmd))
+		return rm_error_set(err, RM_ERR_USAGE, "queue: unknown action '%s'", argv[i]);
+	rm_schedule_filter_init(&a->f);
+	for (i++; i < argc; i += used) {
+		used = rm_schedule_filter_arg(&a->f, argc, argv, i, err);
+		if (used < 0)
+			return -1;
+		if (!used && !a->which && argv[i][0] != '-' && rm_schedule_queue_cmd_needs_id(a->cmd)) {
+			a->which = argv[i];
+			used = 1;
+		} else if (!used) {
+			return rm_error_set(err, RM_ERR_USAGE, "queue: unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (a->which && rm_schedule_filter_any(&a->f))
+		return rm_error_set(err, RM_ERR_USAGE, "queue: an ID or filters, not both");
+	if (!a->which && a->cmd == RM_SCHEDULE_QUEUE_SHOW)
+		return rm_error_set(err, RM_ERR_USAGE, "queue show: expected an ID");
+	if (a->which && a->f.dry_run)
+		return rm_error_set(err, RM_ERR_USAGE, "queue: --dry-run goes with --all or a filter");
+	return 0;
+}
+
+int rm_schedule_queue_apply(struct rm_store *st, const struct rm_schedule_queue_args *a,
+			    bool header, time_t now, struct rm_sb *out, struct rm_error *err)
+{
+	if (a->cmd == RM_SCHEDULE_QUEUE_LIST && header)
+		rm_sb_adds(out, "ID\tSTATE\tATTEMPTS\tMESSAGE-ID\tSUBJECT\tLAST-ERROR\n");
+	if (a->which || (a->cmd == RM_SCHEDULE_QUEUE_LIST && !rm_schedule_filter_any(&a->f)))
+		return rm_schedule_queue(st, a->cmd, a->which, now, out, err);
+	return rm_schedule_queue_many(st, a->cmd, &a->f, now, out, err);
+}
+
 int rm_schedule_waiting(struct rm_store *st, int *waiting, int *held, struct rm_error *err)
 {
 	struct rm_store_msg *v = NULL;

@@ -134,6 +134,24 @@ int rm_schedule_queue_many(struct rm_store *st, enum rm_schedule_queue_cmd cmd,
 			   const struct rm_schedule_filter *f, time_t now, struct rm_sb *out,
 			   struct rm_error *err);
 
+/* `queue ACTION [ID | filters...]` as read from the command line. */
+struct rm_schedule_queue_args {
+	enum rm_schedule_queue_cmd cmd;
+	const char *which; /* the ID or Message-ID, or NULL */
+	struct rm_schedule_filter f;
+};
+/* Read the action at argv[i], then an ID or filters, into *a (which
+ * borrows the strings).  Returns 0, or -1 with *err set (RM_ERR_USAGE): no
+ * or an unknown action, an unexpected argument, a bad filter, an ID and
+ * filters both, show without an ID, an ID with --dry-run. */
+int rm_schedule_queue_args(struct rm_schedule_queue_args *a, int argc, char *const *argv, int i,
+			   struct rm_error *err);
+/* Run *a: on its one message (rm_schedule_queue), the whole list, or the
+ * messages its filters match (rm_schedule_queue_many); `header`: list's
+ * column names first (for a person).  Returns as those do. */
+int rm_schedule_queue_apply(struct rm_store *st, const struct rm_schedule_queue_args *a,
+			    bool header, time_t now, struct rm_sb *out, struct rm_error *err);
+
 /* How many messages wait in the store after a run: queued or sending
  * (a backoff, a cap) in *waiting, held in *held.  Returns 0, or -1 with
  * *err set. */

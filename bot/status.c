@@ -538,3 +538,15 @@ out:
 	rm_store_msgs_free(msgs, nmsgs);
 	return rc;
 }
+
+int rm_status_write_dirs(const struct rm_config *cfg, struct rm_store *st, const char *html,
+			 const char *json, size_t *nfindings, struct rm_error *err)
+{
+	if (html && json && strcmp(html, json)) {
+		if (rm_status_write(cfg, st, html, true, false, nfindings, err))
+			return -1;
+		return rm_status_write(cfg, st, json, false, true, nfindings, err);
+	}
+	return rm_status_write(cfg, st, html ? html : json, html != NULL, json != NULL, nfindings,
+			       err);
+}

@@ -42,4 +42,10 @@ void rm_status_plot(struct rm_sb *sb, const char *metric, const struct rm_store_
 int rm_status_write(const struct rm_config *cfg, struct rm_store *st, const char *dir,
 		    bool html, bool json, size_t *nfindings, struct rm_error *err);
 
+/* `--html HDIR` and/or `--json JDIR` (either may be NULL, not both): the
+ * pages into HDIR and findings.json into JDIR, both into one when they name
+ * the same directory.  0, or -1 with err. */
+int rm_status_write_dirs(const struct rm_config *cfg, struct rm_store *st, const char *html,
+			 const char *json, size_t *nfindings, struct rm_error *err);
+
 #endif

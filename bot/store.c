@@ -819,6 +819,20 @@ int rm_store_check(struct rm_store *st, struct rm_sb *out, struct rm_error *err)
 	return problems ? 1 : 0;
 }
 
+int rm_store_check_or_migrate(bool migrate, const char *from, const char *to, struct rm_sb *out,
+			      struct rm_error *err)
+{
+	struct rm_store *src = NULL, *dst = NULL;
+	int rc = -1;
+
+	if (!rm_store_open(&src, from, RM_STORE_READONLY, err) &&
+	    !(to && rm_store_open(&dst, to, RM_STORE_READWRITE, err)))
+		rc = migrate ? rm_store_migrate(src, dst, out, err) : rm_store_check(src, out, err);
+	rm_store_close(dst);
+	rm_store_close(src);
+	return rc;
+}
+
 enum rm_store_state rm_store_state_from(const char *v)
 {
 	int i;

@@ -477,6 +477,13 @@ int rm_store_migrate(struct rm_store *src, struct rm_store *dst, struct rm_sb *o
 /* `store check`: backend, schema version, counts and consistency into `out`.
  * Returns 0 consistent, 1 with problems (listed in out), -1 on error. */
 int rm_store_check(struct rm_store *st, struct rm_sb *out, struct rm_error *err);
+/* `store check` (migrate false) or `store migrate`: opens the store at
+ * `from` read-only and, when `to` is set, the one at `to` read-write, runs
+ * rm_store_check on the first or rm_store_migrate from it to the second,
+ * and closes both.  Returns as those do, or -1 with *err set when a store
+ * does not open. */
+int rm_store_check_or_migrate(bool migrate, const char *from, const char *to, struct rm_sb *out,
+			      struct rm_error *err);
 
 /* ---- for backends only
  *

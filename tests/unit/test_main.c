@@ -40,6 +40,7 @@ int main(void)
 					  NULL, NULL);
 	failed += _cmocka_run_group_tests("checkconfig", unit_checkconfig_tests, unit_checkconfig_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("setup", unit_setup_tests, unit_setup_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("schedule", unit_schedule_tests, unit_schedule_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("stats", unit_stats_tests, unit_stats_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("parse", unit_parse_tests, unit_parse_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("message", unit_message_tests, unit_message_ntests, NULL, NULL);

@@ -55,6 +55,8 @@ extern const struct CMUnitTest unit_smtp_tests[];
 extern const size_t unit_smtp_ntests;
 extern const struct CMUnitTest unit_config_tests[];
 extern const size_t unit_config_ntests;
+extern const struct CMUnitTest unit_schedule_tests[];
+extern const size_t unit_schedule_ntests;
 extern const struct CMUnitTest unit_listen_tests[];
 extern const size_t unit_listen_ntests;
 extern const struct CMUnitTest unit_lookup_format_tests[];
