@@ -528,7 +528,10 @@ static int pgs_cache_put(struct rm_store *base, const char *tree, const char *sh
 		 "INSERT INTO commit_cache (tree, sha, found, facts, fetched_at, expires_at)"
 		 " VALUES ($1, $2, $3::boolean, $4, $5::bigint, $6::bigint)"
 		 " ON CONFLICT (tree, sha) DO UPDATE SET found = EXCLUDED.found, facts = EXCLUDED.facts,"
-		 " fetched_at = EXCLUDED.fetched_at, expires_at = EXCLUDED.expires_at",
+		 " fetched_at = EXCLUDED.fetched_at, expires_at = EXCLUDED.expires_at,"
+		 /* a new record counts anew, as SQLite's INSERT OR REPLACE does */
+		 " attempts = EXCLUDED.attempts, first_failed_at = EXCLUDED.first_failed_at,"
+		 " failure = EXCLUDED.failure",
 		 6, p, err, "writing the commit cache");
 }
 
