@@ -20,7 +20,7 @@ DEB_PACKAGES := pkg-config make gcc libpq-dev postgresql libetpan-dev libcurl4-g
 	libyaml-dev libjansson-dev libsqlite3-dev libarchive-dev libcmocka-dev \
 	libsasl2-modules clang libclang-rt-14-dev cppcheck python3 xz-utils zstd gzip tar \
 	valgrind git curl cgit lighttpd time postfix python3-aiosmtpd openssl sqlite3 bc \
-	public-inbox man-db libgnutls28-dev tidy dovecot-imapd chromium
+	public-inbox man-db libgnutls28-dev tidy dovecot-imapd chromium mutt
 
 PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive gnutls libpq
 

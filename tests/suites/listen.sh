@@ -64,6 +64,49 @@ assert re.fullmatch(r'This finding: https://status\.example\.org/robotmail/f/[0-
 assert body[-1] == "Reply with '#robotmail invalid', '#robotmail fixed: <commit>' or '#robotmail unsubscribe' on a line of its own.", body[-1]
 PYEOF
 [ $? -eq 0 ] && ok "List-Unsubscribe is a valid mailto: (Python's email parser); the footer links the finding's page and says how to answer" || not_ok "List-Unsubscribe" "$(cat "$T/lu")"
+
+# mutt shows the same header: a private muttrc (-n -F), read-only, in a
+# pseudo-terminal (script); pushed keys pipe the message with only
+# List-Unsubscribe unignored (pipe_decode weeds as the pager does), then open
+# mutt's own list menu (<list-action>, mutt >= 2.2), which lists the mailto:
+# it parsed, or "--"; the two "q" typed on the terminal close menu and mutt.
+# The same mail without the header, and with the URL's <> removed, must fail.
+mkdir -p "$T/mutt"
+cat >"$T/mutt/muttrc" <<MUTTRC
+set folder="$T/mutt" spoolfile="$T/mutt/ok" mbox="$T/mutt/mbox" record="" postponed="$T/mutt/postponed"
+set pipe_decode=yes weed=yes wait_key=no
+ignore *
+unignore list-unsubscribe
+MUTTRC
+# mutt_shows MAILFILE NAME: 0 when mutt showed List-Unsubscribe and its list
+# menu the mailto: intact; the pipe and the screen are left in $T/mutt/NAME.*
+mutt_shows() {
+	local d=$T/mutt/$2
+	mkdir -p "$d/new" "$d/cur" "$d/tmp"
+	cp "$1" "$d/new/1.robotmail"
+	# the terminal's input: "qq", then kept open (an early end of input
+	# would hang up the terminal) until mutt is done
+	exec 9< <(printf qq; exec sleep 20 2>/dev/null)
+	local keys=$!
+	HOME=$T/mutt TERM=vt100 timeout 20 script -qec "mutt -n -F '$T/mutt/muttrc' -R -f '$d' -e 'push \"<pipe-message>cat >\\\"$d.shown\\\"<enter><list-action>\"'" /dev/null \
+		<&9 >"$d.tty" 2>&1
+	exec 9<&-
+	kill "$keys" 2>/dev/null
+	sed 's/\x1b\[[0-9;?]*[A-Za-z]/\n/g' "$d.tty" | tr -d '\r' >"$d.screen"
+	grep -qx 'List-Unsubscribe: <mailto:lkp@example.org?subject=unsubscribe>' "$d.shown" 2>/dev/null &&
+		grep -qx ' *Unsubscribe: mailto:lkp@example.org?subject=unsubscribe' "$d.screen"
+}
+sed '/^List-Unsubscribe:/d' "$sent" >"$T/mutt/no-header.eml"
+sed 's/^\(List-Unsubscribe: \)<\(.*\)>$/\1\2/' "$sent" >"$T/mutt/no-brackets.eml"
+if ! command -v mutt >/dev/null; then
+	not_ok "mutt shows List-Unsubscribe" "mutt is not installed (DEB_PACKAGES)"
+elif mutt_shows "$sent" ok && ! mutt_shows "$T/mutt/no-header.eml" no-header &&
+	! mutt_shows "$T/mutt/no-brackets.eml" no-brackets && grep -q '^List-Unsubscribe: mailto:' "$T/mutt/no-brackets.shown" &&
+	grep -qx ' *Unsubscribe: --' "$T/mutt/no-brackets.screen"; then
+	ok "mutt shows List-Unsubscribe and lists its mailto: for unsubscribe (<list-action>); not when it is missing or has no <>"
+else
+	not_ok "mutt List-Unsubscribe" "$(cat "$T/mutt/ok.shown" "$T/mutt/ok.screen" 2>&1 | grep -a -i unsub)"
+fi
 PAGE=$(sed -n 's|^This finding: https://status.example.org/robotmail/\(f/[0-9a-f]*\.html\)$|\1|p' "$sent")
 
 # the retest of the same finding (another base), for the next run
