@@ -335,7 +335,9 @@ static bool valid_tm(const struct tm *tm)
 	       tm->tm_mday <= 31 && tm->tm_hour <= 23 && tm->tm_min <= 59 && tm->tm_sec <= 60;
 }
 
-long long rm_commit_date(const char *s)
+/* The date in s, as seconds since the epoch, in *out: 0, or -1 when no rule
+ * reads it (1970-01-01 itself is a date: a failure is not told by the value). */
+static int date_parse(const char *s, long long *out)
 {
 	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 	struct tm tm;
@@ -344,7 +346,7 @@ long long rm_commit_date(const char *s)
 	char mon[4];
 
 	if (!s)
-		return 0;
+		return -1;
 	while (*s == ' ')
 		s++;
 	memset(&tm, 0, sizeof(tm));
@@ -358,17 +360,17 @@ long long rm_commit_date(const char *s)
 		tm.tm_year -= 1900;
 		tm.tm_mon -= 1;
 		if (!valid_tm(&tm))
-			return 0;
+			return -1;
 		while (*s == ' ')
 			s++;
 		if (!*s)
-			return (long long)timegm(&tm); /* no zone: UTC, as GitHub means it */
-		return zone(s, &east) ? (long long)timegm(&tm) - east : 0;
+			return *out = (long long)timegm(&tm), 0; /* no zone: UTC, as GitHub means it */
+		return zone(s, &east) ? (*out = (long long)timegm(&tm) - east, 0) : -1;
 	}
 	/* git's raw form "1760694800 +0000" */
 	if (sscanf(s, "%lld%n", &epoch, &n) == 1 && n >= 9 && (!s[n] || s[n] == ' ') &&
 	    (!s[n] || zone(s + n, &east)))
-		return epoch;
+		return *out = epoch, 0;
 	/* RFC 2822 (a mail's Date): "[Fri, ]17 Oct 2025 09:53:20 +0000" */
 	if (strchr(s, ',') && strchr(s, ',') - s <= 4)
 		s = strchr(s, ',') + 1;
@@ -377,14 +379,21 @@ long long rm_commit_date(const char *s)
 		const char *m = strlen(mon) == 3 ? strstr(months, mon) : NULL;
 
 		if (!m || (m - months) % 3)
-			return 0;
+			return -1;
 		tm.tm_mon = (int)((m - months) / 3);
 		tm.tm_year -= 1900;
 		if (!valid_tm(&tm) || !zone(s + n, &east))
-			return 0;
-		return (long long)timegm(&tm) - east;
+			return -1;
+		return *out = (long long)timegm(&tm) - east, 0;
 	}
-	return 0;
+	return -1;
+}
+
+long long rm_commit_date(const char *s)
+{
+	long long t;
+
+	return date_parse(s, &t) ? 0 : t;
 }
 
 int rm_commit_read_date(const char *value, const char *field, const char *what,
@@ -395,9 +404,9 @@ int rm_commit_read_date(const char *value, const char *field, const char *what,
 	*epoch = 0;
 	if (!value || !*value)
 		return 0;
-	*epoch = rm_commit_date(value);
-	if (*epoch)
+	if (!date_parse(value, epoch))
 		return 0;
+	*epoch = 0;
 	snprintf(shown, sizeof(shown), "%s", value);
 	rm_error_scrub(shown);
 	return rm_error_set(err, RM_ERR_INPUT,

@@ -199,6 +199,13 @@ int rm_localgit_lookup(const char *dir, const char *sha, struct rm_commit_facts 
 	set(&f->sha, field[0]);
 	if (*field[1])
 		f->parent = rm_xstrndup(field[1], strcspn(field[1], " \n"));
+	/* git prints a date placeholder as it is when it cannot parse the
+	 * ident line it belongs to (an author line with a CR or NUL in it):
+	 * that date is unknown, as it always was, not a malformed answer */
+	if (!strcmp(field[4], "%aI"))
+		field[4] += 3;
+	if (!strcmp(field[7], "%cI"))
+		field[7] += 3;
 	set_clean(&f->author.name, field[2]);
 	set_clean(&f->author.email, field[3]);
 	set_clean(&f->date, field[4]);

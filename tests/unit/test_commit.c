@@ -289,6 +289,26 @@ static void test_forge_json(void **state)
 
 /* Issue 15 point 6: every date form a provider gives is read, or the answer
  * fails naming the field; a date read wrong is never kept. */
+/* 1970-01-01 is a date like any other (git's test repositories use it): a
+ * failure is never told by the value 0 */
+static void test_date_at_the_epoch(void **state)
+{
+	struct rm_error err;
+	long long t = -1;
+
+	(void)state;
+	rm_error_clear(&err);
+	assert_int_equal(rm_commit_read_date("1970-01-01 00:00:00 +0000", "d", "w", &t, &err), 0);
+	assert_int_equal(t, 0);
+	t = -1;
+	assert_int_equal(rm_commit_read_date("1970-01-01T00:00:00+00:00", "d", "w", &t, &err), 0);
+	assert_int_equal(t, 0);
+	assert_int_equal(rm_commit_read_date("Thu, 1 Jan 1970 01:00:00 +0100", "d", "w", &t, &err), 0);
+	assert_int_equal(t, 0);
+	assert_int_equal(rm_commit_read_date("1970-13-01 00:00:00 +0000", "d", "w", &t, &err), -1);
+	assert_non_null(strstr(err.msg, "field 'd'"));
+}
+
 static void test_dates_read_or_fail(void **state)
 {
 	static const char gh_fmt[] =
@@ -378,5 +398,6 @@ const struct CMUnitTest unit_commit_tests[] = {
 	cmocka_unit_test(test_cgit_patch),
 	cmocka_unit_test(test_forge_json),
 	cmocka_unit_test(test_dates_read_or_fail),
+	cmocka_unit_test(test_date_at_the_epoch),
 };
 const size_t unit_commit_ntests = sizeof(unit_commit_tests) / sizeof(unit_commit_tests[0]);
