@@ -92,11 +92,14 @@ if [ "$FUZZ_SECONDS" -gt 0 ]; then
 	done
 fi
 
-# the order they start in: slowest first, by the last run's times (a job
-# not timed yet counts as 60 s; a fuzz target as FUZZ_SECONDS)
+# the order they start in: slowest first, by the last run's times, or on a
+# fresh checkout by tests/test-times (a run's times on 2 cores, committed);
+# a job timed in neither counts as 60 s, a fuzz target as FUZZ_SECONDS
 times=$BUILD/test-times
+known=$times
+[ -s "$known" ] || known=tests/test-times
 start=$(for j in "${jobs[@]}"; do
-	s=$(awk -v j="$j" '$1 == j {print $2}' "$times" 2>/dev/null)
+	s=$(awk -v j="$j" '$1 == j {print $2}' "$known" 2>/dev/null)
 	case $j in fuzz-*) : "${s:=$FUZZ_SECONDS}" ;; *) : "${s:=60}" ;; esac
 	echo "$s $j"
 done | sort -k1,1nr -k2 | awk '{print $2}')
