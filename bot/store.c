@@ -448,6 +448,7 @@ void rm_store_points_free(struct rm_store_point *v, size_t n)
 	for (i = 0; i < n; i++) {
 		free(v[i].commit);
 		free(v[i].role);
+		free(v[i].label);
 		free(v[i].vals);
 		free(v[i].v);
 	}
@@ -457,6 +458,13 @@ void rm_store_points_free(struct rm_store_point *v, size_t n)
 int rm_store_point_add(struct rm_store *st, const char *key, const char *test,
 		       const char *commit, const char *role, const double *v, size_t n,
 		       time_t at, struct rm_error *err)
+{
+	return rm_store_point_keep(st, key, test, commit, role, NULL, v, n, at, err);
+}
+
+int rm_store_point_keep(struct rm_store *st, const char *key, const char *test,
+			const char *commit, const char *role, const char *label, const double *v,
+			size_t n, time_t at, struct rm_error *err)
 {
 	char **lines, *vals;
 	size_t i;
@@ -473,7 +481,7 @@ int rm_store_point_add(struct rm_store *st, const char *key, const char *test,
 	for (i = 0; i < n; i++)
 		free(lines[i]);
 	free(lines);
-	rc = st->ops->point_add(st, key, test, commit, role, vals, at, err);
+	rc = st->ops->point_add(st, key, test, commit, role, label, vals, at, err);
 	free(vals);
 	return rc;
 }
@@ -633,9 +641,11 @@ const struct rm_store_listen_table rm_store_listen_tables[RM_STORE_LISTEN_TABLES
 	{ "inbound", "source, id, sender, verdict, at", "source, id", "$1, $2, $3, $4, $5::bigint", 5 },
 	/* PostgreSQL keeps addresses lower-case where SQLite compares them NOCASE */
 	{ "optouts", "addr, scope, message_id, at", "addr, scope", "lower($1), $2, $3, $4::bigint", 4 },
-	{ "finding_points", "key, test, commit_sha, role, vals, at", "id",
-	  "$1, $2, $3, $4, $5, $6::bigint", 6 },
+	{ "finding_points", "key, test, commit_sha, role, vals, at, label", "id",
+	  "$1, $2, $3, $4, $5, $6::bigint, $7", 7 },
 };
+
+const char rm_store_points_columns_v8[] = "key, test, commit_sha, role, vals, at, NULL";
 
 const struct rm_store_listen_table rm_store_thread_table = {
 	"threads", "key, message_id, created_at", "key", "$1, $2, $3::bigint", 3

@@ -339,11 +339,17 @@ int rm_store_optout_count(struct rm_store *st, long *count, struct rm_error *err
  *
  * Per commit tested: the finding's headline metric, one value per run, as
  * the report's archive had them ("base" and "head": the report's parent and
- * commit).  `test` names the test without the commit (rm_report_test_key):
- * where the same test on the same tree finds the finding again. */
+ * commit; "seen": another tested head of a known tree where the same test
+ * showed the finding: a bracket line's head, or a later report's head of
+ * the same test and metric; for a failure id the count in each run, 0 when
+ * a run lacks it).  `test` names the test without the commit
+ * (rm_report_test_key): where the same test on the same tree finds the
+ * finding again. */
 struct rm_store_point {
 	char *commit;
-	char *role;   /* "base", "head" */
+	char *role;   /* "base", "head", "seen" */
+	char *label;  /* "<tree>/<branch>" the commit was tested on (schema step
+		       * 9); NULL for values kept before */
 	char *vals;   /* the values as stored: one per line (%.17g) */
 	double *v;    /* the same, parsed */
 	size_t n;
@@ -356,6 +362,11 @@ void rm_store_points_free(struct rm_store_point *v, size_t n);
 int rm_store_point_add(struct rm_store *st, const char *key, const char *test,
 		       const char *commit, const char *role, const double *v, size_t n,
 		       time_t at, struct rm_error *err);
+/* The same with the tree/branch the commit was tested on (`label`, may be
+ * NULL; borrowed). */
+int rm_store_point_keep(struct rm_store *st, const char *key, const char *test,
+			const char *commit, const char *role, const char *label, const double *v,
+			size_t n, time_t at, struct rm_error *err);
 /* A finding's points, in the order kept (rm_store_points_free). */
 int rm_store_points(struct rm_store *st, const char *key, struct rm_store_point **out,
 		    size_t *n, struct rm_error *err);
@@ -427,6 +438,8 @@ struct rm_store_listen_table {
 	size_t ncols;
 };
 extern const struct rm_store_listen_table rm_store_listen_tables[RM_STORE_LISTEN_TABLES];
+/* finding_points' columns as a store before schema step 9 (no label) is read */
+extern const char rm_store_points_columns_v8[];
 /* The `threads` table (thread key -> first Message-ID), copied the same way. */
 extern const struct rm_store_listen_table rm_store_thread_table;
 /* rows of text cells, row-major (a NULL cell: SQL NULL) */
@@ -560,10 +573,10 @@ struct rm_store_ops {
 	int (*optout_check)(struct rm_store *st, const char *addr, const char *tree, bool *out,
 			    struct rm_error *err);
 	int (*optout_count)(struct rm_store *st, long *count, struct rm_error *err);
-	/* the points: vals as stored; *out's commit, role, vals and at filled */
+	/* the points: vals as stored; *out's commit, role, label, vals and at filled */
 	int (*point_add)(struct rm_store *st, const char *key, const char *test,
-			 const char *commit, const char *role, const char *vals, time_t at,
-			 struct rm_error *err);
+			 const char *commit, const char *role, const char *label,
+			 const char *vals, time_t at, struct rm_error *err);
 	int (*points)(struct rm_store *st, const char *key, struct rm_store_point **out,
 		      size_t *n, struct rm_error *err);
 	int (*point_findings)(struct rm_store *st, const char *prefix, char ***keys,

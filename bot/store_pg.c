@@ -2,9 +2,10 @@
  *
  * One connection per process.  Every statement goes through PQexecParams
  * with its values as parameters (never string-built SQL).  The schema is the
- * SQLite one in PostgreSQL's types, step for step (1-8; step 4: leases and
+ * SQLite one in PostgreSQL's types, step for step (1-9; step 4: leases and
  * archive claims; step 5: findings, inbound mail, opt-outs; step 6: threads,
- * one first message per thread key; step 7: unknown commits' attempts; step 8: finding_points), its version in a
+ * one first message per thread key; step 7: unknown commits' attempts; step 8: finding_points;
+ * step 9: finding_points' label), its version in a
  * `schema_version` table.  Migrations
  * run in one transaction each under an advisory lock, so several hosts that
  * start at once migrate once.
@@ -40,6 +41,7 @@ struct pg_store {
 	char *shown;          /* the URL without its password, for messages */
 	time_t renewed;       /* when rm_store_renew() last extended the leases */
 	bool before_points;   /* read-only at a schema before 8: no finding_points */
+	bool before_labels;   /* read-only at a schema before 9: finding_points has no label */
 	bool before_findings; /* read-only at a schema before 5: no findings, inbound
 			       * mail or opt-outs yet (reads find none) */
 	bool before_backoff;  /* read-only at a schema before 7: commit_cache has no
@@ -177,6 +179,8 @@ static const char *const migrations[] = {
 	"  UNIQUE (key, commit_sha)"
 	");"
 	"CREATE INDEX finding_points_test ON finding_points (test)",
+	/* 9: where each commit was tested (store_sqlite.c's step 9) */
+	"ALTER TABLE finding_points ADD COLUMN label TEXT",
 };
 
 static const char *const state_names[] = { "held", "queued", "sending", "sent", "failed" };
@@ -478,6 +482,7 @@ int rm_store_pg_open(struct rm_store **stp, const char *url, enum rm_store_mode 
 			}
 			s->before_findings = v < 5;
 			s->before_points = v < 8;
+			s->before_labels = v < 9;
 			s->before_backoff = v < 7;
 		}
 		r = q(s, "SELECT to_regclass('threads') IS NULL", 0, NULL, err, "reading the schema");
@@ -1326,8 +1331,9 @@ static int pgs_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_er
 		int row;
 
 		/* constant names of store.c's list, not input */
-		snprintf(sql, sizeof(sql), "SELECT %s FROM %s ORDER BY %s", t->columns, t->name,
-			 t->order);
+		snprintf(sql, sizeof(sql), "SELECT %s FROM %s ORDER BY %s",
+			 i == 4 && s->before_labels ? rm_store_points_columns_v8 : t->columns,
+			 t->name, t->order);
 		r = q(s, sql, 0, NULL, err, "reading every row");
 		if (!r)
 			return -1;
@@ -1772,15 +1778,16 @@ static int pgs_inbound_newest(struct rm_store *base, const char *source, time_t 
 }
 
 static int pgs_point_add(struct rm_store *base, const char *key, const char *test,
-			 const char *commit, const char *role, const char *vals, time_t at,
-			 struct rm_error *err)
+			 const char *commit, const char *role, const char *label, const char *vals,
+			 time_t at, struct rm_error *err)
 {
 	struct num a = { "" };
-	const char *p[6] = { key, test, commit, role, vals, num(&a, at) };
+	const char *p[7] = { key, test, commit, role, vals, num(&a, at), label };
 	PGresult *r = q(pg(base),
-			"INSERT INTO finding_points (key, test, commit_sha, role, vals, at)"
-			" VALUES ($1, $2, $3, $4, $5, $6::bigint) ON CONFLICT (key, commit_sha) DO NOTHING",
-			6, p, err, "keeping a finding's values");
+			"INSERT INTO finding_points (key, test, commit_sha, role, vals, at, label)"
+			" VALUES ($1, $2, $3, $4, $5, $6::bigint, $7)"
+			" ON CONFLICT (key, commit_sha) DO NOTHING",
+			7, p, err, "keeping a finding's values");
 	int stored;
 
 	if (!r)
@@ -1800,7 +1807,11 @@ static int pgs_points(struct rm_store *base, const char *key, struct rm_store_po
 
 	if (s->before_points)
 		return 0;
-	r = q(s, "SELECT commit_sha, role, vals, at FROM finding_points WHERE key = $1 ORDER BY id",
+	r = q(s, s->before_labels ?
+		      "SELECT commit_sha, role, vals, at, NULL FROM finding_points"
+		      " WHERE key = $1 ORDER BY id" :
+		      "SELECT commit_sha, role, vals, at, label FROM finding_points"
+		      " WHERE key = $1 ORDER BY id",
 	      1, p, err, "reading a finding's values");
 	if (!r)
 		return -1;
@@ -1814,6 +1825,7 @@ static int pgs_points(struct rm_store *base, const char *key, struct rm_store_po
 			(*out)[i].role = get_text(r, i, 1);
 			(*out)[i].vals = get_text(r, i, 2);
 			(*out)[i].at = (time_t)get_ll(r, i, 3);
+			(*out)[i].label = get_text(r, i, 4);
 		}
 		*n = (size_t)rows;
 	}

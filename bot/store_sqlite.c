@@ -33,6 +33,7 @@ struct sq_store {
 	char *path;           /* as configured, for messages */
 	char *snapshot_dir;   /* a read-only snapshot's private copy, removed at close */
 	bool before_points;   /* read-only at a schema before 8: no finding_points */
+	bool before_labels;   /* read-only at a schema before 9: finding_points has no label */
 	bool before_findings; /* read-only at a schema before 5: no findings, inbound
 			       * mail or opt-outs yet (reads find none) */
 	bool before_threads;  /* read-only before the `threads` table: a thread's
@@ -176,6 +177,9 @@ static const char *const migrations[] = {
 	"  UNIQUE (key, commit_sha)"
 	");"
 	"CREATE INDEX finding_points_test ON finding_points (test);",
+	/* 9: where each commit was tested ("<tree>/<branch>"): a finding's
+	 * values on other heads (role "seen") are drawn under their tree */
+	"ALTER TABLE finding_points ADD COLUMN label TEXT;",
 };
 
 /* The state names as stored (the CHECK above), indexed by enum rm_store_state. */
@@ -593,6 +597,7 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 		}
 		s->before_threads = !s->before_threads;
 		s->before_points = v < 8;
+		s->before_labels = v < 9;
 	}
 	*stp = &s->base;
 	return 0;
@@ -1560,17 +1565,18 @@ static int sq_inbound_newest(struct rm_store *base, const char *source, time_t *
 }
 
 static int sq_point_add(struct rm_store *base, const char *key, const char *test,
-			const char *commit, const char *role, const char *vals, time_t at,
-			struct rm_error *err)
+			const char *commit, const char *role, const char *label, const char *vals,
+			time_t at, struct rm_error *err)
 {
 	struct sq_store *s = sq(base);
 	sqlite3_stmt *st;
 
-	if (prep(s, "INSERT OR IGNORE INTO finding_points (key, test, commit_sha, role, vals, at)"
-		    " VALUES (?, ?, ?, ?, ?, ?)",
+	if (prep(s, "INSERT OR IGNORE INTO finding_points (key, test, commit_sha, role, vals, at,"
+		    " label) VALUES (?, ?, ?, ?, ?, ?, ?)",
 		 &st) ||
 	    b_text(st, 1, key) || b_text(st, 2, test) || b_text(st, 3, commit) ||
-	    b_text(st, 4, role) || b_text(st, 5, vals) || b_int(st, 6, at) || step_done(&st)) {
+	    b_text(st, 4, role) || b_text(st, 5, vals) || b_int(st, 6, at) ||
+	    b_text(st, 7, label) || step_done(&st)) {
 		sqlite3_finalize(st);
 		return db_error(s, err, "keeping a finding's values");
 	}
@@ -1586,7 +1592,11 @@ static int sq_points(struct rm_store *base, const char *key, struct rm_store_poi
 
 	if (s->before_points)
 		return 0;
-	if (prep(s, "SELECT commit_sha, role, vals, at FROM finding_points WHERE key = ? ORDER BY id",
+	if (prep(s, s->before_labels ?
+			    "SELECT commit_sha, role, vals, at, NULL FROM finding_points"
+			    " WHERE key = ? ORDER BY id" :
+			    "SELECT commit_sha, role, vals, at, label FROM finding_points"
+			    " WHERE key = ? ORDER BY id",
 		 &st) ||
 	    b_text(st, 1, key)) {
 		sqlite3_finalize(st);
@@ -1602,6 +1612,7 @@ static int sq_points(struct rm_store *base, const char *key, struct rm_store_poi
 		p->role = col_text(st, 1);
 		p->vals = col_text(st, 2);
 		p->at = (time_t)sqlite3_column_int64(st, 3);
+		p->label = col_text(st, 4);
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading a finding's values");
@@ -1818,8 +1829,9 @@ static int sq_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_err
 		char sql[256];
 
 		/* constant names of store.c's list, not input */
-		snprintf(sql, sizeof(sql), "SELECT %s FROM %s ORDER BY %s", t->columns, t->name,
-			 t->order);
+		snprintf(sql, sizeof(sql), "SELECT %s FROM %s ORDER BY %s",
+			 i == 4 && s->before_labels ? rm_store_points_columns_v8 : t->columns,
+			 t->name, t->order);
 		if (prep(s, sql, &st))
 			goto fail;
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -281,6 +281,22 @@ void unit_listen_test_store_findings(void **state)
 		assert_string_equal(pt[1].commit, "c1");
 		assert_int_equal(pt[1].n, 2);
 		assert_true(pt[1].v[0] == 3 && pt[1].v[1] == 1e-300);
+		assert_null(pt[0].label); /* kept without one */
+		rm_store_points_free(pt, n);
+		/* another head where the finding was seen, with its tree/branch */
+		assert_int_equal(rm_store_point_keep(st, "k", "t", "c2", "seen", "linux-next/master",
+						     head, 2, 12, &err),
+				 1);
+		assert_int_equal(rm_store_point_keep(st, "k", "t", "c2", "seen", "other/x", base, 3,
+						     13, &err),
+				 0);
+		assert_int_equal(rm_store_points(st, "k", &pt, &n, &err), 0);
+		assert_int_equal(n, 3);
+		assert_string_equal(pt[2].commit, "c2");
+		assert_string_equal(pt[2].role, "seen");
+		assert_string_equal(pt[2].label, "linux-next/master");
+		assert_int_equal(pt[2].n, 2);
+		assert_int_equal(pt[2].at, 12);
 		rm_store_points_free(pt, n);
 		assert_int_equal(rm_store_points(st, "other", &pt, &n, &err), 0);
 		assert_int_equal(n, 0);

@@ -96,8 +96,9 @@ static void test_enqueue_dedupe(void **state)
 	/* one schema for both backends: step 4 added leases and archive claims */
 	assert_string_equal(rm_store_backend(st), unit_store_pg_url ? "postgresql" : "sqlite");
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 8); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs;
-				 * 6: threads; 7: the commit cache's miss records; 8: finding_points */
+	assert_int_equal(v, 9); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs;
+				 * 6: threads; 7: the commit cache's miss records; 8: finding_points;
+				 * 9: finding_points' label */
 	assert_int_equal(rm_store_report_seen(st, "k1", &seen, &err), 0);
 	assert_false(seen);
 	assert_int_equal(enqueue(st, "m1@example.org", "k1", rcpts, false, T0), 1);
@@ -543,7 +544,7 @@ static void test_schema_4_store(void **state)
 	/* to write: step 5 runs (and the steps after it), the findings are there */
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 8);
+	assert_int_equal(v, 9);
 	assert_int_equal(rm_store_finding_set(st, "k1", "linus", RM_FINDING_INVALID, NULL,
 					      "#robotmail invalid", "dora@example.org", "r1", T0, &err),
 			 1);
@@ -727,7 +728,7 @@ static void test_thread_key_unique(void **state)
 
 	(void)state;
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 8); /* 6: threads; 7: miss records; 8: finding_points */
+	assert_int_equal(v, 9); /* 6: threads; 7: miss records; 8: finding_points; 9: its label */
 	assert_thread_first(st, "T", NULL);
 	assert_int_equal(enqueue_in_thread(st, "a@example.org", "ka", "T", true, NULL), 1);
 	assert_thread_first(st, "T", "a@example.org");
@@ -753,7 +754,7 @@ static void test_thread_key_unique(void **state)
 	assert_int_equal(c.thread_orphans, 0);
 	rm_sb_init(&out);
 	assert_int_equal(rm_store_check(st, &out, &err), 0);
-	assert_non_null(strstr(out.buf, "\nschema version: 8\n"));
+	assert_non_null(strstr(out.buf, "\nschema version: 9\n"));
 	assert_non_null(strstr(out.buf, "\nrows: 2 threads (one first message per thread key)\n"));
 	assert_non_null(strstr(out.buf, "\nstore check: consistent\n"));
 	rm_sb_release(&out);
@@ -763,6 +764,63 @@ static void test_thread_key_unique(void **state)
 /* A store from before the threads table (schema 5): read only, a thread's
  * first message is its key's first by id and `store check` counts the
  * threads the step will make; opened to write, the step makes them. */
+/* A store from before finding_points' label (schema 8): read only, its
+ * values read with no label and `store migrate`'s dump copies them with a
+ * NULL label; opened to write, step 9 adds the column and the old rows keep
+ * their values. */
+static void test_schema_8_store_points(void **state)
+{
+	char *d = mk_dir(), *path = rm_path_join(d, "state.db");
+	const double v3[3] = { 1, 2, 3 };
+	struct rm_store_point *pt;
+	struct rm_store_dump dump;
+	struct rm_store *st;
+	struct rm_error err;
+	sqlite3 *db;
+	size_t n;
+	int v;
+
+	(void)state;
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
+	assert_int_equal(rm_store_point_keep(st, "k", "t", "c0", "base", "linus/master", v3, 3, 10,
+					     &err),
+			 1);
+	rm_store_close(st);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "ALTER TABLE finding_points DROP COLUMN label;"
+				      " PRAGMA user_version = 8", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READONLY, &err), 0);
+	assert_int_equal(rm_store_points(st, "k", &pt, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(pt[0].n, 3);
+	assert_null(pt[0].label);
+	rm_store_points_free(pt, n);
+	assert_int_equal(rm_store_dump(st, &dump, &err), 0);
+	assert_int_equal(dump.listen[4].nrows, 1);
+	assert_int_equal(dump.listen[4].ncols, 7);
+	assert_string_equal(dump.listen[4].cells[2], "c0");
+	assert_null(dump.listen[4].cells[6]);
+	rm_store_dump_free(&dump);
+	rm_store_close(st);
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
+	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
+	assert_int_equal(v, 9);
+	assert_int_equal(rm_store_point_keep(st, "k", "t", "c1", "seen", "linux-next/master", v3,
+					     1, 11, &err),
+			 1);
+	assert_int_equal(rm_store_points(st, "k", &pt, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_null(pt[0].label);
+	assert_int_equal(pt[0].n, 3);
+	assert_string_equal(pt[1].label, "linux-next/master");
+	rm_store_points_free(pt, n);
+	rm_store_close(st);
+	rm_dir(d);
+	free(path);
+}
+
 static void test_schema_5_store_threads(void **state)
 {
 	char *d = mk_dir(), *path = rm_path_join(d, "state.db");
@@ -801,7 +859,7 @@ static void test_schema_5_store_threads(void **state)
 
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 8);
+	assert_int_equal(v, 9);
 	assert_thread_first(st, "T", "a@example.org");
 	assert_thread_first(st, "U", "c@example.org");
 	assert_int_equal(enqueue_in_thread(st, "e@example.org", "ke", "T", true, NULL),
@@ -1212,6 +1270,7 @@ const struct CMUnitTest unit_store_tests[] = {
 	cmocka_unit_test(test_schema_4_store),
 	cmocka_unit_test(test_thread_key_unique),
 	cmocka_unit_test(test_schema_5_store_threads),
+	cmocka_unit_test(test_schema_8_store_points),
 	cmocka_unit_test(test_schedule_failed_is_not_sent),
 	cmocka_unit_test(test_schedule_policy),
 	cmocka_unit_test(test_threads_ending),
