@@ -337,8 +337,13 @@ static int add_seen(struct rm_pipeline *e, struct batch *b, size_t i, struct rm_
 
 				if (where && known && (!hc || !strcmp(hc, h->commit)) &&
 				    strcmp(h->commit, t0->head->commit) && same_test(t0->head, h) &&
-				    root_shows(h, t0->headline->name))
+				    root_shows(h, t0->headline->name)) {
 					rm_report_add_seen(r, where, h->commit);
+					/* every such head's values: keep_points */
+					r->seen_roots = rm_xrealloc(r->seen_roots, (r->nseen_roots + 1) *
+									   sizeof(*r->seen_roots));
+					r->seen_roots[r->nseen_roots++] = h;
+				}
 				free(where);
 			}
 		}
@@ -1413,29 +1418,159 @@ static int enqueue_mail(struct rm_queue_sink *q, const struct rm_report *r,
 	return got;
 }
 
-/* The finding's numbers for its page's plot (status.c): the headline
- * metric's per-run values on the report's base and head commits, kept once
- * per commit (a retest against another base adds its base).  A failure
- * headline has no values to plot. */
+/* The per-run values of the test's headline on `root` into *v (malloc'd;
+ * NULL and 0 when it has none): a performance metric's values in the
+ * complete runs; a failure id's count in each of all runs, 0 in a run
+ * without it (what fail:runs sums). */
+static size_t headline_values(const struct rm_report_test *t, const struct rm_result_root *root,
+			      double **v)
+{
+	const struct rm_series *se =
+		rm_matrix_get(t->headline->failure ? &root->all : &root->complete, t->headline->name);
+
+	*v = NULL;
+	if (se && (se->is_string || se->is_bad))
+		return 0;
+	if (se && se->n) {
+		*v = rm_xcalloc(se->n, sizeof(double));
+		memcpy(*v, se->v, se->n * sizeof(double));
+		return se->n;
+	}
+	if (!t->headline->failure || !root->all.cols)
+		return 0;
+	*v = rm_xcalloc(root->all.cols, sizeof(double));
+	return root->all.cols;
+}
+
+/* Keep `root`'s values of the headline under the finding `key` (test key
+ * `test`) as `role` on `label`.  0, or -1 with err. */
+static int keep_root(struct rm_pipeline *p, const struct rm_report *r, const char *key,
+		     const char *test, const struct rm_result_root *root, const char *role,
+		     const char *label, struct rm_error *err)
+{
+	double *v;
+	size_t n = headline_values(&r->tests[0], root, &v);
+	int rc = n ? rm_store_point_keep(p->ob, key, test, root->commit, role, label, v, n,
+					 r->created, err) :
+		     0;
+
+	free(v);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Whether the test's `also` head i shows the headline the way the report
+ * does (add_brackets' rule: the failure reproduced, or the change in the
+ * same direction). */
+static bool also_shows(const struct rm_report *r, size_t i)
+{
+	const struct rm_report_test *t = &r->tests[0];
+	const struct rm_comparison *c = &t->also_cmp[i];
+	size_t j;
+
+	for (j = 0; j < c->n; j++) {
+		const struct rm_row *row = &c->rows[j];
+
+		if (strcmp(row->name, t->headline->name))
+			continue;
+		return r->kind == RM_REPORT_FUNCTIONAL ? row->reproduction > 0 :
+		       (row->change < 0) == (t->headline->change < 0);
+	}
+	return false;
+}
+
+/* The findings of the same test and headline on other heads (their
+ * reports, in the store): each gets the other's head values ("seen"), so a
+ * finding's page shows where else it was seen, earlier or later. */
+static int keep_cross(struct rm_pipeline *p, const struct rm_report *r, const char *label,
+		      struct rm_error *err)
+{
+	const struct rm_report_test *t = &r->tests[0];
+	char *suffix = rm_report_finding_suffix(t, r->kind), **keys = NULL;
+	size_t nkeys = 0, k, sl = strlen(suffix);
+	int rc = 0;
+
+	if (rm_store_threads_ending(p->ob, suffix, SEEN_STORE_MAX, &keys, &nkeys, err))
+		rc = -1;
+	for (k = 0; k < nkeys && !rc; k++) {
+		struct rm_store_point *pt = NULL;
+		char *branch, *commit, *where, *test;
+		size_t npt = 0, i;
+		bool known;
+
+		if (!strcmp(keys[k], r->thread_key) ||
+		    rm_report_thread_key_split(keys[k], suffix, &branch, &commit))
+			continue;
+		where = rm_report_where(p->cfg, branch, &known);
+		/* its test key: the thread key without "|<head>" */
+		test = rm_xstrfmt("%.*s%s", (int)(strlen(keys[k]) - sl - strlen(commit) - 1),
+				  keys[k], suffix);
+		if (known && strcmp(commit, t->head->commit)) {
+			if (rm_store_points(p->ob, keys[k], &pt, &npt, err))
+				rc = -1;
+			for (i = 0; i < npt && !rc; i++)
+				if (!strcmp(pt[i].role, "head") && !strcmp(pt[i].commit, commit) &&
+				    pt[i].n &&
+				    rm_store_point_keep(p->ob, r->thread_key, r->test_key, commit, "seen",
+							pt[i].label ? pt[i].label : where, pt[i].v,
+							pt[i].n, pt[i].at, err) < 0)
+					rc = -1;
+			if (!rc && keep_root(p, r, keys[k], test, t->head, "seen", label, err))
+				rc = -1;
+		}
+		rm_store_points_free(pt, npt);
+		free(test);
+		free(where);
+		free(branch);
+		free(commit);
+	}
+	for (k = 0; k < nkeys; k++)
+		free(keys[k]);
+	free(keys);
+	free(suffix);
+	return rc;
+}
+
+/* The finding's numbers for its page's plot (status.c): the headline's
+ * per-run values on the report's base and head commits, then on every
+ * other head where it was seen (role "seen", labelled with its tree/branch):
+ * the test's heads on other trees in the same archive, other archives'
+ * heads of the run (a functional report's bracket lines), and the heads of
+ * the same finding's other reports in the store (keep_cross, both ways).
+ * Kept once per commit (a retest against another base adds its base). */
 static int keep_points(struct rm_pipeline *p, const struct rm_report *r, struct rm_error *err)
 {
 	static const char *const roles[2] = { "base", "head" };
 	const struct rm_report_test *t = &r->tests[0];
 	const struct rm_result_root *roots[2] = { t->base, t->head };
+	char *label;
 	size_t i;
+	int rc = 0;
 
-	if (!r->thread_key || !r->test_key || !t->headline || t->headline->failure)
+	if (!r->thread_key || !r->test_key || !t->headline)
 		return 0;
-	for (i = 0; i < 2; i++) {
-		const struct rm_series *se = rm_matrix_get(&roots[i]->complete, t->headline->name);
+	label = rm_xstrfmt("%s/%s", r->tree_name, r->branch);
+	for (i = 0; i < 2 && !rc; i++)
+		rc = keep_root(p, r, r->thread_key, r->test_key, roots[i], roles[i], label, err);
+	for (i = 0; i < t->nalso && !rc; i++) {
+		char *where = also_shows(r, i) ?
+			rm_report_where(p->cfg, rm_job_field(&t->also[i]->job, "branch"), NULL) : NULL;
 
-		if (!se || se->is_string || se->is_bad || !se->n)
-			continue;
-		if (rm_store_point_add(p->ob, r->thread_key, r->test_key, roots[i]->commit, roles[i],
-				       se->v, se->n, r->created, err) < 0)
-			return -1;
+		if (where)
+			rc = keep_root(p, r, r->thread_key, r->test_key, t->also[i], "seen", where,
+				       err);
+		free(where);
 	}
-	return 0;
+	for (i = 0; i < r->nseen_roots && !rc; i++) {
+		const struct rm_result_root *h = r->seen_roots[i];
+		char *where = rm_report_where(p->cfg, rm_job_field(&h->job, "branch"), NULL);
+
+		rc = keep_root(p, r, r->thread_key, r->test_key, h, "seen", where, err);
+		free(where);
+	}
+	if (!rc)
+		rc = keep_cross(p, r, label, err);
+	free(label);
+	return rc;
 }
 
 static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *fate_failed,

@@ -1343,5 +1343,6 @@ void rm_report_free(struct rm_report *r)
 		free(r->seen[i].commit);
 	}
 	free(r->seen);
+	free(r->seen_roots);
 	memset(r, 0, sizeof(*r));
 }

@@ -115,6 +115,11 @@ struct rm_report {
 				      * the store (rm_report_add_seen); printed after
 				      * the test's own `also` heads */
 	size_t nseen;
+	const struct rm_result_root **seen_roots; /* owned array of borrowed roots: every
+				      * other archive's head of the run where the
+				      * failure showed (its values go beside the
+				      * finding's: the status page's plot) */
+	size_t nseen_roots;
 	char *hold_reason;  /* set: the report must not be sent yet (missing facts) */
 	char *skip_reason;  /* set: no report at all (a branch no tree names, under
 			     * unknown_branch: skip); names the branch */

@@ -115,19 +115,36 @@ static int write_out(const char *dir, const char *name, const struct rm_sb *sb,
 	return rc ? -1 : 0;
 }
 
-/* The metric as an inline SVG: one column per commit tested (in the order
- * kept: the report's base, its commit, then any other base), a circle per
- * run, the mean as a line and its +-stddev as a band; the y axis spans every
- * value.  Drawn here (no script, nothing loaded at view time). */
-void rm_status_plot(struct rm_sb *sb, const char *metric, const struct rm_store_point *pt,
-		    size_t n)
+/* A group's colour: the report's base blue, its commit red, the other
+ * heads where the finding was seen in turn green, orange, purple, teal. */
+static const char *group_colour(const char *role, size_t nth_seen)
 {
-	const double W = 640, H = 300, L = 90, R = 20, T = 30, B = 60;
-	double lo = 0, hi = 0, colw;
-	size_t i, k, total = 0;
+	static const char *const seen[] = { "#393", "#c80", "#939", "#399" };
+
+	if (role && !strcmp(role, "base"))
+		return "#36c";
+	if (role && !strcmp(role, "head"))
+		return "#c33";
+	return seen[nth_seen % (sizeof(seen) / sizeof(seen[0]))];
+}
+
+/* The metric as an inline SVG: one group per commit tested (in the order
+ * kept: the report's base, its commit, then the other heads where it was
+ * seen and any other base), each with a circle per run, the mean as a line
+ * and its +-stddev as a band, labelled under its column with its sha10,
+ * tree/branch and role; under the plot a text legend, a line per group.
+ * The y axis spans every value.  Drawn here (no script, nothing loaded at
+ * view time). */
+void rm_status_plot(struct rm_sb *sb, const char *metric, const struct rm_store_point *pt,
+		    size_t n, const char *label)
+{
+	const double L = 90, R = 20, T = 30, B = 64, PH = 300, LH = 18;
+	double lo = 0, hi = 0, colw, W, H;
+	size_t i, k, total = 0, groups = 0, nseen = 0;
 	bool any = false;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		groups += pt[i].n > 0;
 		for (k = 0; k < pt[i].n; k++) {
 			if (!any || pt[i].v[k] < lo)
 				lo = pt[i].v[k];
@@ -136,6 +153,7 @@ void rm_status_plot(struct rm_sb *sb, const char *metric, const struct rm_store_
 			any = true;
 			total++;
 		}
+	}
 	if (!any)
 		return;
 	if (hi - lo < 1e-12 * (hi > 0 ? hi : -hi) || hi == lo) {
@@ -149,37 +167,47 @@ void rm_status_plot(struct rm_sb *sb, const char *metric, const struct rm_store_
 		lo -= pad;
 		hi += pad;
 	}
-	colw = (W - L - R) / (double)n;
-#define Y(v) (T + (H - T - B) * (hi - (v)) / (hi - lo))
+	/* at least 640 wide, at least 100 per group */
+	W = L + R + (double)groups * 100 > 640 ? L + R + (double)groups * 100 : 640;
+	H = PH + LH * (double)groups + 8;
+	colw = (W - L - R) / (double)groups;
+#define Y(v) (T + (PH - T - B) * (hi - (v)) / (hi - lo))
 	rm_sb_addf(sb, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\""
 		       " viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"",
 		   W, H, W, H);
 	html_text(sb, metric);
-	rm_sb_addf(sb, ": %zu runs on %zu commits\">\n", total, n);
+	rm_sb_addf(sb, ": %zu runs on %zu commits\">\n", total, groups);
 	rm_sb_adds(sb, "<text x=\"10\" y=\"18\" font-size=\"13\">");
 	html_text(sb, metric);
 	rm_sb_adds(sb, "</text>\n");
 	rm_sb_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", L,
-		   (double)T, L, H - B);
+		   T, L, PH - B);
 	rm_sb_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", L,
-		   H - B, W - R, H - B);
+		   PH - B, W - R, PH - B);
 	rm_sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.6g</text>\n",
-		   L - 4, (double)T + 4, hi);
+		   L - 4, T + 4, hi);
 	rm_sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.6g</text>\n",
-		   L - 4, H - B, lo);
-	for (i = 0; i < n; i++) {
+		   L - 4, PH - B, lo);
+	for (i = 0, k = 0; i < n; i++) {
 		const struct rm_store_point *p = &pt[i];
-		unsigned char *is_int = rm_xcalloc(p->n + 1, 1);
-		double cx = L + colw * ((double)i + 0.5), mean, sd;
-		char sha[13];
+		const char *where = p->label ? p->label : label ? label : "?";
+		const char *colour = group_colour(p->role, nseen);
+		unsigned char *is_int;
+		double cx, mean, sd, ly;
+		char sha[11];
+		size_t j;
 
-		if (!p->n) {
-			free(is_int);
+		if (!p->n)
 			continue;
-		}
+		cx = L + colw * ((double)k + 0.5);
+		ly = PH + LH * ((double)k + 1);
+		k++;
+		nseen += p->role && strcmp(p->role, "base") && strcmp(p->role, "head");
+		is_int = rm_xcalloc(p->n + 1, 1);
 		mean = rm_stats_mean(p->v, is_int, p->n);
 		sd = p->n > 1 ? rm_stats_pstddev(p->v, is_int, p->n) : 0;
 		free(is_int);
+		snprintf(sha, sizeof(sha), "%s", p->commit ? p->commit : "?");
 		rm_sb_addf(sb, "<g class=\"commit\"><title>");
 		html_text(sb, p->commit);
 		rm_sb_addf(sb, " (%s): mean %.6g, stddev %.6g, %zu runs</title>\n", p->role, mean, sd,
@@ -187,29 +215,79 @@ void rm_status_plot(struct rm_sb *sb, const char *metric, const struct rm_store_
 		rm_sb_addf(sb, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\""
 			       " fill=\"%s\" fill-opacity=\"0.25\"/>\n",
 			   cx - colw * 0.3, Y(mean + sd), colw * 0.6, Y(mean - sd) - Y(mean + sd),
-			   !strcmp(p->role, "head") ? "#c33" : "#36c");
+			   colour);
 		rm_sb_addf(sb, "<line class=\"mean\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\""
 			       " stroke=\"#333\"/>\n",
 			   cx - colw * 0.3, Y(mean), cx + colw * 0.3, Y(mean));
-		for (k = 0; k < p->n; k++) {
+		for (j = 0; j < p->n; j++) {
 			/* spread the runs across the band so equal values stay visible */
 			double x = cx - colw * 0.25 +
-				   (p->n > 1 ? colw * 0.5 * (double)k / (double)(p->n - 1) : colw * 0.25);
+				   (p->n > 1 ? colw * 0.5 * (double)j / (double)(p->n - 1) : colw * 0.25);
 
 			rm_sb_addf(sb, "<circle class=\"run\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
-				   x, Y(p->v[k]), !strcmp(p->role, "head") ? "#c33" : "#36c");
+				   x, Y(p->v[j]), colour);
 		}
-		snprintf(sha, sizeof(sha), "%s", p->commit ? p->commit : "?");
+		/* under the column: sha10, tree/branch, role */
 		rm_sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">",
-			   cx, H - B + 16);
+			   cx, PH - B + 16);
 		html_text(sb, sha);
+		rm_sb_addf(sb, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">",
+			   cx, PH - B + 30);
+		html_text(sb, where);
 		rm_sb_addf(sb, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">",
-			   cx, H - B + 30);
+			   cx, PH - B + 44);
 		html_text(sb, p->role);
-		rm_sb_adds(sb, "</text></g>\n");
+		rm_sb_adds(sb, "</text>\n");
+		/* the legend's line */
+		rm_sb_addf(sb, "<rect class=\"key\" x=\"10\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>\n"
+			       "<text class=\"legend\" x=\"26\" y=\"%.1f\" font-size=\"12\">",
+			   ly - 9, colour, ly);
+		html_text(sb, sha);
+		rm_sb_addc(sb, ' ');
+		html_text(sb, where);
+		rm_sb_adds(sb, " (");
+		html_text(sb, p->role);
+		rm_sb_addf(sb, "): mean %.6g &#177; %.6g, %zu run%s</text></g>\n", mean, sd, p->n,
+			   p->n == 1 ? "" : "s");
 	}
 #undef Y
 	rm_sb_adds(sb, "</svg>\n");
+}
+
+/* A failure id's values per head as a table (tree/branch, commit, role,
+ * fail:runs, the count in each run): counts of 0 and 1 say more in a row of
+ * numbers than as dots. */
+void rm_status_fail_table(struct rm_sb *sb, const struct rm_store_point *pt, size_t n,
+			  const char *label)
+{
+	size_t i, k;
+
+	rm_sb_adds(sb, "<table class=\"failruns\">\n<tr><th>tree/branch</th><th>commit</th>"
+		       "<th>role</th><th>fail:runs</th><th>per run</th></tr>\n");
+	for (i = 0; i < n; i++) {
+		const struct rm_store_point *p = &pt[i];
+		double fails = 0;
+		char sha[11];
+
+		if (!p->n)
+			continue;
+		for (k = 0; k < p->n; k++)
+			fails += p->v[k];
+		snprintf(sha, sizeof(sha), "%s", p->commit ? p->commit : "?");
+		rm_sb_adds(sb, "<tr><td>");
+		html_text(sb, p->label ? p->label : label ? label : "?");
+		rm_sb_adds(sb, "</td><td title=\"");
+		html_text(sb, p->commit);
+		rm_sb_adds(sb, "\">");
+		html_text(sb, sha);
+		rm_sb_adds(sb, "</td><td>");
+		html_text(sb, p->role);
+		rm_sb_addf(sb, "</td><td>%.6g:%zu</td><td>", fails, p->n);
+		for (k = 0; k < p->n; k++)
+			rm_sb_addf(sb, "%s%.6g", k ? " " : "", p->v[k]);
+		rm_sb_adds(sb, "</td></tr>\n");
+	}
+	rm_sb_adds(sb, "</table>\n");
 }
 
 static void finding_page(struct rm_sb *sb, const struct rm_config *cfg, const struct finding *f)
@@ -242,23 +320,42 @@ static void finding_page(struct rm_sb *sb, const struct rm_config *cfg, const st
 		   f->reports);
 	thread_link(sb, cfg, f->first->message_id);
 	rm_sb_adds(sb, "</td></tr>\n</table>\n");
-	if (f->npt) {
-		const char *metric = strrchr(f->first->thread_key, '|');
-		char *m = NULL;
+	{
+		const char *key = f->first->thread_key, *kind = strrchr(key, '|'), *q = kind;
+		const char *bar = strchr(key, '|');
+		char *m = NULL, *label = NULL;
+		size_t i2, nv = 0;
 
-		/* the thread key ends "|<metric>|<direction>" */
-		if (metric && metric != f->first->thread_key) {
-			const char *q = metric;
+		for (i2 = 0; i2 < f->npt; i2++)
+			nv += f->pt[i2].n;
+		/* the thread key ends "|<metric>|<kind>" and begins "<tree>:<branch>|" */
+		while (q && q > key && q[-1] != '|')
+			q--;
+		if (q && q > key)
+			m = rm_xstrndup(q, (size_t)(kind - q));
+		if (bar && memchr(key, ':', (size_t)(bar - key))) {
+			char *c;
 
-			while (q > f->first->thread_key && q[-1] != '|')
-				q--;
-			m = rm_xstrndup(q, (size_t)(metric - q));
+			label = rm_xstrndup(key, (size_t)(bar - key));
+			c = strchr(label, ':');
+			*c = '/';
 		}
-		rm_sb_adds(sb, "<h2>The metric per run</h2>\n<figure>\n");
-		rm_status_plot(sb, m ? m : "the metric", f->pt, f->npt);
-		rm_sb_adds(sb, "<figcaption>each dot a run; the line the mean, the band &plusmn;"
-			       " one standard deviation</figcaption>\n</figure>\n");
+		rm_sb_adds(sb, "<h2>The metric per run</h2>\n");
+		if (!nv) {
+			rm_sb_adds(sb, "<p class=\"novalues\">no per-run values recorded</p>\n");
+		} else if (kind && !strcmp(kind, "|failure")) {
+			rm_sb_adds(sb, "<p>");
+			html_text(sb, m ? m : "the failure");
+			rm_sb_adds(sb, ": in how many runs it showed, per head</p>\n");
+			rm_status_fail_table(sb, f->pt, f->npt, label);
+		} else {
+			rm_sb_adds(sb, "<figure>\n");
+			rm_status_plot(sb, m ? m : "the metric", f->pt, f->npt, label);
+			rm_sb_adds(sb, "<figcaption>each dot a run; the line the mean, the band &plusmn;"
+				       " one standard deviation</figcaption>\n</figure>\n");
+		}
 		free(m);
+		free(label);
 	}
 	rm_sb_adds(sb, "<h2>Commands received</h2>\n");
 	if (!f->nev)
@@ -501,6 +598,9 @@ int rm_status_write(const struct rm_config *cfg, struct rm_store *st, const char
 
 					json_object_set_new(po, "commit", json_string(fs[k].pt[i].commit));
 					json_object_set_new(po, "role", json_string(fs[k].pt[i].role));
+					json_object_set_new(po, "label", fs[k].pt[i].label ?
+								 json_string(fs[k].pt[i].label) :
+								 json_null());
 					for (j = 0; j < fs[k].pt[i].n; j++)
 						json_array_append_new(vals, json_real(fs[k].pt[i].v[j]));
 					json_object_set_new(po, "values", vals);

@@ -13,7 +13,9 @@
  * Must not: change the store, send anything.
  * A finding's page plots its headline metric per run on each commit tested
  * (the values the pipeline kept in the store from the archive's matrix:
- * rm_store_points) as inline SVG.
+ * rm_store_points: the report's base and commit, and the other heads where
+ * the finding was seen) as inline SVG; a failure's per-run counts are a
+ * table; a finding without values says "no per-run values recorded".
  * A report links to its finding's page when links.status is configured
  * (the pipeline adds <links.status>/f/<id>.html).
  */
@@ -31,11 +33,18 @@
  * digits into id (17 bytes). */
 void rm_status_finding_id(const char *key, char id[17]);
 
-/* The plot of a finding's page: an inline <svg> (one column per point, a
- * circle class="run" per value, the mean and its +-stddev band) into sb;
- * nothing without values. */
+/* The plot of a finding's page: an inline <svg> (one group per point with
+ * values: a circle class="run" per value, the mean and its +-stddev band,
+ * its sha10, tree/branch and role under its column, a legend line of text)
+ * into sb; nothing without values.  `label` names the tree/branch of points
+ * kept without one (may be NULL). */
 void rm_status_plot(struct rm_sb *sb, const char *metric, const struct rm_store_point *pt,
-		    size_t n);
+		    size_t n, const char *label);
+/* A failure id's per-run counts (a finding whose headline is a failure):
+ * a table, a row per point with values (tree/branch, sha10, role,
+ * fail:runs, the count of each run). */
+void rm_status_fail_table(struct rm_sb *sb, const struct rm_store_point *pt, size_t n,
+			  const char *label);
 
 /* Write the pages (html) and/or findings.json (json) into dir (made when
  * missing); *nfindings says how many findings.  0, or -1 with err. */
