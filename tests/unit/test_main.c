@@ -55,6 +55,7 @@ int main(void)
 					  NULL, NULL);
 	failed += _cmocka_run_group_tests("report", unit_report_tests, unit_report_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("strbuf", unit_strbuf_tests, unit_strbuf_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("status", unit_status_tests, unit_status_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("pipeline", unit_pipeline_tests, unit_pipeline_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("commit", unit_commit_tests, unit_commit_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("gitweb", unit_gitweb_tests, unit_gitweb_ntests, NULL, NULL);

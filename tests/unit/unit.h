@@ -65,6 +65,8 @@ extern const struct CMUnitTest unit_checkconfig_tests[];
 extern const size_t unit_checkconfig_ntests;
 extern const struct CMUnitTest unit_setup_tests[];
 extern const size_t unit_setup_ntests;
+extern const struct CMUnitTest unit_status_tests[];
+extern const size_t unit_status_ntests;
 
 /* The store tests again over PostgreSQL, when $ROBOTMAIL_TEST_PG names an
  * empty database (tests/suites/postgres.sh starts a server for it): the
