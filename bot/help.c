@@ -197,7 +197,8 @@ static const struct page pages[] = {
 	  "\n"
 	  "Write the findings page from the state database: DIR/index.html,\n"
 	  "DIR/t/TREE.html per tree and DIR/f/ID.html per finding (with a plot of\n"
-	  "the metric per run), or DIR/findings.json.\n"
+	  "the metric per run on each head where it was seen, or a failure's\n"
+	  "fail:runs per head), or DIR/findings.json.\n"
 	  "\n" CONFIG_OPT
 	  "  -h, --help         this help\n"
 	  "\n" EXITS },
