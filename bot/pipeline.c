@@ -1494,7 +1494,7 @@ static int keep_cross(struct rm_pipeline *p, const struct rm_report *r, const ch
 	for (k = 0; k < nkeys && !rc; k++) {
 		struct rm_store_point *pt = NULL;
 		char *branch, *commit, *where, *test;
-		size_t npt = 0, i;
+		size_t npt = 0;
 		bool known;
 
 		if (!strcmp(keys[k], r->thread_key) ||
@@ -1505,6 +1505,8 @@ static int keep_cross(struct rm_pipeline *p, const struct rm_report *r, const ch
 		test = rm_xstrfmt("%.*s%s", (int)(strlen(keys[k]) - sl - strlen(commit) - 1),
 				  keys[k], suffix);
 		if (known && strcmp(commit, t->head->commit)) {
+			size_t i;
+
 			if (rm_store_points(p->ob, keys[k], &pt, &npt, err))
 				rc = -1;
 			for (i = 0; i < npt && !rc; i++)
