@@ -281,10 +281,37 @@ void unit_pg_test_migrate_round_trip(void **state)
 					       T0 + 2, &err),
 			 1);
 	assert_int_equal(rm_store_optout_add(src, "B@example.org", "*", "r4", T0, &err), 0);
+	{
+		/* a finding's values: one kept without its tree/branch, one seen on another head */
+		const double v3[3] = { 1.5, 2, 1e-300 };
+
+		assert_int_equal(rm_store_point_add(src, "t", "linus:master||m|regression", "abc",
+						    "base", v3, 3, T0, &err),
+				 1);
+		assert_int_equal(rm_store_point_keep(src, "t", "linus:master||m|regression", "def",
+						     "seen", "linux-next/master", v3, 2, T0 + 1, &err),
+				 1);
+	}
 
 	rm_sb_init(&out);
 	if (rm_store_migrate(src, dst, &out, &err))
 		fail_msg("migrate: %s\n%s", err.msg, out.buf);
+	{
+		struct rm_store_point *pt;
+		size_t n;
+
+		assert_int_equal(rm_store_points(dst, "t", &pt, &n, &err), 0);
+		assert_int_equal(n, 2);
+		assert_string_equal(pt[0].commit, "abc");
+		assert_null(pt[0].label);
+		assert_int_equal(pt[0].n, 3);
+		assert_true(pt[0].v[2] == 1e-300);
+		assert_string_equal(pt[1].role, "seen");
+		assert_string_equal(pt[1].label, "linux-next/master");
+		assert_int_equal(pt[1].n, 2);
+		assert_int_equal(pt[1].at, T0 + 1);
+		rm_store_points_free(pt, n);
+	}
 	assert_non_null(strstr(out.buf, "every count matches"));
 	assert_non_null(strstr(out.buf, "target: 4 reports, 4 messages (1 held, 1 queued, 0 sending,"
 					" 1 sent, 1 failed; 2 attempts), 4 recipient results, 4 commit-cache rows"));
