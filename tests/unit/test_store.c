@@ -1297,6 +1297,7 @@ const struct CMUnitTest unit_store_pg_tests[] = {
 	cmocka_unit_test(unit_pg_test_migrate_round_trip),
 	cmocka_unit_test(unit_pg_test_migrate_before_threads),
 	cmocka_unit_test(unit_pg_test_parameters_not_sql),
+	cmocka_unit_test(unit_pg_test_points_before_labels),
 	cmocka_unit_test(unit_pg_test_delivery_rounds),
 	/* test_listen.c: findings, inbound mail, opt-outs (listen, status) */
 	cmocka_unit_test(unit_listen_test_store_findings),

@@ -424,6 +424,52 @@ void unit_pg_test_migrate_round_trip(void **state)
 	rm_store_close(dst);
 }
 
+/* A store before finding_points' label (schema 8): read only, its values
+ * read without a label and `store migrate`'s dump gives NULL; opened to
+ * write, step 9 adds the column and the old values stay. */
+void unit_pg_test_points_before_labels(void **state)
+{
+	const double v3[3] = { 1, 2, 3 };
+	struct rm_store *st = unit_fresh_store();
+	struct rm_store_point *pt;
+	struct rm_store_dump dump;
+	struct rm_error err;
+	size_t n;
+	int v;
+
+	(void)state;
+	assert_int_equal(rm_store_point_keep(st, "k", "t", "c0", "base", "linus/master", v3, 3, T0,
+					     &err),
+			 1);
+	rm_store_close(st);
+	pg_sql("ALTER TABLE finding_points DROP COLUMN label; DELETE FROM schema_version WHERE version > 8");
+	assert_int_equal(rm_store_open(&st, unit_store_pg_url, RM_STORE_READONLY, &err), 0);
+	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
+	assert_int_equal(v, 8);
+	assert_int_equal(rm_store_points(st, "k", &pt, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(pt[0].n, 3);
+	assert_null(pt[0].label);
+	rm_store_points_free(pt, n);
+	assert_int_equal(rm_store_dump(st, &dump, &err), 0);
+	assert_int_equal(dump.listen[4].nrows, 1);
+	assert_null(dump.listen[4].cells[6]);
+	rm_store_dump_free(&dump);
+	rm_store_close(st);
+	st = open_url(unit_store_pg_url);
+	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
+	assert_int_equal(v, 9);
+	assert_int_equal(rm_store_point_keep(st, "k", "t", "c1", "seen", "linux-next/master", v3, 1,
+					     T0, &err),
+			 1);
+	assert_int_equal(rm_store_points(st, "k", &pt, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_null(pt[0].label);
+	assert_string_equal(pt[1].label, "linux-next/master");
+	rm_store_points_free(pt, n);
+	rm_store_close(st);
+}
+
 void unit_pg_test_parameters_not_sql(void **state)
 {
 	struct rm_store *st = unit_fresh_store();

@@ -85,6 +85,7 @@ void unit_pg_test_archive_claims(void **state);
 void unit_pg_test_migrate_round_trip(void **state);
 void unit_pg_test_migrate_before_threads(void **state);
 void unit_pg_test_parameters_not_sql(void **state);
+void unit_pg_test_points_before_labels(void **state);
 void unit_pg_test_delivery_rounds(void **state);
 /* test_listen.c: findings, inbound mail, opt-outs */
 void unit_listen_test_store_findings(void **state);
