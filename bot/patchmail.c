@@ -61,6 +61,7 @@ void rm_patchmail_free(struct rm_patch_mail *p)
 
 	free(p->subject);
 	free(p->base_commit);
+	free(p->in_reply_to);
 	for (i = 0; i < p->nto; i++)
 		free(p->to[i]);
 	for (i = 0; i < p->ncc; i++)
@@ -176,6 +177,11 @@ int rm_patchmail_parse(struct rm_patch_mail *p, const char *buf, size_t len, con
 			add_mailboxes(fld->fld_data.fld_to->to_addr_list, &p->to, &p->nto);
 		} else if (fld->fld_type == MAILIMF_FIELD_CC) {
 			add_mailboxes(fld->fld_data.fld_cc->cc_addr_list, &p->cc, &p->ncc);
+		} else if (fld->fld_type == MAILIMF_FIELD_IN_REPLY_TO && !p->in_reply_to) {
+			clist *ids = fld->fld_data.fld_in_reply_to->mid_list;
+
+			if (ids && clist_begin(ids) && clist_content(clist_begin(ids)))
+				p->in_reply_to = rm_xstrdup(clist_content(clist_begin(ids)));
 		}
 	}
 	mailimf_message_free(msg);
@@ -201,6 +207,35 @@ int rm_patchmail_parse(struct rm_patch_mail *p, const char *buf, size_t len, con
 		return rm_error_set(err, RM_ERR_INPUT, "%s: the mail has no Subject", what);
 	}
 	return 0;
+}
+
+int rm_patchmail_series_number(const char *subject, unsigned *n, unsigned *total)
+{
+	const char *open = subject ? strchr(subject, '[') : NULL, *close, *w;
+	int found = 0;
+
+	if (!open || !(close = strchr(open, ']')))
+		return 0;
+	/* the last "a/b" word inside the first tag: "[PATCH v2 net-next 3/5]" */
+	for (w = open + 1; w < close; w++) {
+		unsigned long a, b;
+		char *end;
+
+		if (w[-1] != ' ' && w[-1] != '[')
+			continue;
+		if (!isdigit((unsigned char)*w))
+			continue;
+		a = strtoul(w, &end, 10);
+		if (*end != '/' || !isdigit((unsigned char)end[1]))
+			continue;
+		b = strtoul(end + 1, &end, 10);
+		if ((*end != ' ' && end != close) || a > b || b == 0 || b > 100000)
+			continue;
+		*n = (unsigned)a;
+		*total = (unsigned)b;
+		found = 1;
+	}
+	return found;
 }
 
 int rm_patchmail_lookup(struct rm_patch_mail *p, const char *base, const char *msgid,
