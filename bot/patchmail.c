@@ -62,6 +62,7 @@ void rm_patchmail_free(struct rm_patch_mail *p)
 	free(p->subject);
 	free(p->base_commit);
 	free(p->in_reply_to);
+	free(p->from);
 	for (i = 0; i < p->nto; i++)
 		free(p->to[i]);
 	for (i = 0; i < p->ncc; i++)
@@ -69,6 +70,24 @@ void rm_patchmail_free(struct rm_patch_mail *p)
 	free(p->to);
 	free(p->cc);
 	memset(p, 0, sizeof(*p));
+}
+
+/* "Name <addr>" (the name decoded) or "addr"; malloc()ed. */
+static char *mailbox_text(const struct mailimf_mailbox *mb)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	rm_sb_init(&sb);
+	if (mb->mb_display_name) {
+		char *nm = rm_patchmail_decode_header(mb->mb_display_name, strlen(mb->mb_display_name));
+
+		rm_sb_addf(&sb, "%s <%s>", nm, mb->mb_addr_spec);
+		free(nm);
+	} else {
+		rm_sb_adds(&sb, mb->mb_addr_spec);
+	}
+	rm_commit_clean(sb.buf);
+	return rm_sb_detach(&sb, NULL);
 }
 
 static void add_mailboxes(struct mailimf_address_list *al, char ***v, size_t *n)
@@ -80,21 +99,8 @@ static void add_mailboxes(struct mailimf_address_list *al, char ***v, size_t *n)
 		clistiter *mi;
 
 		if (ad->ad_type == MAILIMF_ADDRESS_MAILBOX) {
-			struct mailimf_mailbox *mb = ad->ad_data.ad_mailbox;
-			struct rm_sb sb = RM_SB_INIT;
-
-			rm_sb_init(&sb);
-			if (mb->mb_display_name) {
-				char *nm = rm_patchmail_decode_header(mb->mb_display_name, strlen(mb->mb_display_name));
-
-				rm_sb_addf(&sb, "%s <%s>", nm, mb->mb_addr_spec);
-				free(nm);
-			} else {
-				rm_sb_adds(&sb, mb->mb_addr_spec);
-			}
-			rm_commit_clean(sb.buf);
 			*v = rm_xrealloc(*v, (*n + 1) * sizeof(char *));
-			(*v)[(*n)++] = rm_sb_detach(&sb, NULL);
+			(*v)[(*n)++] = mailbox_text(ad->ad_data.ad_mailbox);
 			continue;
 		}
 		/* a group: its members */
@@ -177,6 +183,11 @@ int rm_patchmail_parse(struct rm_patch_mail *p, const char *buf, size_t len, con
 			add_mailboxes(fld->fld_data.fld_to->to_addr_list, &p->to, &p->nto);
 		} else if (fld->fld_type == MAILIMF_FIELD_CC) {
 			add_mailboxes(fld->fld_data.fld_cc->cc_addr_list, &p->cc, &p->ncc);
+		} else if (fld->fld_type == MAILIMF_FIELD_FROM && !p->from) {
+			struct mailimf_mailbox_list *ml = fld->fld_data.fld_from->frm_mb_list;
+
+			if (ml && clist_begin(ml->mb_list) && clist_content(clist_begin(ml->mb_list)))
+				p->from = mailbox_text(clist_content(clist_begin(ml->mb_list)));
 		} else if (fld->fld_type == MAILIMF_FIELD_IN_REPLY_TO && !p->in_reply_to) {
 			clist *ids = fld->fld_data.fld_in_reply_to->mid_list;
 

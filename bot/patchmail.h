@@ -2,7 +2,8 @@
  * patchmail.h - the original mail of a patch, from a public-inbox archive.
  *
  * Owns: asking a public-inbox (lore) for <base>/<Message-ID>/raw, parsing the
- * mail into what a report needs (its raw [PATCH] subject, its To and Cc, the
+ * mail into what a report needs (its raw [PATCH] subject, its sender, To and
+ * Cc, In-Reply-To (a series' cover letter), the
  * `base-commit:` line `git format-patch --base` writes into the body),
  * and decoding mail header text (RFC 2047 words, raw UTF-8, folding) for
  * the providers that read mail-form answers (cgit's patches).
@@ -25,6 +26,7 @@ struct rm_patch_mail {
 	size_t nto, ncc;
 	char *base_commit; /* the body's "base-commit: <sha40>" (lowercase), or NULL */
 	char *in_reply_to; /* the first Message-ID of In-Reply-To (no <>), or NULL */
+	char *from;        /* the sender, "Name <addr>" or "addr", or NULL */
 };
 
 void rm_patchmail_free(struct rm_patch_mail *p);
