@@ -105,13 +105,13 @@ for c in "${cases[@]}"; do
 	name=${c##*/}
 	TMP=$T/case/$name
 	mkdir -p "$TMP/out"
-	HTTP=
+	HTTP= HTTPDIR=
 	if [ -n "${HTTP_BASE:-}" ] && grep -qw http "$c/needs" 2>/dev/null; then
-		HTTP=$HTTP_BASE/$name
-		rm -rf "${T:?}/www/$name"
-		if [ -d "$c/http" ]; then cp -r "$c/http" "$T/www/$name"; else mkdir "$T/www/$name"; fi
+		HTTP=$HTTP_BASE/$name HTTPDIR=$T/www/$name
+		rm -rf "$HTTPDIR"
+		if [ -d "$c/http" ]; then cp -r "$c/http" "$HTTPDIR"; else mkdir "$HTTPDIR"; fi
 	fi
-	export CASE=$c TMP HTTP
+	export CASE=$c TMP HTTP HTTPDIR
 	missing=
 	for w in $(cat "$c/needs" 2>/dev/null); do
 		case $w in
