@@ -324,6 +324,9 @@ static void cover_base_commit(const struct rm_pipeline *e, struct rm_patch_mail 
 	    ctotal == total && cover.base_commit) {
 		p->base_commit = cover.base_commit;
 		cover.base_commit = NULL;
+		if (e->verbose)
+			fprintf(stderr, "robotmail: patch mail: base-commit: %s from the cover letter <%s>\n",
+				p->base_commit, p->in_reply_to);
 	} else if (got != 1 && e->verbose) {
 		fprintf(stderr, "robotmail: cover letter <%s>: %s\n", p->in_reply_to,
 			got ? ce.msg : "not in the archive");
