@@ -61,6 +61,8 @@ void rm_patchmail_free(struct rm_patch_mail *p)
 
 	free(p->subject);
 	free(p->base_commit);
+	free(p->in_reply_to);
+	free(p->from);
 	for (i = 0; i < p->nto; i++)
 		free(p->to[i]);
 	for (i = 0; i < p->ncc; i++)
@@ -68,6 +70,24 @@ void rm_patchmail_free(struct rm_patch_mail *p)
 	free(p->to);
 	free(p->cc);
 	memset(p, 0, sizeof(*p));
+}
+
+/* "Name <addr>" (the name decoded) or "addr"; malloc()ed. */
+static char *mailbox_text(const struct mailimf_mailbox *mb)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	rm_sb_init(&sb);
+	if (mb->mb_display_name) {
+		char *nm = rm_patchmail_decode_header(mb->mb_display_name, strlen(mb->mb_display_name));
+
+		rm_sb_addf(&sb, "%s <%s>", nm, mb->mb_addr_spec);
+		free(nm);
+	} else {
+		rm_sb_adds(&sb, mb->mb_addr_spec);
+	}
+	rm_commit_clean(sb.buf);
+	return rm_sb_detach(&sb, NULL);
 }
 
 static void add_mailboxes(struct mailimf_address_list *al, char ***v, size_t *n)
@@ -79,21 +99,8 @@ static void add_mailboxes(struct mailimf_address_list *al, char ***v, size_t *n)
 		clistiter *mi;
 
 		if (ad->ad_type == MAILIMF_ADDRESS_MAILBOX) {
-			struct mailimf_mailbox *mb = ad->ad_data.ad_mailbox;
-			struct rm_sb sb = RM_SB_INIT;
-
-			rm_sb_init(&sb);
-			if (mb->mb_display_name) {
-				char *nm = rm_patchmail_decode_header(mb->mb_display_name, strlen(mb->mb_display_name));
-
-				rm_sb_addf(&sb, "%s <%s>", nm, mb->mb_addr_spec);
-				free(nm);
-			} else {
-				rm_sb_adds(&sb, mb->mb_addr_spec);
-			}
-			rm_commit_clean(sb.buf);
 			*v = rm_xrealloc(*v, (*n + 1) * sizeof(char *));
-			(*v)[(*n)++] = rm_sb_detach(&sb, NULL);
+			(*v)[(*n)++] = mailbox_text(ad->ad_data.ad_mailbox);
 			continue;
 		}
 		/* a group: its members */
@@ -176,6 +183,16 @@ int rm_patchmail_parse(struct rm_patch_mail *p, const char *buf, size_t len, con
 			add_mailboxes(fld->fld_data.fld_to->to_addr_list, &p->to, &p->nto);
 		} else if (fld->fld_type == MAILIMF_FIELD_CC) {
 			add_mailboxes(fld->fld_data.fld_cc->cc_addr_list, &p->cc, &p->ncc);
+		} else if (fld->fld_type == MAILIMF_FIELD_FROM && !p->from) {
+			struct mailimf_mailbox_list *ml = fld->fld_data.fld_from->frm_mb_list;
+
+			if (ml && clist_begin(ml->mb_list) && clist_content(clist_begin(ml->mb_list)))
+				p->from = mailbox_text(clist_content(clist_begin(ml->mb_list)));
+		} else if (fld->fld_type == MAILIMF_FIELD_IN_REPLY_TO && !p->in_reply_to) {
+			clist *ids = fld->fld_data.fld_in_reply_to->mid_list;
+
+			if (ids && clist_begin(ids) && clist_content(clist_begin(ids)))
+				p->in_reply_to = rm_xstrdup(clist_content(clist_begin(ids)));
 		}
 	}
 	mailimf_message_free(msg);
@@ -201,6 +218,35 @@ int rm_patchmail_parse(struct rm_patch_mail *p, const char *buf, size_t len, con
 		return rm_error_set(err, RM_ERR_INPUT, "%s: the mail has no Subject", what);
 	}
 	return 0;
+}
+
+int rm_patchmail_series_number(const char *subject, unsigned *n, unsigned *total)
+{
+	const char *open = subject ? strchr(subject, '[') : NULL, *close, *w;
+	int found = 0;
+
+	if (!open || !(close = strchr(open, ']')))
+		return 0;
+	/* the last "a/b" word inside the first tag: "[PATCH v2 net-next 3/5]" */
+	for (w = open + 1; w < close; w++) {
+		unsigned long a, b;
+		char *end;
+
+		if (w[-1] != ' ' && w[-1] != '[')
+			continue;
+		if (!isdigit((unsigned char)*w))
+			continue;
+		a = strtoul(w, &end, 10);
+		if (*end != '/' || !isdigit((unsigned char)end[1]))
+			continue;
+		b = strtoul(end + 1, &end, 10);
+		if ((*end != ' ' && end != close) || a > b || b == 0 || b > 100000)
+			continue;
+		*n = (unsigned)a;
+		*total = (unsigned)b;
+		found = 1;
+	}
+	return found;
 }
 
 int rm_patchmail_lookup(struct rm_patch_mail *p, const char *base, const char *msgid,

@@ -2,7 +2,8 @@
  * patchmail.h - the original mail of a patch, from a public-inbox archive.
  *
  * Owns: asking a public-inbox (lore) for <base>/<Message-ID>/raw, parsing the
- * mail into what a report needs (its raw [PATCH] subject, its To and Cc, the
+ * mail into what a report needs (its raw [PATCH] subject, its sender, To and
+ * Cc, In-Reply-To (a series' cover letter), the
  * `base-commit:` line `git format-patch --base` writes into the body),
  * and decoding mail header text (RFC 2047 words, raw UTF-8, folding) for
  * the providers that read mail-form answers (cgit's patches).
@@ -24,6 +25,8 @@ struct rm_patch_mail {
 	char **to, **cc; /* "Name <addr>" or "addr" */
 	size_t nto, ncc;
 	char *base_commit; /* the body's "base-commit: <sha40>" (lowercase), or NULL */
+	char *in_reply_to; /* the first Message-ID of In-Reply-To (no <>), or NULL */
+	char *from;        /* the sender, "Name <addr>" or "addr", or NULL */
 };
 
 void rm_patchmail_free(struct rm_patch_mail *p);
@@ -37,6 +40,10 @@ int rm_patchmail_parse(struct rm_patch_mail *p, const char *buf, size_t len, con
  * failed (err names the URL). */
 int rm_patchmail_lookup(struct rm_patch_mail *p, const char *base, const char *msgid,
 			const struct rm_gitweb_opts *o, struct rm_error *err);
+
+/* The "n/N" of a series subject ("[PATCH v2 3/5] ..." -> 3 and 5): 1 and
+ * *n, *total set, or 0 when the first [...] tag has none. */
+int rm_patchmail_series_number(const char *subject, unsigned *n, unsigned *total);
 
 /* A header's text (len bytes, raw as in the mail) unfolded, decoded to UTF-8
  * and cleaned of control characters; malloc()ed. */

@@ -302,6 +302,39 @@ static bool root_shows(const struct rm_result_root *root, const char *name)
 	return false;
 }
 
+/* A patch of a series ("[PATCH 3/5] ...") whose mail has no base-commit:
+ * line: git format-patch --base writes it into the cover letter when the
+ * series has one, so the mail it replies to is read when that is the
+ * series' "0/5".  Its base-commit: becomes the patch's.  Best effort: a
+ * cover letter that cannot be read leaves the patch as it is (said with
+ * -v). */
+static void cover_base_commit(const struct rm_pipeline *e, struct rm_patch_mail *p,
+			      const struct rm_gitweb_opts *o)
+{
+	struct rm_patch_mail cover;
+	struct rm_error ce;
+	unsigned n, total, cn, ctotal;
+	int got;
+
+	if (p->base_commit || !p->in_reply_to || !rm_patchmail_series_number(p->subject, &n, &total) ||
+	    n == 0)
+		return;
+	got = rm_patchmail_lookup(&cover, e->cfg->patch_mail_base, p->in_reply_to, o, &ce);
+	if (got == 1 && rm_patchmail_series_number(cover.subject, &cn, &ctotal) && cn == 0 &&
+	    ctotal == total && cover.base_commit) {
+		p->base_commit = cover.base_commit;
+		cover.base_commit = NULL;
+		if (e->verbose)
+			fprintf(stderr, "robotmail: patch mail: base-commit: %s from the cover letter <%s>\n",
+				p->base_commit, p->in_reply_to);
+	} else if (got != 1 && e->verbose) {
+		fprintf(stderr, "robotmail: cover letter <%s>: %s\n", p->in_reply_to,
+			got ? ce.msg : "not in the archive");
+	}
+	if (got == 1)
+		rm_patchmail_free(&cover);
+}
+
 /* Bracket lines of a functional report (report-format.md section 4 item 4):
  * the other tested heads of known trees (a branch a configured tree names)
  * on which the same test shows the same failure id, besides the heads of
@@ -559,9 +592,10 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 			int got = rm_patchmail_lookup(&b->patches[i], e->cfg->patch_mail_base,
 						       r->head_facts->patch_msgid, &o, &pe);
 
-			if (got == 1)
+			if (got == 1) {
+				cover_base_commit(e, &b->patches[i], &o);
 				r->patch = &b->patches[i];
-			else if (verbose)
+			} else if (verbose)
 				fprintf(stderr, "robotmail: patch mail <%s>: %s\n", r->head_facts->patch_msgid,
 					got ? pe.msg : "not in the archive");
 		}

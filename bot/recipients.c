@@ -488,6 +488,11 @@ int rm_recipients_build(struct rm_recipients *r, const struct rm_recipients_in *
 		rc = -1;
 		goto out;
 	}
+	/* a patch report goes to whoever sent the patch (the robot's reports
+	 * name the sender first when the commit's author, the body's From:,
+	 * is another address: tests/data 2421) */
+	if (in->patch && in->patch->from)
+		add(&b, true, in->patch->from, "the patch mail's From", true);
 	if (head && head->author.email)
 		add_author(&b, &head->author);
 	for (i = 0; tree && i < tree->mail_to.n; i++)

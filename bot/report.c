@@ -994,11 +994,14 @@ static void report_subject(struct rm_report *r, const struct rm_config *cfg,
 		set_var(v, V_COMMIT_SUBJECT, ps ? ps : "");
 		set_var(v, V_PATCH_URL, url);
 		free(url);
-		/* "base: <tree-url> <what>": what the series was applied on
-		 * (report-format.md 3 item 4): the patch mail's base-commit:
-		 * line when the submitter gave one, else the branch of the tree
-		 * the robot applied it to (the report's tree) */
-		set_var(v, V_PATCH_BASE, r->patch && r->patch->base_commit ? r->patch->base_commit : r->branch);
+		/* "base: <tree-url> <branch>": the branch of the tree the robot
+		 * applied the series to (the report's tree), printed when the
+		 * robot chose it.  A series whose submitter named its base
+		 * (git format-patch --base: base-commit: in the patch mail or
+		 * its cover letter) gets no base: line: so the robot's
+		 * published reports on such series read (tests/data 2421, and
+		 * 2025-03, 2025-07, 2023-12 reports named in its README) */
+		set_var(v, V_PATCH_BASE, r->patch && r->patch->base_commit ? "" : r->branch);
 	} else {
 		set_var(v, V_PATCH_LINK, "");
 		set_var(v, V_PATCH_SUBJECT, "");

@@ -9,7 +9,8 @@
         compare the first report of a `--dry-run` output with CASE/published.eml
         (the published mail, body verbatim as archived) and print TAP lines:
         the Subject (whitespace collapsed, as report-format.md 2 says to
-        compare), and the body line by line.  The robot's Message-ID names a
+        compare), the To: addresses in order when published.eml keeps its
+        To:, and the body line by line.  The robot's Message-ID names a
         hash robotmail cannot know, so robotmail's own Message-ID is replaced
         by the published one before comparing (the Closes: and materials
         lines).  Every published line robotmail does not print must be listed
@@ -77,6 +78,14 @@ def check(out_path, case):
     print('%s - the Subject is the published one (whitespace collapsed)%s' %
           ('ok' if ok else 'not ok', '' if ok else '\n    mine: %s\n    published: %s' %
            (mine_h.get('subject'), pub_h['subject'])))
+    if 'to' in pub_h:
+        # a published.eml that keeps its To: (patch reports: the patch's
+        # sender, then the commit's author): the same addresses, in order
+        addrs = lambda s: re.findall(r'[\w.+=-]+@[\w.-]+', s)
+        ok = addrs(mine_h.get('to', '')) == addrs(pub_h['to'])
+        print('%s - the To: addresses are the published ones, in order%s' %
+              ('ok' if ok else 'not ok', '' if ok else '\n    mine: %s\n    published: %s' %
+               (mine_h.get('to'), pub_h['to'])))
     a, b = pub.split('\n'), mine.split('\n')
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     matched = sum(bl.size for bl in sm.get_matching_blocks())

@@ -18,8 +18,12 @@ ASAN_TOO=1
 . tests/lib.sh
 mk_tmp
 T=$TEST_TMP
-FPID=
-cleanup() { [ -n "$FPID" ] && kill "$FPID" 2>/dev/null && wait "$FPID" 2>/dev/null; rm -rf "$T"; }
+FPID= HPID=
+cleanup() {
+	[ -n "$FPID" ] && kill "$FPID" 2>/dev/null && wait "$FPID" 2>/dev/null
+	[ -n "$HPID" ] && kill "$HPID" 2>/dev/null && wait "$HPID" 2>/dev/null
+	rm -rf "$T"
+}
 trap cleanup EXIT
 DATA=tests/data
 case $ROBOTMAIL in /*) ;; *) ROBOTMAIL=$PWD/$ROBOTMAIL ;; esac
@@ -69,6 +73,16 @@ if has_need kinds; then
 	"$PY" tests/gen-report-kinds.py "$T/kinds" >"$T/kinds.log" 2>&1 && KINDS=$T/kinds ||
 		not_ok "data: tests/gen-report-kinds.py makes the report-kind archives" "$(cat "$T/kinds.log")"
 fi
+if has_need http; then
+	# one static HTTP server for every case that needs it: the case's http/
+	# folder is served as $HTTP (http://127.0.0.1:PORT/<case name>)
+	mkdir -p "$T/www"
+	(cd "$T/www" && exec "$PY" -u -m http.server --bind 127.0.0.1 0) >"$T/http.out" 2>"$T/http.log" &
+	HPID=$!
+	for _ in $(seq 100); do grep -q '^Serving HTTP' "$T/http.out" && break; sleep 0.1; done
+	HTTP_BASE=$(sed -n 's/^Serving HTTP on 127\.0\.0\.1 port \([0-9][0-9]*\).*/http:\/\/127.0.0.1:\1/p' "$T/http.out")
+	[ -n "$HTTP_BASE" ] || not_ok "data: the static HTTP server (python3 -m http.server) starts" "$(cat "$T/http.out" "$T/http.log")"
+fi
 export FX FORGE REPO KINDS
 
 # subst FILE: FILE with @TMP@, @FX@, @FORGE@, @REPO@, @KINDS@ and
@@ -82,6 +96,7 @@ subst() {
 	s=${s//@FORGE@/$FORGE}
 	s=${s//@REPO@/$REPO}
 	s=${s//@KINDS@/$KINDS}
+	s=${s//@HTTP@/$HTTP}
 	s=${s//@PROFILE_0DAY@/$PROFILE_0DAY}
 	printf '%s\n' "$s"
 }
@@ -90,7 +105,13 @@ for c in "${cases[@]}"; do
 	name=${c##*/}
 	TMP=$T/case/$name
 	mkdir -p "$TMP/out"
-	export CASE=$c TMP
+	HTTP= HTTPDIR=
+	if [ -n "${HTTP_BASE:-}" ] && grep -qw http "$c/needs" 2>/dev/null; then
+		HTTP=$HTTP_BASE/$name HTTPDIR=$T/www/$name
+		rm -rf "$HTTPDIR"
+		if [ -d "$c/http" ]; then cp -r "$c/http" "$HTTPDIR"; else mkdir "$HTTPDIR"; fi
+	fi
+	export CASE=$c TMP HTTP HTTPDIR
 	missing=
 	for w in $(cat "$c/needs" 2>/dev/null); do
 		case $w in
@@ -98,6 +119,7 @@ for c in "${cases[@]}"; do
 		forge) [ -n "$FORGE" ] || missing="$missing $w" ;;
 		repo) [ -n "$REPO" ] || missing="$missing $w" ;;
 		kinds) [ -n "$KINDS" ] || missing="$missing $w" ;;
+		http) [ -n "$HTTP" ] || missing="$missing $w" ;;
 		*) missing="$missing $w(unknown)" ;;
 		esac
 	done
@@ -119,7 +141,7 @@ for c in "${cases[@]}"; do
 	bash "$c/cmd" >"$TMP/stdout.raw" 2>"$TMP/stderr.raw" </dev/null
 	rc=$?
 	# the run's own paths and ports back to their @NAME@ (expected files hold those)
-	"$PY" - "$TMP" "@TMP@=$TMP" "@FX@=$FX" "@FORGE@=$FORGE" "@REPO@=$REPO" "@KINDS@=$KINDS" <<'PYEOF'
+	"$PY" - "$TMP" "@TMP@=$TMP" "@FX@=$FX" "@FORGE@=$FORGE" "@REPO@=$REPO" "@KINDS@=$KINDS" "@HTTP@=$HTTP" <<'PYEOF'
 import os, sys
 tmp = sys.argv[1]
 def norm(src, dst):

@@ -1,6 +1,7 @@
-/* test_patchmail.c - rm_patchmail_parse: the subject, and the body's
- * "base-commit:" line of git format-patch --base (report-format.md 3 item
- * 4: what `base:` names). */
+/* test_patchmail.c - rm_patchmail_parse: the subject, the sender, the
+ * In-Reply-To (a series' cover letter), and the body's "base-commit:" line
+ * of git format-patch --base (report-format.md 3 item 4: a series that
+ * names its base gets no `base:` line); rm_patchmail_series_number. */
 #include "unit.h"
 
 #include <stdlib.h>
@@ -47,8 +48,58 @@ static void test_no_base_commit(void **state)
 	rm_patchmail_free(&p);
 }
 
+static void test_sender_and_in_reply_to(void **state)
+{
+	struct rm_patch_mail p;
+
+	(void)state;
+	parse("From: Luka Bai <lukafocus@example.org>\nSubject: [PATCH 4/5] mm: x\n"
+	      "Message-Id: <s-v1-4-ab@example.org>\n"
+	      "References: <s-v1-0-ab@example.org>\nIn-Reply-To: <s-v1-0-ab@example.org>\n\n"
+	      "From: Luka Bai <luka@example.org>\n\nbody\n",
+	      &p);
+	/* the header's sender, not the body's From: line (the commit's author) */
+	assert_string_equal(p.from, "Luka Bai <lukafocus@example.org>");
+	assert_string_equal(p.in_reply_to, "s-v1-0-ab@example.org");
+	assert_null(p.base_commit);
+	rm_patchmail_free(&p);
+	parse("From: ann@example.org\nSubject: [PATCH] a\n\nbody\n", &p);
+	assert_string_equal(p.from, "ann@example.org");
+	assert_null(p.in_reply_to);
+	rm_patchmail_free(&p);
+}
+
+static void test_series_number(void **state)
+{
+	unsigned n = 99, t = 99;
+
+	(void)state;
+	assert_int_equal(rm_patchmail_series_number("[PATCH v2 net-next 3/5] net: x", &n, &t), 1);
+	assert_int_equal(n, 3);
+	assert_int_equal(t, 5);
+	assert_int_equal(rm_patchmail_series_number("[PATCH 0/5] mm: cover", &n, &t), 1);
+	assert_int_equal(n, 0);
+	assert_int_equal(t, 5);
+	assert_int_equal(rm_patchmail_series_number("[RFC 6/6] apparmor: x", &n, &t), 1);
+	assert_int_equal(n, 6);
+	/* no number, one outside the first tag, a date, n over N, N of 0 */
+	n = t = 99;
+	assert_int_equal(rm_patchmail_series_number("[PATCH] mm: a 1/2 split", &n, &t), 0);
+	assert_int_equal(rm_patchmail_series_number("[PATCH v3] x [2/3]", &n, &t), 0);
+	assert_int_equal(rm_patchmail_series_number("[PATCH 2025/10/01] x", &n, &t), 0);
+	assert_int_equal(rm_patchmail_series_number("[PATCH 6/5] x", &n, &t), 0);
+	assert_int_equal(rm_patchmail_series_number("[PATCH 0/0] x", &n, &t), 0);
+	assert_int_equal(rm_patchmail_series_number("[PATCH v2 x/5] x", &n, &t), 0);
+	assert_int_equal(rm_patchmail_series_number("no tag 1/2", &n, &t), 0);
+	assert_int_equal(rm_patchmail_series_number(NULL, &n, &t), 0);
+	assert_int_equal(n, 99);
+	assert_int_equal(t, 99);
+}
+
 const struct CMUnitTest unit_patchmail_tests[] = {
 	cmocka_unit_test(test_base_commit_line),
 	cmocka_unit_test(test_no_base_commit),
+	cmocka_unit_test(test_sender_and_in_reply_to),
+	cmocka_unit_test(test_series_number),
 };
 const size_t unit_patchmail_ntests = sizeof(unit_patchmail_tests) / sizeof(unit_patchmail_tests[0]);
