@@ -1135,6 +1135,12 @@ static char *excerpt_text(const struct rm_report_test *t)
 		if (e->capped)
 			rm_sb_addf(&sb, "\n(excerpt cut at the configured limit; the whole log is %s)",
 				   e->file ? e->file : "in the materials");
+		/* the robot leaves one blank line more after a test's output
+		 * than after a kernel-log excerpt (two): the five published
+		 * kernel-log reports of tests/data/24xx against the kselftest
+		 * and LTP ones */
+		if (!is_log_id(t->headline->name))
+			rm_sb_addc(&sb, '\n');
 	} else {
 		rm_sb_addf(&sb, "(no %s excerpt: %s)", is_log_id(t->headline->name) ? "kernel log" : "test output",
 			   e->problem);
