@@ -354,7 +354,62 @@ static void test_banner_kept(void **state)
 	rm_evidence_free(&e);
 }
 
+/* LTP's ltp-pan output: the block whose tag= names the test, from its
+ * <<<test_start>>> through the next test's start or the end of the output
+ * (runltp's closing lines kept); a tag that only begins with the name is
+ * another test; TAP-looking lines inside a block do not end it. */
+static void test_ltp_blocks(void **state)
+{
+	static const char out[] =
+		"Running tests.......\n"
+		"<<<test_start>>>\n"
+		"tag=uevent011 stime=1\n"
+		"uevent011.c:1: TFAIL: not this one\n"
+		"<<<test_end>>>\n"
+		"<<<test_start>>>\n"
+		"tag=uevent01 stime=2\n"
+		"<<<test_output>>>\n"
+		"not ok 1 looks like TAP\n"
+		"tst_device.c:190: TWARN: ioctl failed: EINVAL (22)\n"
+		"<<<test_end>>>\n"
+		"INFO: ltp-pan reported some tests FAIL\n"
+		"<<<test_start>>>\n"
+		"tag=uevent02 stime=3\n"
+		"<<<test_end>>>\n"
+		"       ####\n"
+		"\n";
+	struct rm_evidence e;
+
+	(void)state;
+	rm_evidence_scan_test_memory("ltp", out, strlen(out), "ltp.uevent01.fail", "ltp", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_string_equal(e.excerpt, "<<<test_start>>>\ntag=uevent01 stime=2\n<<<test_output>>>\n"
+				       "not ok 1 looks like TAP\n"
+				       "tst_device.c:190: TWARN: ioctl failed: EINVAL (22)\n<<<test_end>>>\n"
+				       "INFO: ltp-pan reported some tests FAIL\n");
+	rm_evidence_free(&e);
+	/* the last test: through the end of the output */
+	rm_evidence_scan_test_memory("ltp", out, strlen(out), "ltp.uevent02.fail", "ltp", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_string_equal(e.excerpt, "<<<test_start>>>\ntag=uevent02 stime=3\n<<<test_end>>>\n"
+				       "       ####\n\n");
+	rm_evidence_free(&e);
+	rm_evidence_scan_test_memory("ltp", out, strlen(out), "ltp.uevent03.fail", "ltp", &lim, &e);
+	assert_null(e.excerpt);
+	assert_non_null(e.problem);
+	assert_non_null(strstr(e.problem, "no LTP test block tagged uevent03"));
+	rm_evidence_free(&e);
+	/* capped: the first max_lines of the block */
+	lim.max_lines = 2;
+	rm_evidence_scan_test_memory("ltp", out, strlen(out), "ltp.uevent01.fail", "ltp", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_string_equal(e.excerpt, "<<<test_start>>>\ntag=uevent01 stime=2\n");
+	assert_true(e.capped);
+	rm_evidence_free(&e);
+}
+
 const struct CMUnitTest unit_evidence_tests[] = {
+	cmocka_unit_test_setup(test_ltp_blocks, setup),
 	cmocka_unit_test_setup(test_nul_bytes_dropped, setup),
 	cmocka_unit_test_setup(test_one_gib_log_bounded_memory, setup),
 	cmocka_unit_test_setup(test_stamps, setup),
