@@ -646,14 +646,33 @@ int rm_report_thread_key_split(const char *key, const char *suffix, char **branc
 
 void rm_report_add_seen(struct rm_report *r, const char *where, const char *commit)
 {
+	rm_report_add_seen_at(r, where, commit, 0);
+}
+
+void rm_report_add_seen_at(struct rm_report *r, const char *where, const char *commit,
+			   long long commit_time)
+{
 	size_t i;
 
 	for (i = 0; i < r->nseen; i++)
-		if (!strcmp(r->seen[i].where, where) || !strcmp(r->seen[i].commit, commit))
+		if (!strcmp(r->seen[i].commit, commit))
 			return;
+	for (i = 0; i < r->nseen; i++) {
+		struct rm_report_seen *s = &r->seen[i];
+
+		if (strcmp(s->where, where))
+			continue;
+		if (commit_time > 0 && s->commit_time > 0 && commit_time > s->commit_time) {
+			free(s->commit);
+			s->commit = rm_xstrdup(commit);
+			s->commit_time = commit_time;
+		}
+		return;
+	}
 	r->seen = rm_xrealloc(r->seen, (r->nseen + 1) * sizeof(*r->seen));
 	r->seen[r->nseen].where = rm_xstrdup(where);
 	r->seen[r->nseen].commit = rm_xstrdup(commit);
+	r->seen[r->nseen].commit_time = commit_time;
 	r->nseen++;
 }
 
