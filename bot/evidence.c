@@ -164,6 +164,14 @@ struct scanner {
 	struct rm_sb tentative; /* lines after its end, kept if a decode listing follows */
 	size_t block_lines, tentative_lines, count;
 	bool in_trace, end_trace, in_decode, end_decode;
+	/* lib/dmesg.rb keeps the lines after a trace's end or its 100th line
+	 * (up to line 150 of the block, or the next trace) when
+	 * decode_stacktrace ran on the log.  Kept here when the trace itself
+	 * holds a decoded listing (seen_decode: DECODE_FLAG inside the block,
+	 * as a soft lockup's or an RCU stall's NMI backtrace has: published
+	 * case 2412), or when one follows within those lines; a trace without
+	 * one ends at its end line (test_excerpt_second_trace). */
+	bool seen_decode;
 	bool found;             /* the target line is in the block */
 	bool done;
 	bool capped;
@@ -288,6 +296,8 @@ static void commit_tentative(struct scanner *sc)
 /* The block is complete: stop when it holds the target, else forget it. */
 static void close_block(struct scanner *sc)
 {
+	if (sc->found && sc->tentative.len && sc->seen_decode)
+		commit_tentative(sc);
 	rm_sb_reset(&sc->tentative);
 	sc->tentative_lines = 0;
 	if (sc->found) {
@@ -385,7 +395,7 @@ static void sc_line_at(struct scanner *sc, const char *s, size_t len)
 			}
 		}
 		sc->in_trace = true;
-		sc->end_trace = sc->in_decode = sc->end_decode = false;
+		sc->end_trace = sc->in_decode = sc->end_decode = sc->seen_decode = false;
 		keep_banner(sc);
 		keep(sc, &sc->block, &sc->block_lines, s, len);
 		sc->count = 1;
@@ -395,6 +405,8 @@ static void sc_line_at(struct scanner *sc, const char *s, size_t len)
 		keep(sc, &sc->block, &sc->block_lines, s, len);
 	} else if (sc->in_trace) {
 		keep(sc, &sc->block, &sc->block_lines, s, len);
+		if (has(s, len, DECODE_FLAG))
+			sc->seen_decode = true;
 		if (++sc->count > TRACE_LINES) {
 			sc->in_trace = false;
 			sc->end_trace = true;
@@ -590,8 +602,13 @@ static void sc_finish(struct scanner *sc)
 {
 	if (!sc->done && sc->line.len)
 		(sc->words ? tap_line : sc_line)(sc, sc->line.buf, sc->line.len);
-	if (!sc->done && sc->found)
+	if (!sc->done && sc->found) {
+		/* the log ended: lines after the trace's end stay only when
+		 * decode_stacktrace ran on it */
+		if (sc->tentative.len && sc->seen_decode)
+			commit_tentative(sc);
 		sc->done = true;
+	}
 }
 
 /* Move the result into out. */

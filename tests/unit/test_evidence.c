@@ -408,7 +408,45 @@ static void test_ltp_blocks(void **state)
 	rm_evidence_free(&e);
 }
 
+/* A trace without an end line that holds its own decoded listing (an RCU
+ * stall's NMI backtrace): past its 100th line the lines that follow stay,
+ * up to the next trace (lib/dmesg.rb keeps them when decode_stacktrace ran);
+ * the same trace without a listing ends at its 100th line. */
+static void test_after_cap_kept_with_listing(void **state)
+{
+	struct rm_sb log = RM_SB_INIT, want = RM_SB_INIT;
+	struct rm_evidence e;
+	int i;
+
+	(void)state;
+	rm_sb_init(&log);
+	rm_sb_adds(&log, "[  310.105890][    C1] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:\n"
+			 "Code starting with the faulting instruction\n");
+	for (i = 0; i < 98; i++)
+		rm_sb_addf(&log, "[  310.062003][    C0] line %d\n", i);
+	for (i = 0; i < 5; i++)
+		rm_sb_addf(&log, "[  315.000000][   T61] after %d\n", i);
+	rm_sb_init(&want);
+	rm_sb_add(&want, log.buf, log.len);
+	rm_sb_adds(&log, "[  373.125892][    C1] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:\n"
+			 "[  373.125893][    C1] next\n");
+	rm_evidence_scan_memory("dmesg", log.buf, log.len, "310.105890", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_string_equal(e.excerpt, want.buf);
+	rm_evidence_free(&e);
+	/* without the listing: through the line that passed the cap only */
+	memcpy(strstr(log.buf, "Code starting"), "Xode", 4);
+	rm_evidence_scan_memory("dmesg", log.buf, log.len, "310.105890", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_non_null(strstr(e.excerpt, "line 97\n[  315.000000][   T61] after 0\n"));
+	assert_null(strstr(e.excerpt, "after 1"));
+	rm_evidence_free(&e);
+	rm_sb_release(&log);
+	rm_sb_release(&want);
+}
+
 const struct CMUnitTest unit_evidence_tests[] = {
+	cmocka_unit_test_setup(test_after_cap_kept_with_listing, setup),
 	cmocka_unit_test_setup(test_ltp_blocks, setup),
 	cmocka_unit_test_setup(test_nul_bytes_dropped, setup),
 	cmocka_unit_test_setup(test_one_gib_log_bounded_memory, setup),
