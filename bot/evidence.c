@@ -164,6 +164,14 @@ struct scanner {
 	struct rm_sb tentative; /* lines after its end, kept if a decode listing follows */
 	size_t block_lines, tentative_lines, count;
 	bool in_trace, end_trace, in_decode, end_decode;
+	/* lib/dmesg.rb keeps the lines after a trace's end or its 100th line
+	 * (up to line 150 of the block, or the next trace) when
+	 * decode_stacktrace ran on the log.  Kept here when the trace itself
+	 * holds a decoded listing (seen_decode: DECODE_FLAG inside the block,
+	 * as a soft lockup's or an RCU stall's NMI backtrace has: published
+	 * case 2412), or when one follows within those lines; a trace without
+	 * one ends at its end line (test_excerpt_second_trace). */
+	bool seen_decode;
 	bool found;             /* the target line is in the block */
 	bool done;
 	bool capped;
@@ -174,6 +182,13 @@ struct scanner {
 	 * that a TAP "not ok" line names, in order */
 	char **words;
 	size_t nwords;
+	/* LTP's ltp-pan output (lkp-tests' programs/ltp/parse before its kirk
+	 * runner): blocks "<<<test_start>>>" ... "<<<test_end>>>", each named
+	 * by its "tag=<name> stime=..." line; `tag` is the id's test name
+	 * ("uevent01" of "ltp.uevent01.fail") */
+	char *tag;
+	bool ltp;      /* a "<<<test_start>>>" was seen: LTP blocks, not TAP */
+	bool ltp_skip; /* the current block names another test */
 };
 
 /* The words of a test's subtest path: "kernel-selftests.cgroup.test_stress.sh.fail"
@@ -203,6 +218,20 @@ static char **test_words(const char *id, const char *testcase, size_t *n)
 	return w;
 }
 
+/* The test name of an id: "ltp.uevent01.fail" with testcase "ltp" gives
+ * "uevent01" (the words joined by their dots).  The caller frees it. */
+static char *test_name(const char *id, const char *testcase)
+{
+	size_t tl = testcase ? strlen(testcase) : 0, len;
+
+	if (tl && !strncmp(id, testcase, tl) && id[tl] == '.')
+		id += tl + 1;
+	len = strlen(id);
+	if (len > 5 && !strcmp(id + len - 5, ".fail"))
+		len -= 5;
+	return rm_xstrndup(id, len);
+}
+
 static void sc_init(struct scanner *sc, const char *stamp, const struct rm_evidence_limits *lim)
 {
 	memset(sc, 0, sizeof(*sc));
@@ -222,6 +251,7 @@ static void sc_release(struct scanner *sc)
 	for (i = 0; i < sc->nwords; i++)
 		free(sc->words[i]);
 	free(sc->words);
+	free(sc->tag);
 	rm_sb_release(&sc->block);
 	rm_sb_release(&sc->tentative);
 	rm_sb_release(&sc->line);
@@ -266,6 +296,8 @@ static void commit_tentative(struct scanner *sc)
 /* The block is complete: stop when it holds the target, else forget it. */
 static void close_block(struct scanner *sc)
 {
+	if (sc->found && sc->tentative.len && sc->seen_decode)
+		commit_tentative(sc);
 	rm_sb_reset(&sc->tentative);
 	sc->tentative_lines = 0;
 	if (sc->found) {
@@ -363,7 +395,7 @@ static void sc_line_at(struct scanner *sc, const char *s, size_t len)
 			}
 		}
 		sc->in_trace = true;
-		sc->end_trace = sc->in_decode = sc->end_decode = false;
+		sc->end_trace = sc->in_decode = sc->end_decode = sc->seen_decode = false;
 		keep_banner(sc);
 		keep(sc, &sc->block, &sc->block_lines, s, len);
 		sc->count = 1;
@@ -373,6 +405,8 @@ static void sc_line_at(struct scanner *sc, const char *s, size_t len)
 		keep(sc, &sc->block, &sc->block_lines, s, len);
 	} else if (sc->in_trace) {
 		keep(sc, &sc->block, &sc->block_lines, s, len);
+		if (has(s, len, DECODE_FLAG))
+			sc->seen_decode = true;
 		if (++sc->count > TRACE_LINES) {
 			sc->in_trace = false;
 			sc->end_trace = true;
@@ -467,6 +501,42 @@ static void drop_first(struct scanner *sc)
 	sc->capped = true;
 }
 
+/* LTP mode: the block of the test whose "tag=" line names it, from its
+ * "<<<test_start>>>" up to the next test's "<<<test_start>>>" or the end
+ * of the output (so the runner's closing lines after the last test stay
+ * with it, as the robot's LTP reports quote them), the first max_lines. */
+static void ltp_line(struct scanner *sc, const char *s, size_t len)
+{
+	size_t tl = strlen(sc->tag);
+
+	if (len == 16 && !memcmp(s, "<<<test_start>>>", 16)) {
+		sc->ltp = true;
+		if (sc->found) {
+			sc->done = true;
+			return;
+		}
+		rm_sb_reset(&sc->block);
+		sc->block_lines = 0;
+		sc->capped = false;
+		sc->ltp_skip = false;
+		keep(sc, &sc->block, &sc->block_lines, s, len);
+		return;
+	}
+	if (sc->ltp_skip)
+		return;
+	if (!sc->found && at(s, s + len, "tag=", 4)) {
+		if (len >= 4 + tl && !memcmp(s + 4, sc->tag, tl) && (len == 4 + tl || s[4 + tl] == ' ')) {
+			sc->found = true;
+		} else {
+			sc->ltp_skip = true;
+			rm_sb_reset(&sc->block);
+			sc->block_lines = 0;
+			return;
+		}
+	}
+	keep(sc, &sc->block, &sc->block_lines, s, len);
+}
+
 /* Test mode: the lines since the previous TAP result through the first
  * "not ok" line that names the test (or names its test and holds a nested
  * "# not ok" naming the subtest), the last max_lines of them. */
@@ -474,6 +544,10 @@ static void tap_line(struct scanner *sc, const char *s, size_t len)
 {
 	if (len && s[len - 1] == '\r')
 		len--;
+	if (sc->ltp || (len == 16 && !memcmp(s, "<<<test_start>>>", 16))) {
+		ltp_line(sc, s, len);
+		return;
+	}
 	if (is_result(s, len) && !(at(s, s + len, "not ok ", 7) &&
 				   (names_words(sc, s, len) || names_nested(sc, s, len)))) {
 		rm_sb_reset(&sc->block);
@@ -528,8 +602,13 @@ static void sc_finish(struct scanner *sc)
 {
 	if (!sc->done && sc->line.len)
 		(sc->words ? tap_line : sc_line)(sc, sc->line.buf, sc->line.len);
-	if (!sc->done && sc->found)
+	if (!sc->done && sc->found) {
+		/* the log ended: lines after the trace's end stay only when
+		 * decode_stacktrace ran on it */
+		if (sc->tentative.len && sc->seen_decode)
+			commit_tentative(sc);
 		sc->done = true;
+	}
 }
 
 /* Move the result into out. */
@@ -583,6 +662,8 @@ static void scan_reader(struct archive *ar, const char *name, const struct targe
 	sc_init(&sc, tg->stamp, lim);
 	if (tg->test)
 		sc.words = test_words(tg->test, tg->testcase, &sc.nwords);
+	if (tg->test)
+		sc.tag = test_name(tg->test, tg->testcase);
 	while (!sc.done && (got = archive_read_data(ar, buf, sizeof(buf))) > 0) {
 		out->bytes += (unsigned long long)got;
 		sc_feed(&sc, buf, (size_t)got);
@@ -595,6 +676,8 @@ static void scan_reader(struct archive *ar, const char *name, const struct targe
 	sc_result(&sc, out);
 	if (!out->excerpt && tg->stamp)
 		set_problem(out, "%s has no kernel message stamped [%s]", name, tg->stamp);
+	if (!out->excerpt && tg->test && sc.ltp)
+		set_problem(out, "%s has no LTP test block tagged %s", name, sc.tag);
 	if (!out->excerpt && tg->test)
 		set_problem(out, "%s has no \"not ok\" line naming %s", name, tg->test);
 	sc_release(&sc);
@@ -645,6 +728,25 @@ void rm_evidence_scan_memory(const char *name, const void *data, size_t len, con
 {
 	struct archive *ar = raw_reader();
 	struct target tg = { stamp, NULL, NULL };
+
+	memset(out, 0, sizeof(*out));
+	out->file = rm_xstrdup(name);
+	if (!len)
+		set_problem(out, "%s is empty%s", name, "");
+	else if (archive_read_open_memory(ar, data, len) != ARCHIVE_OK)
+		set_problem(out, "%s cannot be read: %s", name,
+			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
+	else
+		scan_reader(ar, name, &tg, lim, out);
+	archive_read_free(ar);
+}
+
+void rm_evidence_scan_test_memory(const char *name, const void *data, size_t len,
+				  const char *test, const char *testcase,
+				  const struct rm_evidence_limits *lim, struct rm_evidence *out)
+{
+	struct archive *ar = raw_reader();
+	struct target tg = { NULL, test, testcase };
 
 	memset(out, 0, sizeof(*out));
 	out->file = rm_xstrdup(name);

@@ -20,7 +20,12 @@
  * output instead: the TAP lines of the failing subtest through its
  * "not ok" line; for a subtest reported nested inside its test's block
  * (kselftest: "# not ok 8 test_cpucg_max" in the block ending "not ok 2
- * selftests: cgroup: test_cpu"), that whole block.
+ * selftests: cgroup: test_cpu"), that whole block.  LTP's ltp-pan output
+ * (blocks from "<<<test_start>>>" to "<<<test_end>>>", named by a
+ * "tag=<test> stime=..." line; `ltp.<test>.fail`) gives the failing test's
+ * block through the next test's start or the end of the output (the
+ * runner's closing lines after the last test included, as published LTP
+ * reports quote them).
  *
  * Must not: choose what to report (report.c), format the report, keep a
  * whole log in memory.
@@ -89,6 +94,13 @@ int rm_evidence_scan_file(const char *path, const char *stamp,
 /* The same over bytes in memory. */
 void rm_evidence_scan_memory(const char *name, const void *data, size_t len, const char *stamp,
 			     const struct rm_evidence_limits *lim, struct rm_evidence *out);
+
+/* The test-output scanner alone (rm_evidence_for_test's cut) over bytes in
+ * memory: `test` is the failure id ("ltp.uevent01.fail"), `testcase` the
+ * job's ("ltp"). */
+void rm_evidence_scan_test_memory(const char *name, const void *data, size_t len,
+				  const char *test, const char *testcase,
+				  const struct rm_evidence_limits *lim, struct rm_evidence *out);
 
 /* The "[ 12.841558]" stamp of a log line as "12.841558" (len digits written
  * to buf, NUL-terminated), or 0 when the line has none.  Lines may start

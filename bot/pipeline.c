@@ -342,10 +342,52 @@ static void cover_base_commit(const struct rm_pipeline *e, struct rm_patch_mail 
  * batch's other archives that tested a branch head (the root's commit is its
  * job's head_commit), in run order, then the commits of earlier reports on
  * the same finding (the store's threads, newest first; in a dry run also the
- * threads begun by this run).  The tested commit itself is not another
+ * threads begun by this run).  One line per tree, its newest head: by
+ * commit time when both are known (seen_commit_time), else the first found
+ * (this run's heads before the store's, the store's latest report first).
+ * The tested commit itself is not another
  * head; its own tree's later head is (published reports on linux-next
  * name "[test failed on linux-next/master <its head>]"). */
 #define SEEN_STORE_MAX 16
+
+/* The committer time of `commit` on the tree `where` names ("<tree>/<branch>",
+ * a configured tree): from this batch's lookups, else from the commit cache
+ * (a bracket line asks no forge: a head the cache does not know has no
+ * time); 0 when unknown.  Used to keep the newest head per tree: the
+ * heads of one tree found in one run (several archives) or in earlier
+ * reports are otherwise in no reliable order of age. */
+static long long seen_commit_time(const struct rm_pipeline *e, const struct batch *b,
+				  const char *where, const char *commit)
+{
+	const char *slash = strchr(where, '/');
+	size_t tl = slash ? (size_t)(slash - where) : strlen(where), i;
+	long long t = 0;
+	char *tree, *json = NULL;
+	bool found = false;
+
+	for (i = 0; i < b->nlookups; i++) {
+		const struct rm_lookup_req *l = &b->lookups[i];
+
+		if (l->tree && l->status == RM_LOOKUP_FOUND && !strcmp(l->sha, commit) &&
+		    strlen(l->tree->name) == tl && !strncmp(l->tree->name, where, tl))
+			return l->facts.commit_time;
+	}
+	if (!e->cache || !e->cache->get)
+		return 0;
+	tree = rm_xstrndup(where, tl);
+	if (e->cache->get(e->cache->ctx, tree, commit, &json, &found) == 1 && found && json) {
+		struct rm_commit_facts f;
+
+		memset(&f, 0, sizeof(f));
+		if (!rm_commit_from_cache_json(&f, json))
+			t = f.commit_time;
+		rm_commit_free(&f);
+	}
+	free(json);
+	free(tree);
+	return t;
+}
+
 static int add_seen(struct rm_pipeline *e, struct batch *b, size_t i, struct rm_error *err)
 {
 	struct rm_report *r = &b->reports[i];
@@ -371,7 +413,8 @@ static int add_seen(struct rm_pipeline *e, struct batch *b, size_t i, struct rm_
 				if (where && known && (!hc || !strcmp(hc, h->commit)) &&
 				    strcmp(h->commit, t0->head->commit) && same_test(t0->head, h) &&
 				    root_shows(h, t0->headline->name)) {
-					rm_report_add_seen(r, where, h->commit);
+					rm_report_add_seen_at(r, where, h->commit,
+							      seen_commit_time(e, b, where, h->commit));
 					/* every such head's values: keep_points */
 					r->seen_roots = rm_xrealloc(r->seen_roots, (r->nseen_roots + 1) *
 									   sizeof(*r->seen_roots));
@@ -396,7 +439,7 @@ static int add_seen(struct rm_pipeline *e, struct batch *b, size_t i, struct rm_
 			continue;
 		where = rm_report_where(e->cfg, branch, &known);
 		if (known && strcmp(commit, t0->head->commit))
-			rm_report_add_seen(r, where, commit);
+			rm_report_add_seen_at(r, where, commit, seen_commit_time(e, b, where, commit));
 		free(where);
 		free(branch);
 		free(commit);

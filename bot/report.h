@@ -82,6 +82,7 @@ bool rm_report_same_report(const struct rm_report_test *a, const struct rm_repor
 struct rm_report_seen {
 	char *where;  /* "<tree>/<branch>", as the line prints it */
 	char *commit; /* sha40 */
+	long long commit_time; /* committer date, epoch seconds; 0 when unknown */
 };
 
 struct rm_report {
@@ -144,6 +145,13 @@ int rm_report_thread_key_split(const char *key, const char *suffix, char **branc
 /* Add another head where the failure showed, unless its `where` or commit is
  * there already (one line per tree).  Copies both strings. */
 void rm_report_add_seen(struct rm_report *r, const char *where, const char *commit);
+/* The same, keeping the newest head per tree: a head of a tree already
+ * there replaces it when both commit times are known (`commit_time` > 0)
+ * and it is the later; otherwise the first one added stays (the caller adds
+ * the heads newest first as far as it knows: this run's archives, then the
+ * store's reports latest first). */
+void rm_report_add_seen_at(struct rm_report *r, const char *where, const char *commit,
+			   long long commit_time);
 
 /* Fill the report's words from its tests and commit facts, and render the
  * body from `templates_dir`.  `now` is used when the archive has no time.

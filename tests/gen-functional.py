@@ -31,12 +31,14 @@ import tarfile
 
 def job_yaml(spec, commit, rt):
     lines = ['suite: %s' % spec['testcase'], 'testcase: %s' % spec['testcase'],
-             'category: functional']
+             'category: %s' % spec.get('job', {}).get('category', 'functional')]
     if spec.get('program'):
         lines.append('%s:' % spec['program'])
     for k, v in spec.get('params', []):
         lines.append('%s%s: %s' % ('  ' if spec.get('program') else '', k, v))
     for k, v in spec.get('job', {}).items():
+        if k == 'category':
+            continue
         lines.append('%s: %s' % (k, v))
     lines += ['tbox_group: %s' % spec['tbox_group'],
               'branch: %s' % spec['branch'],

@@ -354,7 +354,100 @@ static void test_banner_kept(void **state)
 	rm_evidence_free(&e);
 }
 
+/* LTP's ltp-pan output: the block whose tag= names the test, from its
+ * <<<test_start>>> through the next test's start or the end of the output
+ * (runltp's closing lines kept); a tag that only begins with the name is
+ * another test; TAP-looking lines inside a block do not end it. */
+static void test_ltp_blocks(void **state)
+{
+	static const char out[] =
+		"Running tests.......\n"
+		"<<<test_start>>>\n"
+		"tag=uevent011 stime=1\n"
+		"uevent011.c:1: TFAIL: not this one\n"
+		"<<<test_end>>>\n"
+		"<<<test_start>>>\n"
+		"tag=uevent01 stime=2\n"
+		"<<<test_output>>>\n"
+		"not ok 1 looks like TAP\n"
+		"tst_device.c:190: TWARN: ioctl failed: EINVAL (22)\n"
+		"<<<test_end>>>\n"
+		"INFO: ltp-pan reported some tests FAIL\n"
+		"<<<test_start>>>\n"
+		"tag=uevent02 stime=3\n"
+		"<<<test_end>>>\n"
+		"       ####\n"
+		"\n";
+	struct rm_evidence e;
+
+	(void)state;
+	rm_evidence_scan_test_memory("ltp", out, strlen(out), "ltp.uevent01.fail", "ltp", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_string_equal(e.excerpt, "<<<test_start>>>\ntag=uevent01 stime=2\n<<<test_output>>>\n"
+				       "not ok 1 looks like TAP\n"
+				       "tst_device.c:190: TWARN: ioctl failed: EINVAL (22)\n<<<test_end>>>\n"
+				       "INFO: ltp-pan reported some tests FAIL\n");
+	rm_evidence_free(&e);
+	/* the last test: through the end of the output */
+	rm_evidence_scan_test_memory("ltp", out, strlen(out), "ltp.uevent02.fail", "ltp", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_string_equal(e.excerpt, "<<<test_start>>>\ntag=uevent02 stime=3\n<<<test_end>>>\n"
+				       "       ####\n\n");
+	rm_evidence_free(&e);
+	rm_evidence_scan_test_memory("ltp", out, strlen(out), "ltp.uevent03.fail", "ltp", &lim, &e);
+	assert_null(e.excerpt);
+	assert_non_null(e.problem);
+	assert_non_null(strstr(e.problem, "no LTP test block tagged uevent03"));
+	rm_evidence_free(&e);
+	/* capped: the first max_lines of the block */
+	lim.max_lines = 2;
+	rm_evidence_scan_test_memory("ltp", out, strlen(out), "ltp.uevent01.fail", "ltp", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_string_equal(e.excerpt, "<<<test_start>>>\ntag=uevent01 stime=2\n");
+	assert_true(e.capped);
+	rm_evidence_free(&e);
+}
+
+/* A trace without an end line that holds its own decoded listing (an RCU
+ * stall's NMI backtrace): past its 100th line the lines that follow stay,
+ * up to the next trace (lib/dmesg.rb keeps them when decode_stacktrace ran);
+ * the same trace without a listing ends at its 100th line. */
+static void test_after_cap_kept_with_listing(void **state)
+{
+	struct rm_sb log = RM_SB_INIT, want = RM_SB_INIT;
+	struct rm_evidence e;
+	int i;
+
+	(void)state;
+	rm_sb_init(&log);
+	rm_sb_adds(&log, "[  310.105890][    C1] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:\n"
+			 "Code starting with the faulting instruction\n");
+	for (i = 0; i < 98; i++)
+		rm_sb_addf(&log, "[  310.062003][    C0] line %d\n", i);
+	for (i = 0; i < 5; i++)
+		rm_sb_addf(&log, "[  315.000000][   T61] after %d\n", i);
+	rm_sb_init(&want);
+	rm_sb_add(&want, log.buf, log.len);
+	rm_sb_adds(&log, "[  373.125892][    C1] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:\n"
+			 "[  373.125893][    C1] next\n");
+	rm_evidence_scan_memory("dmesg", log.buf, log.len, "310.105890", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_string_equal(e.excerpt, want.buf);
+	rm_evidence_free(&e);
+	/* without the listing: through the line that passed the cap only */
+	memcpy(strstr(log.buf, "Code starting"), "Xode", 4);
+	rm_evidence_scan_memory("dmesg", log.buf, log.len, "310.105890", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_non_null(strstr(e.excerpt, "line 97\n[  315.000000][   T61] after 0\n"));
+	assert_null(strstr(e.excerpt, "after 1"));
+	rm_evidence_free(&e);
+	rm_sb_release(&log);
+	rm_sb_release(&want);
+}
+
 const struct CMUnitTest unit_evidence_tests[] = {
+	cmocka_unit_test_setup(test_after_cap_kept_with_listing, setup),
+	cmocka_unit_test_setup(test_ltp_blocks, setup),
 	cmocka_unit_test_setup(test_nul_bytes_dropped, setup),
 	cmocka_unit_test_setup(test_one_gib_log_bounded_memory, setup),
 	cmocka_unit_test_setup(test_stamps, setup),

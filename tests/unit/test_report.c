@@ -270,7 +270,40 @@ static void test_same_report(void **state)
 		rm_report_test_free(&t[i]);
 }
 
+/* rm_report_add_seen_at: one bracket head per tree, the newest by commit
+ * time when both times are known; with a time unknown the first one added
+ * stays (the caller adds newest first as far as it knows); a commit already
+ * there is not added again under another tree. */
+static void test_seen_newest_per_tree(void **state)
+{
+	struct rm_report r;
+	size_t i;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	rm_report_add_seen_at(&r, "linus/master", "aaaa", 100);
+	rm_report_add_seen_at(&r, "linus/master", "bbbb", 300); /* newer: replaces */
+	rm_report_add_seen_at(&r, "linus/master", "cccc", 200); /* older: ignored */
+	rm_report_add_seen_at(&r, "linux-next/master", "dddd", 0);
+	rm_report_add_seen_at(&r, "linux-next/master", "eeee", 500); /* first has no time: stays */
+	rm_report_add_seen_at(&r, "tip/sched/core", "ffff", 50);
+	rm_report_add_seen_at(&r, "tip/sched/core", "gggg", 0); /* no time: the first stays */
+	rm_report_add_seen_at(&r, "mm/mm-everything", "bbbb", 900); /* a commit already named */
+	assert_int_equal(r.nseen, 3);
+	assert_string_equal(r.seen[0].where, "linus/master");
+	assert_string_equal(r.seen[0].commit, "bbbb");
+	assert_true(r.seen[0].commit_time == 300);
+	assert_string_equal(r.seen[1].commit, "dddd");
+	assert_string_equal(r.seen[2].commit, "ffff");
+	for (i = 0; i < r.nseen; i++) {
+		free(r.seen[i].where);
+		free(r.seen[i].commit);
+	}
+	free(r.seen);
+}
+
 const struct CMUnitTest unit_report_tests[] = {
+	cmocka_unit_test(test_seen_newest_per_tree),
 	cmocka_unit_test(test_own_kpi_before_other_stats),
 	cmocka_unit_test(test_direction_makes_regression_or_improvement),
 	cmocka_unit_test(test_largest_change_then_name),
