@@ -356,6 +356,14 @@ static int robot_key(struct ctx *x, void *obj, const char *key, yaml_node_t *v, 
 		return get_text(x, v, "robot.signature", &c->signature);
 	if (!strcmp(key, "cc_self"))
 		return get_bool(x, v, "robot.cc_self", &c->cc_self);
+	if (!strcmp(key, "patch_base")) {
+		const char *s = rm_yaml_scalar(v);
+
+		if (!s || (strcmp(s, "always") && strcmp(s, "guessed")))
+			return fail(x, v, "robot.patch_base", "expected always or guessed");
+		c->patch_base_guessed = !strcmp(s, "guessed");
+		return 0;
+	}
 	if (!strcmp(key, "msgid_local"))
 		return get_str(x, v, "robot.msgid_local", &c->msgid_local);
 	if (!strcmp(key, "msgid_domain")) {

@@ -85,6 +85,10 @@ struct rm_config {
 	char *signature;       /* text that ends every report, or NULL */
 	struct rm_strlist cc;  /* always copied (the robot's lists) */
 	bool cc_self;          /* the robot copies itself, last */
+	bool patch_base_guessed; /* robot.patch_base: guessed: a patch report prints
+				  * base: only when the robot chose the base (the
+				  * 0-day robot's reports); false (always): the
+				  * submitter's base-commit: when given */
 
 	/* links */
 	char *lore_base;       /* Closes: <lore_base>/<msgid>, or NULL: no Closes: line */

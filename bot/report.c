@@ -1015,14 +1015,19 @@ static void report_subject(struct rm_report *r, const struct rm_config *cfg,
 		set_var(v, V_COMMIT_SUBJECT, ps ? ps : "");
 		set_var(v, V_PATCH_URL, url);
 		free(url);
-		/* "base: <tree-url> <branch>": the branch of the tree the robot
-		 * applied the series to (the report's tree), printed when the
-		 * robot chose it.  A series whose submitter named its base
-		 * (git format-patch --base: base-commit: in the patch mail or
-		 * its cover letter) gets no base: line: so the robot's
-		 * published reports on such series read (tests/data 2421, and
-		 * 2025-03, 2025-07, 2023-12 reports named in its README) */
-		set_var(v, V_PATCH_BASE, r->patch && r->patch->base_commit ? "" : r->branch);
+		/* "base: <tree-url> <branch-or-sha40>": what the series was
+		 * applied on.  The submitter's base (git format-patch --base:
+		 * base-commit: in the patch mail or its cover letter) when it
+		 * names one (report-format.md 3 item 4), else the branch of the
+		 * tree the robot applied it to (the report's tree).  With
+		 * robot.patch_base: guessed (the 0-day profile) a series that
+		 * names its base gets no base: line: so the robot's published
+		 * reports on such series read (tests/data 2421, and 2025-03,
+		 * 2025-07, 2023-12 reports named in its README) */
+		if (!r->patch || !r->patch->base_commit)
+			set_var(v, V_PATCH_BASE, r->branch);
+		else
+			set_var(v, V_PATCH_BASE, cfg->patch_base_guessed ? "" : r->patch->base_commit);
 	} else {
 		set_var(v, V_PATCH_LINK, "");
 		set_var(v, V_PATCH_SUBJECT, "");

@@ -144,6 +144,16 @@ if ! grep -q "^base:" "$T/dry" && grep -A1 "^commit: " "$T/dry" | grep -q "^url:
 else
 	not_ok "no base: with base-commit:" "$(grep -E '^(commit|url|base|patch [a-z]+):' "$T/dry")"
 fi
+# the same run without the 0-day profile's robot.patch_base: guessed: base:
+# names the submitter's base-commit: (report-format.md 3 item 4)
+sed "s/^  cc_self: false$/  cc_self: false\n  patch_base: always/" "$T/cfg.yaml" >"$T/cfg-always.yaml"
+"$ROBOTMAIL" --dry-run -c "$T/cfg-always.yaml" "$T/in/mlockmany.tar.xz" >"$T/dry-always" 2>"$T/err"
+if grep -qx "base: https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git b5ac70b750f93ba32446145be56472cf6e5c1e8c" "$T/dry-always" &&
+	grep -A1 "^base: " "$T/dry-always" | grep -q "^patch link: "; then
+	ok "robot.patch_base: always: base: names the patch mail's base-commit: (report-format.md 3 item 4)"
+else
+	not_ok "base: from base-commit: with patch_base: always" "$(grep -E '^(commit|url|base|patch [a-z]+):' "$T/dry-always")" "$(cat "$T/err")"
+fi
 grep -qE '^commit: [0-9a-f]{40} \("\[PATCH\] mm: avoid unnecessary lru drain for wp_can_reuse_anon_folio\(\)"\)$' "$T/dry" &&
 	ok "the commit: line of a patch report quotes the raw mail subject, [PATCH] included" || not_ok "patch commit: line" "$(grep '^commit:' "$T/dry")"
 # url: the robot's branch of the patch: author, subject slug, the commit
