@@ -531,3 +531,15 @@ void rm_lookup_format(const struct rm_lookup_req *r, struct rm_sb *out)
 	rm_sb_addf(out, "source: %s (%u request%s)\n", r->from_cache ? "cache" : "network", r->requests,
 		   r->requests == 1 ? "" : "s");
 }
+
+int rm_lookup_is_ancestor(const struct rm_tree_cfg *tree, const char *ancestor,
+			  const char *commit, struct rm_error *err)
+{
+	if (!rm_commit_valid_sha(ancestor) || !rm_commit_valid_sha(commit))
+		return rm_error_set(err, RM_ERR_INPUT, "'%s' or '%s' is no commit sha", ancestor,
+				    commit);
+	if (tree->provider == RM_PROVIDER_LOCAL_GIT)
+		return rm_localgit_is_ancestor(tree->api, ancestor, commit, err);
+	return rm_error_set(err, RM_ERR_CONFIG, "tree %s's provider %s is not asked for ancestry",
+			    tree->name, rm_config_provider_name(tree->provider));
+}

@@ -83,4 +83,13 @@ int rm_lookup_run(struct rm_lookup_req *reqs, size_t n, const struct rm_gitweb_o
  * requests). */
 void rm_lookup_format(const struct rm_lookup_req *r, struct rm_sb *out);
 
+/* Does `commit` contain `ancestor` (the same commit, or a descendant of it)
+ * in the tree's history?  1 yes, 0 no, -1 when it cannot be known (err
+ * says why: a provider that tells no ancestry, a commit the clone does not
+ * have, git failing).  Asked of a local clone (`git merge-base
+ * --is-ancestor`); the web providers (cgit, the JSON forges) are not asked
+ * yet: -1 saying so.  Nothing is cached. */
+int rm_lookup_is_ancestor(const struct rm_tree_cfg *tree, const char *ancestor,
+			  const char *commit, struct rm_error *err);
+
 #endif

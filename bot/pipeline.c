@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -922,8 +923,8 @@ static double mean_of(const double *v, size_t n)
  * Its recipients are the first report's To and Cc (read back from its
  * bytes with listen's parser, the one mail reader). */
 static int gone_reply(struct rm_pipeline *p, const char *key, const char *tree,
-		      const char *metric, const char *sha, double mb, double mh, double mv,
-		      size_t nv, struct rm_error *err)
+		      const char *metric, const char *sha, const char *fix, const char *how,
+		      double mb, double mh, double mv, size_t nv, struct rm_error *err)
 {
 	struct rm_thread_first tf;
 	struct rm_store_msg first;
@@ -954,13 +955,13 @@ static int gone_reply(struct rm_pipeline *p, const char *key, const char *tree,
 	rm_sb_init(&body);
 	rm_sb_addf(&body,
 		   "Hello,\n\nthe change of %s reported in this thread is no longer seen since\n"
-		   "commit %s, tested with the reported commit as its parent:\n\n"
+		   "commit %s, %s:\n\n"
 		   "  the reported commit's parent  mean %.6g\n"
 		   "  the reported commit           mean %.6g\n"
 		   "  %.12s                  mean %.6g (%zu runs)\n\n"
-		   "The finding is marked fixed by %s.  If that is wrong, reply with\n"
+		   "The finding %s marked fixed by %s.  If that is wrong, reply with\n"
 		   "'#robotmail undo' on a line of its own.\n",
-		   metric, sha, mb, mh, sha, mv, nv, sha);
+		   metric, sha, how, mb, mh, sha, mv, nv, fix ? "stays" : "is", fix ? fix : sha);
 	rm_store_split_lines(tf.refs ? tf.refs : "", &refs, &nrefs);
 	rv = rm_xcalloc(nrefs + 2, sizeof(char *));
 	for (i = 0; i < nrefs; i++)
@@ -994,6 +995,7 @@ static int gone_reply(struct rm_pipeline *p, const char *key, const char *tree,
 	g.key = key;
 	g.tree = tree;
 	g.sha = sha;
+	g.fix = fix;
 	g.message_id = mid;
 	g.in_reply_to = tf.message_id;
 	g.dedupe_key = dk.buf;
@@ -1021,10 +1023,45 @@ out:
 	return rc;
 }
 
+/* Does the tested commit contain `ancestor` (the commit itself, or a
+ * descendant per the tree's git history: rm_lookup_is_ancestor)?  1 yes, 0
+ * no, -1 when that cannot be known: said (in a dry run always, in `run` once
+ * a day per finding and commit) and nothing claimed. */
+static int gone_contains(struct rm_pipeline *p, const struct rm_tree_cfg *tree, const char *key,
+			 const char *what, const char *ancestor, const char *tested)
+{
+	struct rm_error ae;
+	char *nk;
+	int got;
+
+	if (!strncasecmp(tested, ancestor, strlen(ancestor)))
+		return 1; /* the commit itself (a sha or its abbreviation) */
+	rm_error_clear(&ae);
+	got = rm_lookup_is_ancestor(tree, ancestor, tested, &ae);
+	if (got >= 0)
+		return got;
+	nk = rm_xstrfmt("ancestry %s %s %s", key, ancestor, tested);
+	if (!(p->ob && !p->ob->readonly) || p->verbose ||
+	    rm_notice_due(p->cfg->state_db, nk, p->now, 86400))
+		fprintf(stderr,
+			"robotmail: finding %s looks back to normal on %s, but whether that commit"
+			" contains %s %s cannot be known (%s): no 'no longer seen' reply\n",
+			key, tested, what, ancestor, ae.msg);
+	free(nk);
+	return -1;
+}
+
 /* Is the finding `key` (its metric `metric`) no longer seen in the group
- * `grp` of a later archive?  Only a test whose parent is the reported
- * commit counts (so a bisection's older commits never do), and only once
- * (the reply's dedupe key); an invalid or dup finding is left alone. */
+ * `grp` of a later archive?  Its tested commit's metric must be back (its
+ * mean nearer the report's parent's than the reported commit's), and the
+ * commit must carry what the report was about:
+ *   - a finding marked fixed by a commit (`#robotmail fixed: <sha>`): the
+ *     tested commit contains that fix (is it, or descends from it);
+ *   - else: the tested commit's parent in the archive is the reported
+ *     commit, or the tested commit descends from the reported commit (git
+ *     ancestry), so a bisection's older commits never count.
+ * When ancestry cannot be known, that is said and nothing claimed.  Only
+ * once (the reply's dedupe key); an invalid or dup finding is left alone. */
 static int gone_one(struct rm_pipeline *p, const struct rm_tree_cfg *tree,
 		    const struct rm_group *grp, const char *key, const char *metric,
 		    struct rm_error *err)
@@ -1033,7 +1070,8 @@ static int gone_one(struct rm_pipeline *p, const struct rm_tree_cfg *tree,
 	const struct rm_series *se;
 	struct rm_store_point *pt = NULL;
 	struct rm_store_finding f;
-	char *dk = NULL, *seen_id = NULL;
+	const char *tested = grp->members[1]->commit;
+	char *dk = NULL, *seen_id = NULL, *fix = NULL, *how = NULL;
 	size_t npt = 0, i;
 	time_t at;
 	double mb, mh, mv;
@@ -1046,10 +1084,14 @@ static int gone_one(struct rm_pipeline *p, const struct rm_tree_cfg *tree,
 		rm_store_finding_free(&f);
 		return 0;
 	}
+	if (got && f.state == RM_FINDING_FIXED && f.arg && rm_commit_valid_sha(f.arg))
+		fix = rm_xstrdup(f.arg); /* a fix named by its sha (a subject names no commit) */
 	if (got)
 		rm_store_finding_free(&f);
-	if (rm_store_points(p->ob, key, &pt, &npt, err))
+	if (rm_store_points(p->ob, key, &pt, &npt, err)) {
+		free(fix);
 		return -1;
+	}
 	for (i = 0; i < npt; i++) {
 		if (!b && !strcmp(pt[i].role, "base") && pt[i].n)
 			b = &pt[i];
@@ -1057,8 +1099,7 @@ static int gone_one(struct rm_pipeline *p, const struct rm_tree_cfg *tree,
 			h = &pt[i];
 	}
 	rc = 0;
-	if (!b || !h || strcmp(grp->members[0]->commit, h->commit) ||
-	    !strcmp(grp->members[1]->commit, h->commit))
+	if (!b || !h || !strcmp(tested, h->commit))
 		goto out;
 	se = rm_matrix_get(&grp->members[1]->complete, metric);
 	if (!se || !se->n || se->is_string || se->is_bad)
@@ -1070,12 +1111,26 @@ static int gone_one(struct rm_pipeline *p, const struct rm_tree_cfg *tree,
 		goto out; /* still nearer the reported commit */
 	dk = rm_xstrfmt("gone:%s", key);
 	got = rm_store_report_get(p->ob, dk, &seen_id, &at, err);
-	if (got < 0)
+	if (got < 0) {
 		rc = -1;
-	else if (!got)
-		rc = gone_reply(p, key, tree->name, metric, grp->members[1]->commit, mb, mh, mv,
-				se->n, err);
+		goto out;
+	}
+	if (got)
+		goto out; /* told once */
+	if (fix) {
+		if (gone_contains(p, tree, key, "the fix", fix, tested) == 1)
+			how = rm_xstrfmt("which contains the fix %s named in this thread", fix);
+	} else if (!strcmp(grp->members[0]->commit, h->commit)) {
+		how = rm_xstrdup("tested with the reported commit as its parent");
+	} else if (gone_contains(p, tree, key, "the reported commit", h->commit, tested) == 1) {
+		how = rm_xstrdup("which contains the reported commit (git ancestry)");
+	}
+	if (how)
+		rc = gone_reply(p, key, tree->name, metric, tested, fix, how, mb, mh, mv, se->n,
+				err);
 out:
+	free(how);
+	free(fix);
 	free(seen_id);
 	free(dk);
 	rm_store_points_free(pt, npt);
@@ -1559,8 +1614,9 @@ static int queue_gone(struct rm_sink *s, const struct rm_gone *g, struct rm_erro
 	got = rm_store_enqueue(p->ob, &m, p->now, err);
 	if (got < 0)
 		return -1;
-	cmd = rm_xstrfmt("no longer seen since %s", g->sha);
-	if (rm_store_finding_set(p->ob, g->key, g->tree, RM_FINDING_FIXED, g->sha, cmd,
+	cmd = g->fix ? rm_xstrfmt("no longer seen since %s (it contains the fix %s)", g->sha, g->fix) :
+		       rm_xstrfmt("no longer seen since %s", g->sha);
+	if (rm_store_finding_set(p->ob, g->key, g->tree, RM_FINDING_FIXED, g->fix ? g->fix : g->sha, cmd,
 				 g->mail_from, g->message_id, p->now, err) < 0) {
 		free(cmd);
 		return -1;
@@ -1710,8 +1766,9 @@ static int print_gone(struct rm_sink *s, const struct rm_gone *g, struct rm_erro
 	(void)err;
 	memcpy(msg, g->bytes, g->len);
 	len = rm_message_crlf_to_lf(msg, g->len);
-	fprintf(ps->out, "# robotmail dry-run: would reply to <%s>: no longer seen since %s\n",
-		g->in_reply_to, g->sha);
+	fprintf(ps->out, "# robotmail dry-run: would reply to <%s>: no longer seen since %s%s%s%s\n",
+		g->in_reply_to, g->sha, g->fix ? " (it contains the fix " : "", g->fix ? g->fix : "",
+		g->fix ? ")" : "");
 	fprintf(ps->out, "MAIL FROM:<%s>\n", g->mail_from);
 	for (k = 0; k < g->nrcpts; k++)
 		fprintf(ps->out, "RCPT TO:<%s>\n", g->rcpts[k]);

@@ -87,11 +87,16 @@ struct rm_pipe_item {
 enum rm_fate { RM_FATE_DONE, RM_FATE_FAILED, RM_FATE_WAIT };
 
 /* A finding no longer seen: a later archive tested the same test on the
- * same tree with the reported commit as its parent, and the metric on its
- * commit is back (its mean nearer the report's parent's than the reported
- * commit's).  The reply saying so, built, for the sink. */
+ * same tree, and the metric on its commit is back (its mean nearer the
+ * report's parent's than the reported commit's) on a commit that carries
+ * what the report was about: one whose parent is the reported commit, or
+ * that descends from it, or (a finding marked fixed by a sha) that contains
+ * the named fix.  The reply saying so, built, for the sink. */
 struct rm_gone {
 	const char *key, *tree, *sha;   /* the finding, its tree, the commit */
+	const char *fix;                /* the fix named by `#robotmail fixed:` that
+					 * the commit contains, or NULL: the finding is
+					 * then marked fixed by the commit */
 	const char *message_id, *in_reply_to, *dedupe_key, *subject, *mail_from;
 	char **rcpts;
 	size_t nrcpts;
