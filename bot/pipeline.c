@@ -713,6 +713,14 @@ int rm_pipeline_compare(const struct rm_rules *rules, const struct rm_config *cf
 
 static void mail_free(struct rm_mail *m)
 {
+	size_t i;
+
+	for (i = 0; i < m->nmentions; i++) {
+		free(m->mention_keys[i]);
+		free(m->mention_ids[i]);
+	}
+	free(m->mention_keys);
+	free(m->mention_ids);
 	free(m->bytes);
 	free(m->rcpts);
 	rm_recipients_free(&m->rcp);
@@ -773,6 +781,93 @@ static void run_threads_free(struct rm_pipeline *p)
 	p->nthreads = 0;
 }
 
+/* ---------------------------------------------------------------- links back */
+
+static void mention_add(struct rm_mail *m, const char *key, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < m->nmentions; i++)
+		if (!strcmp(m->mention_keys[i], key))
+			return;
+	m->mention_keys = rm_xrealloc(m->mention_keys, (m->nmentions + 1) * sizeof(char *));
+	m->mention_ids = rm_xrealloc(m->mention_ids, (m->nmentions + 1) * sizeof(char *));
+	m->mention_keys[m->nmentions] = rm_xstrdup(key);
+	m->mention_ids[m->nmentions++] = rm_xstrdup(id);
+}
+
+/* The earlier findings report r mentions (store.h: a thread key other than
+ * its own that ends in its finding suffix -- the same test, id or metric
+ * and direction on another commit or tree), into m: first the threads
+ * begun in this run (a dry run stores nothing: they stand in for the
+ * store), newest first, then the store's, newest first; at most
+ * RM_PIPELINE_MENTIONS, each with its first report's Message-ID.  -1 (err
+ * set) when the store failed. */
+static int find_mentions(struct rm_pipeline *p, const struct rm_report *r, struct rm_mail *m,
+			 struct rm_error *err)
+{
+	char *suffix, **keys = NULL;
+	size_t k, nkeys = 0, sl;
+	int rc = 0;
+
+	if (!r->thread_key || !r->ntests || !r->tests[0].headline)
+		return 0;
+	suffix = rm_report_finding_suffix(&r->tests[0], r->kind);
+	sl = strlen(suffix);
+	for (k = p->nthreads; k-- > 0 && m->nmentions < RM_PIPELINE_MENTIONS;) {
+		const char *key = p->threads[k].thread_key;
+		size_t kl = strlen(key);
+
+		if (kl > sl && !strcmp(key + kl - sl, suffix) && strcmp(key, r->thread_key))
+			mention_add(m, key, p->threads[k].first.message_id);
+	}
+	if (rm_store_threads_ending(p->ob, suffix, RM_PIPELINE_MENTIONS + 1, &keys, &nkeys, err))
+		rc = -1;
+	for (k = 0; !rc && k < nkeys && m->nmentions < RM_PIPELINE_MENTIONS; k++) {
+		struct rm_thread_first first;
+		int got;
+
+		if (!strcmp(keys[k], r->thread_key))
+			continue;
+		got = rm_message_thread_first(p->ob, keys[k], &first, err);
+		if (got < 0)
+			rc = -1;
+		else if (got)
+			mention_add(m, keys[k], first.message_id);
+		if (got > 0)
+			rm_message_thread_first_free(&first);
+	}
+	for (k = 0; k < nkeys; k++)
+		free(keys[k]);
+	free(keys);
+	free(suffix);
+	return rc;
+}
+
+/* The footer lines linking back to the earlier reports m mentions: each
+ * one's list archive link (links.lore and its Message-ID), else its
+ * finding's page (links.status); nothing when neither is configured. */
+static void mention_lines(const struct rm_pipeline *p, const struct rm_mail *m, struct rm_sb *fb)
+{
+	size_t i;
+
+	if (!m->nmentions || (!p->cfg->lore_base && !p->cfg->status_base))
+		return;
+	rm_sb_adds(fb, m->nmentions > 1 ?
+		   "This finding was reported before on other commits or trees:\n" :
+		   "This finding was reported before on another commit or tree:\n");
+	for (i = 0; i < m->nmentions; i++) {
+		char id[17];
+
+		if (p->cfg->lore_base) {
+			rm_sb_addf(fb, "  %s/%s\n", p->cfg->lore_base, m->mention_ids[i]);
+			continue;
+		}
+		rm_status_finding_id(m->mention_keys[i], id);
+		rm_sb_addf(fb, "  %s/f/%s.html\n", p->cfg->status_base, id);
+	}
+}
+
 /* The message stage: recipients, the thread (the store's first mail of
  * the finding), headers and bytes.  Returns 0, or -1 with *err set: kind
  * RM_ERR_TEMP or RM_ERR_INTERNAL when the store failed (the run stops),
@@ -805,6 +900,10 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 		fp = got ? &first : NULL;
 	}
 	m->reflect = p->to != NULL;
+	if (find_mentions(p, r, m, err)) {
+		*store_failed = true;
+		return -1;
+	}
 	m->message_id = m->reflect ? reflect_id(r->message_id, p->now) : rm_xstrdup(r->message_id);
 	rm_message_thread(fp, r->message_id, r->patch_msgid, r->subject, &m->thread);
 	rm_message_thread_first_free(&first);
@@ -841,7 +940,8 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 	in.body = r->body;
 	if (p->cfg->nlisten) /* someone reads the answers: say how to opt out */
 		in.list_unsubscribe = p->cfg->robot_address;
-	if ((p->cfg->nlisten && p->cfg->listen_footer) || p->cfg->status_base) {
+	if ((p->cfg->nlisten && p->cfg->listen_footer) || p->cfg->status_base ||
+	    (m->nmentions && p->cfg->lore_base)) {
 		struct rm_sb fb = RM_SB_INIT;
 
 		rm_sb_init(&fb);
@@ -849,6 +949,7 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 		if (*r->body && r->body[strlen(r->body) - 1] != '\n')
 			rm_sb_addc(&fb, '\n');
 		rm_sb_adds(&fb, "\n-- \n");
+		mention_lines(p, m, &fb);
 		if (p->cfg->status_base && r->thread_key) {
 			char id[17];
 
@@ -1493,6 +1594,20 @@ static int keep_points(struct rm_pipeline *p, const struct rm_report *r, struct 
 	return 0;
 }
 
+/* The earlier findings this queued report mentions, kept for their pages
+ * (store.h; once per finding and report). */
+static int keep_mentions(struct rm_pipeline *p, const struct rm_report *r,
+			 const struct rm_mail *mail, struct rm_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < mail->nmentions; i++)
+		if (rm_store_mention_add(p->ob, mail->mention_keys[i], mail->message_id,
+					 r->thread_key, p->now, err) < 0)
+			return -1;
+	return 0;
+}
+
 static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *fate_failed,
 			struct rm_error *err)
 {
@@ -1578,7 +1693,7 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	p->st.queued++;
 	if (held)
 		p->st.held++;
-	if (!mail->reflect && keep_points(p, r, err))
+	if (!mail->reflect && (keep_points(p, r, err) || keep_mentions(p, r, mail, err)))
 		return -1;
 	write_materials(q->materials, it->archive, r->tests[0].head, &r->tests[0].evidence,
 			mail->message_id, p->verbose);

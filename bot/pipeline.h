@@ -69,7 +69,15 @@ struct rm_mail {
 	struct rm_thread thread;   /* owned */
 	char *message_id;          /* the report's, or a reflection's own */
 	bool reflect;              /* a --to copy: stored without dedupe or thread key */
+	/* the earlier findings this report mentions (store.h's rule: the same
+	 * finding suffix under another thread key), newest first, at most
+	 * RM_PIPELINE_MENTIONS: their thread keys and first reports'
+	 * Message-IDs (owned).  The mail links back to each when links.lore or
+	 * links.status can build a link; `run` keeps each mention once queued. */
+	char **mention_keys, **mention_ids;
+	size_t nmentions;
 };
+#define RM_PIPELINE_MENTIONS 4
 
 /* One report and what happens to it, handed to the sink. */
 struct rm_pipe_item {

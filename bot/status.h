@@ -16,6 +16,10 @@
  * rm_store_points) as inline SVG.
  * A report links to its finding's page when links.status is configured
  * (the pipeline adds <links.status>/f/<id>.html).
+ * A finding's page (and its findings.json entry, "mentioned_by") lists the
+ * later reports that mention it (rm_store_mentions: the same finding on
+ * another commit or tree), each with its thread link and its own finding's
+ * page.
  */
 #ifndef RM_STATUS_H
 #define RM_STATUS_H
