@@ -849,9 +849,10 @@ static int find_mentions(struct rm_pipeline *p, const struct rm_report *r, struc
  * finding's page (links.status); nothing when neither is configured. */
 static void mention_lines(const struct rm_pipeline *p, const struct rm_mail *m, struct rm_sb *fb)
 {
+	const char *lore = p->cfg->lore_base && *p->cfg->lore_base ? p->cfg->lore_base : NULL;
 	size_t i;
 
-	if (!m->nmentions || (!p->cfg->lore_base && !p->cfg->status_base))
+	if (!m->nmentions || (!lore && !p->cfg->status_base))
 		return;
 	rm_sb_adds(fb, m->nmentions > 1 ?
 		   "This finding was reported before on other commits or trees:\n" :
@@ -859,8 +860,8 @@ static void mention_lines(const struct rm_pipeline *p, const struct rm_mail *m, 
 	for (i = 0; i < m->nmentions; i++) {
 		char id[17];
 
-		if (p->cfg->lore_base) {
-			rm_sb_addf(fb, "  %s/%s\n", p->cfg->lore_base, m->mention_ids[i]);
+		if (lore) {
+			rm_sb_addf(fb, "  %s/%s\n", lore, m->mention_ids[i]);
 			continue;
 		}
 		rm_status_finding_id(m->mention_keys[i], id);
@@ -941,7 +942,7 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 	if (p->cfg->nlisten) /* someone reads the answers: say how to opt out */
 		in.list_unsubscribe = p->cfg->robot_address;
 	if ((p->cfg->nlisten && p->cfg->listen_footer) || p->cfg->status_base ||
-	    (m->nmentions && p->cfg->lore_base)) {
+	    (m->nmentions && p->cfg->lore_base && *p->cfg->lore_base)) {
 		struct rm_sb fb = RM_SB_INIT;
 
 		rm_sb_init(&fb);
