@@ -1132,6 +1132,7 @@ out:
 static int gone_contains(struct rm_pipeline *p, const struct rm_tree_cfg *tree, const char *key,
 			 const char *what, const char *ancestor, const char *tested)
 {
+	struct rm_gitweb_opts o;
 	struct rm_error ae;
 	char *nk;
 	int got;
@@ -1139,7 +1140,8 @@ static int gone_contains(struct rm_pipeline *p, const struct rm_tree_cfg *tree, 
 	if (!strncasecmp(tested, ancestor, strlen(ancestor)))
 		return 1; /* the commit itself (a sha or its abbreviation) */
 	rm_error_clear(&ae);
-	got = rm_lookup_is_ancestor(tree, ancestor, tested, &ae);
+	rm_gitweb_opts_from_config(&o, p->cfg);
+	got = rm_lookup_is_ancestor(tree, &o, ancestor, tested, &ae);
 	if (got >= 0)
 		return got;
 	nk = rm_xstrfmt("ancestry %s %s %s", key, ancestor, tested);

@@ -493,9 +493,26 @@ gone_store "$G3"
 # a provider that tells no ancestry: said, nothing claimed
 sed -e 's|provider: local-git|provider: cgit|' -e "s|api: $T/repo|api: http://127.0.0.1:9/cgit/linux.git|" "$G3/cfg.yaml" >"$G3/cgit.yaml"
 "$ROBOTMAIL" --dry-run -c "$G3/cgit.yaml" "$G3/in/later.tar" >"$G3/dry" 2>&1
-grep -q "looks back to normal on $D, but whether that commit contains the reported commit $A cannot be known (tree linus's provider cgit is not asked for ancestry): no 'no longer seen' reply" "$G3/dry" &&
+grep -q "looks back to normal on $D, but whether that commit contains the reported commit $A cannot be known (tree linus's provider cgit tells no ancestry): no 'no longer seen' reply" "$G3/dry" &&
 	! grep -q 'would reply' "$G3/dry" &&
 	ok "ancestry unknown (cgit): said, and no reply claimed" || not_ok "ancestry unknown" "$(grep -v '^[A-Z ]' "$G3/dry" | head -20)"
+# GitHub's compare (a forge.py serving the answers as fixtures): "diverged"
+# is no claim, "ahead" is
+mkdir -p "$G3/ff/repos/o/r/compare"
+echo '{"status": "diverged"}' >"$G3/ff/repos/o/r/compare/$A...$D"
+"$PY" tests/peers/forge.py --port 0 --fixtures "$G3/ff" --log "$G3/forge.log" >"$G3/forge.out" 2>&1 &
+FPID=$!
+for _ in $(seq 100); do grep -q listening "$G3/forge.out" && break; sleep 0.1; done
+sed -e 's|provider: local-git|provider: github|' -e "s|api: $T/repo|api: http://127.0.0.1:$(awk '/listening/ {print $2}' "$G3/forge.out")/repos/o/r|" "$G3/cfg.yaml" >"$G3/github.yaml"
+"$ROBOTMAIL" --dry-run -c "$G3/github.yaml" "$G3/in/later.tar" >"$G3/dry" 2>&1
+! grep -q 'would reply\|cannot be known' "$G3/dry" && grep -q "GET /repos/o/r/compare/$A...$D" "$G3/forge.log" &&
+	ok "ancestry by GitHub's compare: 'diverged' is no descendant, no reply" || not_ok "github diverged" "$(grep -v '^[A-Z ]' "$G3/dry" | head -20)"
+echo '{"status": "ahead", "ahead_by": 7}' >"$G3/ff/repos/o/r/compare/$A...$D"
+"$ROBOTMAIL" --dry-run -c "$G3/github.yaml" "$G3/in/later.tar" >"$G3/dry" 2>&1
+grep -qx "# robotmail dry-run: would reply to <$GR>: no longer seen since $D" "$G3/dry" &&
+	ok "ancestry by GitHub's compare: 'ahead' is a descendant, the reply" || not_ok "github ahead" "$(grep -v '^[A-Z ]' "$G3/dry" | head -20)"
+kill "$FPID" 2>/dev/null
+wait "$FPID" 2>/dev/null
 "$ROBOTMAIL" --dry-run -c "$G3/cfg.yaml" "$G3/in/later.tar" >"$G3/dry" 2>&1
 grep -qx "# robotmail dry-run: would reply to <$GR>: no longer seen since $D" "$G3/dry" &&
 	grep -qx "commit $D, which contains the reported commit (git ancestry):" "$G3/dry" &&
