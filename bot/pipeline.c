@@ -901,13 +901,13 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 		fp = got ? &first : NULL;
 	}
 	m->reflect = p->to != NULL;
+	m->message_id = m->reflect ? reflect_id(r->message_id, p->now) : rm_xstrdup(r->message_id);
+	rm_message_thread(fp, r->message_id, r->patch_msgid, r->subject, &m->thread);
+	rm_message_thread_first_free(&first);
 	if (find_mentions(p, r, m, err)) {
 		*store_failed = true;
 		return -1;
 	}
-	m->message_id = m->reflect ? reflect_id(r->message_id, p->now) : rm_xstrdup(r->message_id);
-	rm_message_thread(fp, r->message_id, r->patch_msgid, r->subject, &m->thread);
-	rm_message_thread_first_free(&first);
 	if (rm_recipients_build(&m->rcp, &ri, err))
 		return -1;
 	if (!p->to && rm_recipients_drop_optouts(&m->rcp, p->ob, r->tree_name, err)) {
