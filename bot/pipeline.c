@@ -269,6 +269,7 @@ static char *archive_note(const struct rm_pipeline *e, const char *path)
 struct rm_pipeline_thread {
 	char *thread_key;
 	struct rm_thread_first first;
+	bool begun; /* this run's mail began the thread (no earlier report) */
 };
 
 /* Whether two result roots are the same test: the same axes but the commit. */
@@ -762,6 +763,7 @@ static void run_thread_add(struct rm_pipeline *p, const char *key, const struct 
 		return;
 	p->threads = rm_xrealloc(p->threads, (p->nthreads + 1) * sizeof(*p->threads));
 	t = &p->threads[p->nthreads++];
+	t->begun = !m->thread.first_id;
 	t->thread_key = rm_xstrdup(key);
 	t->first.message_id = rm_xstrdup(m->message_id);
 	t->first.subject = rm_xstrdup(m->thread.subject);
@@ -783,6 +785,17 @@ static void run_threads_free(struct rm_pipeline *p)
 
 /* ---------------------------------------------------------------- links back */
 
+/* Did a mail of this run begin the thread of `key`? */
+static bool run_thread_begun(const struct rm_pipeline *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->nthreads; i++)
+		if (!strcmp(p->threads[i].thread_key, key))
+			return p->threads[i].begun;
+	return false;
+}
+
 static void mention_add(struct rm_mail *m, const char *key, const char *id)
 {
 	size_t i;
@@ -798,36 +811,33 @@ static void mention_add(struct rm_mail *m, const char *key, const char *id)
 
 /* The earlier findings report r mentions (store.h: a thread key other than
  * its own that ends in its finding suffix -- the same test, id or metric
- * and direction on another commit or tree), into m: first the threads
- * begun in this run (a dry run stores nothing: they stand in for the
- * store), newest first, then the store's, newest first; at most
- * RM_PIPELINE_MENTIONS, each with its first report's Message-ID.  -1 (err
- * set) when the store failed. */
+ * and direction on another commit or tree), into m: the store's, newest
+ * first, at most RM_PIPELINE_MENTIONS, each with its first report's
+ * Message-ID.  Only findings reported by earlier runs: a thread begun in
+ * this run is left out (the batch's other heads are the bracket lines'; a
+ * thread an earlier run began stays, even when this run followed it up),
+ * so what a report mentions never depends on the order of the run's
+ * archives, and a dry run (which stores nothing) shows what `run` sends.
+ * -1 (err set) when the store failed. */
 static int find_mentions(struct rm_pipeline *p, const struct rm_report *r, struct rm_mail *m,
 			 struct rm_error *err)
 {
 	char *suffix, **keys = NULL;
-	size_t k, nkeys = 0, sl;
+	size_t k, nkeys = 0;
 	int rc = 0;
 
 	if (!r->thread_key || !r->ntests || !r->tests[0].headline)
 		return 0;
 	suffix = rm_report_finding_suffix(&r->tests[0], r->kind);
-	sl = strlen(suffix);
-	for (k = p->nthreads; k-- > 0 && m->nmentions < RM_PIPELINE_MENTIONS;) {
-		const char *key = p->threads[k].thread_key;
-		size_t kl = strlen(key);
-
-		if (kl > sl && !strcmp(key + kl - sl, suffix) && strcmp(key, r->thread_key))
-			mention_add(m, key, p->threads[k].first.message_id);
-	}
-	if (rm_store_threads_ending(p->ob, suffix, RM_PIPELINE_MENTIONS + 1, &keys, &nkeys, err))
+	/* enough for the run's own threads of this finding to be left out */
+	if (rm_store_threads_ending(p->ob, suffix, RM_PIPELINE_MENTIONS + 1 + p->nthreads, &keys,
+				    &nkeys, err))
 		rc = -1;
 	for (k = 0; !rc && k < nkeys && m->nmentions < RM_PIPELINE_MENTIONS; k++) {
 		struct rm_thread_first first;
 		int got;
 
-		if (!strcmp(keys[k], r->thread_key))
+		if (!strcmp(keys[k], r->thread_key) || run_thread_begun(p, keys[k]))
 			continue;
 		got = rm_message_thread_first(p->ob, keys[k], &first, err);
 		if (got < 0)

@@ -70,9 +70,9 @@ struct rm_mail {
 	char *message_id;          /* the report's, or a reflection's own */
 	bool reflect;              /* a --to copy: stored without dedupe or thread key */
 	/* the earlier findings this report mentions (store.h's rule: the same
-	 * finding suffix under another thread key), newest first, at most
-	 * RM_PIPELINE_MENTIONS: their thread keys and first reports'
-	 * Message-IDs (owned).  The mail links back to each when links.lore or
+	 * finding suffix under another thread key, reported by an earlier
+	 * run), newest first, at most RM_PIPELINE_MENTIONS: their thread keys
+	 * and first reports' Message-IDs (owned).  The mail links back to each when links.lore or
 	 * links.status can build a link; `run` keeps each mention once queued. */
 	char **mention_keys, **mention_ids;
 	size_t nmentions;

@@ -373,7 +373,9 @@ int rm_store_point_findings(struct rm_store *st, const char *prefix, char ***key
  * headline id or metric, the same direction) -- the same finding seen on
  * another commit or tree: another archive's head, a bisection of the same
  * id, a later head where it is seen again; the findings the bracket lines
- * name from the store are among them.  The pipeline keeps one row per
+ * name from the store are among them) and an earlier run reported it (the
+ * run's own reports do not mention each other: the result never depends on
+ * the order of a run's archives).  The pipeline keeps one row per
  * (finding, later report) once the later report is queued; the finding's
  * status page lists them. */
 struct rm_store_mention {
