@@ -51,7 +51,7 @@ else
 	if [ $urc -eq 0 ] && [ "$(sed -n '/^\[ RUN      \] unit_pg_test_two_hosts_claim/,$p' "$T/unit.log" | grep -c '^\[       OK \]')" -ge 5 ] &&
 		grep -q 'store-postgresql\|unit_pg_test_migrate_round_trip' "$T/unit.log" &&
 		! grep -q 'store-postgresql: not run' "$T/unit.log"; then
-		ok "store unit tests over PostgreSQL: $(awk '/^\[ RUN      \] test_enqueue_dedupe/ {n = 0; on = 1} on && /^\[       OK \]/ {n++} /^\[  PASSED  \]/ {on = 0} END {print n}' "$T/unit.log") cmocka tests passed in the store-postgresql group (11 shared with SQLite, 7 PostgreSQL-only, 2 of listen's findings, inbound mail and opt-outs)"
+		ok "store unit tests over PostgreSQL: $(awk '/^\[ RUN      \] test_enqueue_dedupe/ {n = 0; on = 1} on && /^\[       OK \]/ {n++} /^\[  PASSED  \]/ {on = 0} END {print n}' "$T/unit.log") cmocka tests passed in the store-postgresql group (12 shared with SQLite, 7 PostgreSQL-only, 2 of listen's findings, inbound mail and opt-outs)"
 	else
 		not_ok "store unit tests over PostgreSQL" "rc=$urc" "$(grep -B2 -A3 'FAILED\|ERROR' "$T/unit.log" | head -30)" "$pgpart"
 	fi
