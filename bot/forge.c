@@ -233,6 +233,39 @@ char *rm_forge_commit_url(enum rm_provider p, const char *api, const char *sha)
 	return rm_sb_detach(&u, NULL);
 }
 
+char *rm_forge_ancestry_url(enum rm_provider p, const char *api, const char *ancestor,
+			    const char *commit)
+{
+	if (p == RM_PROVIDER_GITHUB)
+		return rm_xstrfmt("%s/compare/%s...%s", api, ancestor, commit);
+	if (p == RM_PROVIDER_GITLAB) /* refs[]= percent-encoded */
+		return rm_xstrfmt("%s/repository/merge_base?refs%%5B%%5D=%s&refs%%5B%%5D=%s", api,
+				  ancestor, commit);
+	return NULL;
+}
+
+int rm_forge_ancestry(enum rm_provider p, const char *body, size_t len, const char *ancestor,
+		      char *why, size_t n)
+{
+	json_error_t je;
+	json_t *j = json_loadb(body, len, 0, &je);
+	const char *v = jstr(j, p == RM_PROVIDER_GITHUB ? "status" : "id");
+	int rc = -1;
+
+	if (!v)
+		snprintf(why, n, "the answer has no \"%s\"", p == RM_PROVIDER_GITHUB ? "status" : "id");
+	else if (p == RM_PROVIDER_GITLAB)
+		rc = rm_commit_valid_sha(v) && !strncasecmp(v, ancestor, strlen(ancestor));
+	else if (!strcmp(v, "ahead") || !strcmp(v, "identical"))
+		rc = 1;
+	else if (!strcmp(v, "behind") || !strcmp(v, "diverged"))
+		rc = 0;
+	else
+		snprintf(why, n, "unknown compare status '%.40s'", v);
+	json_decref(j);
+	return rc;
+}
+
 char *rm_forge_search_url(enum rm_provider p, const char *api, const char *subject)
 {
 	struct rm_sb u = RM_SB_INIT;

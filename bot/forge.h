@@ -33,6 +33,20 @@ char *rm_forge_search_url(enum rm_provider p, const char *api, const char *subje
 char *rm_forge_search_result(enum rm_provider p, const char *body, size_t len,
 			     const char *subject);
 
+/* Ancestry: the URL that tells whether `ancestor` is an ancestor of (or
+ * the same as) `commit` (malloc()ed): GitHub's compare
+ * (<api>/compare/A...B), GitLab's merge base
+ * (<api>/repository/merge_base?refs[]=A&refs[]=B); NULL for a forge without
+ * one (Gitea's compare lists commits but says nothing of ancestry).  Both
+ * shas must have passed rm_commit_valid_sha. */
+char *rm_forge_ancestry_url(enum rm_provider p, const char *api, const char *ancestor,
+			    const char *commit);
+/* Its answer: 1 an ancestor (GitHub: status "ahead" or "identical"; GitLab:
+ * the merge base is `ancestor`), 0 not ("behind", "diverged"; another merge
+ * base), -1 when the answer says neither (why into `why`). */
+int rm_forge_ancestry(enum rm_provider p, const char *body, size_t len, const char *ancestor,
+		      char *why, size_t n);
+
 /* The fixed headers of p's requests into hdr (NULL-terminated; static strings). */
 void rm_forge_headers(enum rm_provider p, const char *hdr[RM_GITWEB_MAX_HEADERS + 1]);
 /* How p takes a token. */

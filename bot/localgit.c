@@ -243,3 +243,24 @@ int rm_localgit_lookup(const char *dir, const char *sha, struct rm_commit_facts 
 	rm_sb_release(&errout);
 	return 1;
 }
+
+int rm_localgit_is_ancestor(const char *dir, const char *ancestor, const char *commit,
+			    struct rm_error *err)
+{
+	char *argv[] = { "merge-base", "--is-ancestor", (char *)ancestor, (char *)commit, NULL };
+	struct rm_sb out = RM_SB_INIT, errout = RM_SB_INIT;
+	int status = 0, rc;
+
+	rm_sb_init(&out);
+	rm_sb_init(&errout);
+	if (run_git(dir, argv, &out, &errout, &status))
+		rc = rm_error_set(err, RM_ERR_TEMP, "cannot run git in '%s'", dir);
+	else if (WIFEXITED(status) && WEXITSTATUS(status) <= 1)
+		rc = WEXITSTATUS(status) == 0; /* 0: an ancestor, 1: not */
+	else /* 128: an unknown commit, no repository, ... */
+		rc = rm_error_set(err, RM_ERR_TEMP, "git merge-base --is-ancestor %s %s in '%s' failed: %s",
+				  ancestor, commit, dir, first_line(&errout));
+	rm_sb_release(&out);
+	rm_sb_release(&errout);
+	return rc;
+}

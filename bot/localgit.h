@@ -23,4 +23,11 @@
 int rm_localgit_lookup(const char *dir, const char *sha, struct rm_commit_facts *f,
 		       unsigned *runs, struct rm_error *err);
 
+/* Does the clone `dir` know `ancestor` to be an ancestor of `commit` (or
+ * the same commit)?  `git merge-base --is-ancestor`: 1 yes, 0 no, -1 when
+ * it cannot tell (err: either commit unknown to the clone, the clone
+ * missing, git failing); both shas must have passed rm_commit_valid_sha. */
+int rm_localgit_is_ancestor(const char *dir, const char *ancestor, const char *commit,
+			    struct rm_error *err);
+
 #endif

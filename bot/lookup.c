@@ -531,3 +531,90 @@ void rm_lookup_format(const struct rm_lookup_req *r, struct rm_sb *out)
 	rm_sb_addf(out, "source: %s (%u request%s)\n", r->from_cache ? "cache" : "network", r->requests,
 		   r->requests == 1 ? "" : "s");
 }
+
+/* ---- ancestry over HTTP: one request */
+
+struct anc {
+	const struct rm_tree_cfg *tree;
+	const char *ancestor;
+	char *url;        /* the first request's, until the engine takes it */
+	long status;
+	char *body;
+	size_t len;
+	char why[512];    /* the engine gave up: why */
+};
+
+static bool anc_step(void *ctx, const struct rm_gitweb_answer *a, struct rm_gitweb_call *next)
+{
+	struct anc *c = ctx;
+
+	if (a) {
+		c->status = a->status;
+		c->body = rm_xmalloc(a->len + 1);
+		memcpy(c->body, a->body, a->len);
+		c->body[a->len] = '\0';
+		c->len = a->len;
+		return false;
+	}
+	next->url = c->url;
+	c->url = NULL;
+	rm_forge_headers(c->tree->provider, next->headers);
+	return true;
+}
+
+static void anc_fail(void *ctx, enum rm_gitweb_fail_kind kind, const char *why)
+{
+	struct anc *c = ctx;
+
+	(void)kind;
+	snprintf(c->why, sizeof(c->why), "%s", why);
+}
+
+int rm_lookup_is_ancestor(const struct rm_tree_cfg *tree, const struct rm_gitweb_opts *o,
+			  const char *ancestor, const char *commit, struct rm_error *err)
+{
+	struct rm_gitweb_cred cred;
+	struct rm_gitweb_job job;
+	struct anc c;
+	char why[256];
+	int rc;
+
+	if (!rm_commit_valid_sha(ancestor) || !rm_commit_valid_sha(commit))
+		return rm_error_set(err, RM_ERR_INPUT, "'%s' or '%s' is no commit sha", ancestor,
+				    commit);
+	if (tree->provider == RM_PROVIDER_LOCAL_GIT)
+		return rm_localgit_is_ancestor(tree->api, ancestor, commit, err);
+	memset(&c, 0, sizeof(c));
+	c.tree = tree;
+	c.ancestor = ancestor;
+	c.url = rm_forge_ancestry_url(tree->provider, tree->api, ancestor, commit);
+	if (!c.url)
+		return rm_error_set(err, RM_ERR_CONFIG, "tree %s's provider %s tells no ancestry",
+				    tree->name, rm_config_provider_name(tree->provider));
+	cred.base = tree->api;
+	cred.token_env = tree->token_env;
+	cred.token_file = tree->token_file;
+	cred.auth = rm_forge_auth(tree->provider);
+	memset(&job, 0, sizeof(job));
+	job.ctx = &c;
+	job.cred = &cred;
+	job.step = anc_step;
+	job.fail = anc_fail;
+	if (rm_gitweb_run(&job, 1, o, err)) {
+		free(c.url);
+		free(c.body);
+		return -1;
+	}
+	if (c.why[0])
+		rc = rm_error_set(err, RM_ERR_TEMP, "%s", c.why);
+	else if (c.status != 200)
+		rc = rm_error_set(err, RM_ERR_TEMP, "tree %s: HTTP %ld asking whether %s contains %s",
+				  tree->name, c.status, commit, ancestor);
+	else if ((rc = rm_forge_ancestry(tree->provider, c.body, c.len, ancestor, why,
+					 sizeof(why))) < 0)
+		rc = rm_error_set(err, RM_ERR_TEMP, "tree %s: asking whether %s contains %s: %s",
+				  tree->name, commit, ancestor, why);
+	free(c.url);
+	free(c.body);
+	return rc;
+}

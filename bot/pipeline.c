@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -268,6 +269,7 @@ static char *archive_note(const struct rm_pipeline *e, const char *path)
 struct rm_pipeline_thread {
 	char *thread_key;
 	struct rm_thread_first first;
+	bool begun; /* this run's mail began the thread (no earlier report) */
 };
 
 /* Whether two result roots are the same test: the same axes but the commit. */
@@ -794,6 +796,14 @@ int rm_pipeline_compare(const struct rm_rules *rules, const struct rm_config *cf
 
 static void mail_free(struct rm_mail *m)
 {
+	size_t i;
+
+	for (i = 0; i < m->nmentions; i++) {
+		free(m->mention_keys[i]);
+		free(m->mention_ids[i]);
+	}
+	free(m->mention_keys);
+	free(m->mention_ids);
 	free(m->bytes);
 	free(m->rcpts);
 	rm_recipients_free(&m->rcp);
@@ -835,6 +845,7 @@ static void run_thread_add(struct rm_pipeline *p, const char *key, const struct 
 		return;
 	p->threads = rm_xrealloc(p->threads, (p->nthreads + 1) * sizeof(*p->threads));
 	t = &p->threads[p->nthreads++];
+	t->begun = !m->thread.first_id;
 	t->thread_key = rm_xstrdup(key);
 	t->first.message_id = rm_xstrdup(m->message_id);
 	t->first.subject = rm_xstrdup(m->thread.subject);
@@ -852,6 +863,102 @@ static void run_threads_free(struct rm_pipeline *p)
 	free(p->threads);
 	p->threads = NULL;
 	p->nthreads = 0;
+}
+
+/* ---------------------------------------------------------------- links back */
+
+/* Did a mail of this run begin the thread of `key`? */
+static bool run_thread_begun(const struct rm_pipeline *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->nthreads; i++)
+		if (!strcmp(p->threads[i].thread_key, key))
+			return p->threads[i].begun;
+	return false;
+}
+
+static void mention_add(struct rm_mail *m, const char *key, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < m->nmentions; i++)
+		if (!strcmp(m->mention_keys[i], key))
+			return;
+	m->mention_keys = rm_xrealloc(m->mention_keys, (m->nmentions + 1) * sizeof(char *));
+	m->mention_ids = rm_xrealloc(m->mention_ids, (m->nmentions + 1) * sizeof(char *));
+	m->mention_keys[m->nmentions] = rm_xstrdup(key);
+	m->mention_ids[m->nmentions++] = rm_xstrdup(id);
+}
+
+/* The earlier findings report r mentions (store.h: a thread key other than
+ * its own that ends in its finding suffix -- the same test, id or metric
+ * and direction on another commit or tree), into m: the store's, newest
+ * first, at most RM_PIPELINE_MENTIONS, each with its first report's
+ * Message-ID.  Only findings reported by earlier runs: a thread begun in
+ * this run is left out (the batch's other heads are the bracket lines'; a
+ * thread an earlier run began stays, even when this run followed it up),
+ * so what a report mentions never depends on the order of the run's
+ * archives, and a dry run (which stores nothing) shows what `run` sends.
+ * -1 (err set) when the store failed. */
+static int find_mentions(struct rm_pipeline *p, const struct rm_report *r, struct rm_mail *m,
+			 struct rm_error *err)
+{
+	char *suffix, **keys = NULL;
+	size_t k, nkeys = 0;
+	int rc = 0;
+
+	if (!r->thread_key || !r->ntests || !r->tests[0].headline)
+		return 0;
+	suffix = rm_report_finding_suffix(&r->tests[0], r->kind);
+	/* enough for the run's own threads of this finding to be left out */
+	if (rm_store_threads_ending(p->ob, suffix, RM_PIPELINE_MENTIONS + 1 + p->nthreads, &keys,
+				    &nkeys, err))
+		rc = -1;
+	for (k = 0; !rc && k < nkeys && m->nmentions < RM_PIPELINE_MENTIONS; k++) {
+		struct rm_thread_first first;
+		int got;
+
+		if (!strcmp(keys[k], r->thread_key) || run_thread_begun(p, keys[k]))
+			continue;
+		got = rm_message_thread_first(p->ob, keys[k], &first, err);
+		if (got < 0)
+			rc = -1;
+		else if (got)
+			mention_add(m, keys[k], first.message_id);
+		if (got > 0)
+			rm_message_thread_first_free(&first);
+	}
+	for (k = 0; k < nkeys; k++)
+		free(keys[k]);
+	free(keys);
+	free(suffix);
+	return rc;
+}
+
+/* The footer lines linking back to the earlier reports m mentions: each
+ * one's list archive link (links.lore and its Message-ID), else its
+ * finding's page (links.status); nothing when neither is configured. */
+static void mention_lines(const struct rm_pipeline *p, const struct rm_mail *m, struct rm_sb *fb)
+{
+	const char *lore = p->cfg->lore_base && *p->cfg->lore_base ? p->cfg->lore_base : NULL;
+	size_t i;
+
+	if (!m->nmentions || (!lore && !p->cfg->status_base))
+		return;
+	rm_sb_adds(fb, m->nmentions > 1 ?
+		   "This finding was reported before on other commits or trees:\n" :
+		   "This finding was reported before on another commit or tree:\n");
+	for (i = 0; i < m->nmentions; i++) {
+		char id[17];
+
+		if (lore) {
+			rm_sb_addf(fb, "  %s/%s\n", lore, m->mention_ids[i]);
+			continue;
+		}
+		rm_status_finding_id(m->mention_keys[i], id);
+		rm_sb_addf(fb, "  %s/f/%s.html\n", p->cfg->status_base, id);
+	}
 }
 
 /* The message stage: recipients, the thread (the store's first mail of
@@ -889,6 +996,10 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 	m->message_id = m->reflect ? reflect_id(r->message_id, p->now) : rm_xstrdup(r->message_id);
 	rm_message_thread(fp, r->message_id, r->patch_msgid, r->subject, &m->thread);
 	rm_message_thread_first_free(&first);
+	if (find_mentions(p, r, m, err)) {
+		*store_failed = true;
+		return -1;
+	}
 	if (rm_recipients_build(&m->rcp, &ri, err))
 		return -1;
 	if (!p->to && rm_recipients_drop_optouts(&m->rcp, p->ob, r->tree_name, err)) {
@@ -922,7 +1033,8 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 	in.body = r->body;
 	if (p->cfg->nlisten) /* someone reads the answers: say how to opt out */
 		in.list_unsubscribe = p->cfg->robot_address;
-	if ((p->cfg->nlisten && p->cfg->listen_footer) || p->cfg->status_base) {
+	if ((p->cfg->nlisten && p->cfg->listen_footer) || p->cfg->status_base ||
+	    (m->nmentions && p->cfg->lore_base && *p->cfg->lore_base)) {
 		struct rm_sb fb = RM_SB_INIT;
 
 		rm_sb_init(&fb);
@@ -930,6 +1042,7 @@ static int make_mail(struct rm_pipeline *p, const struct rm_report *r, const cha
 		if (*r->body && r->body[strlen(r->body) - 1] != '\n')
 			rm_sb_addc(&fb, '\n');
 		rm_sb_adds(&fb, "\n-- \n");
+		mention_lines(p, m, &fb);
 		if (p->cfg->status_base && r->thread_key) {
 			char id[17];
 
@@ -1004,8 +1117,8 @@ static double mean_of(const double *v, size_t n)
  * Its recipients are the first report's To and Cc (read back from its
  * bytes with listen's parser, the one mail reader). */
 static int gone_reply(struct rm_pipeline *p, const char *key, const char *tree,
-		      const char *metric, const char *sha, double mb, double mh, double mv,
-		      size_t nv, struct rm_error *err)
+		      const char *metric, const char *sha, const char *fix, const char *how,
+		      double mb, double mh, double mv, size_t nv, struct rm_error *err)
 {
 	struct rm_thread_first tf;
 	struct rm_store_msg first;
@@ -1036,13 +1149,13 @@ static int gone_reply(struct rm_pipeline *p, const char *key, const char *tree,
 	rm_sb_init(&body);
 	rm_sb_addf(&body,
 		   "Hello,\n\nthe change of %s reported in this thread is no longer seen since\n"
-		   "commit %s, tested with the reported commit as its parent:\n\n"
+		   "commit %s, %s:\n\n"
 		   "  the reported commit's parent  mean %.6g\n"
 		   "  the reported commit           mean %.6g\n"
 		   "  %.12s                  mean %.6g (%zu runs)\n\n"
-		   "The finding is marked fixed by %s.  If that is wrong, reply with\n"
+		   "The finding %s marked fixed by %s.  If that is wrong, reply with\n"
 		   "'#robotmail undo' on a line of its own.\n",
-		   metric, sha, mb, mh, sha, mv, nv, sha);
+		   metric, sha, how, mb, mh, sha, mv, nv, fix ? "stays" : "is", fix ? fix : sha);
 	rm_store_split_lines(tf.refs ? tf.refs : "", &refs, &nrefs);
 	rv = rm_xcalloc(nrefs + 2, sizeof(char *));
 	for (i = 0; i < nrefs; i++)
@@ -1076,6 +1189,7 @@ static int gone_reply(struct rm_pipeline *p, const char *key, const char *tree,
 	g.key = key;
 	g.tree = tree;
 	g.sha = sha;
+	g.fix = fix;
 	g.message_id = mid;
 	g.in_reply_to = tf.message_id;
 	g.dedupe_key = dk.buf;
@@ -1103,10 +1217,47 @@ out:
 	return rc;
 }
 
+/* Does the tested commit contain `ancestor` (the commit itself, or a
+ * descendant per the tree's git history: rm_lookup_is_ancestor)?  1 yes, 0
+ * no, -1 when that cannot be known: said (in a dry run always, in `run` once
+ * a day per finding and commit) and nothing claimed. */
+static int gone_contains(struct rm_pipeline *p, const struct rm_tree_cfg *tree, const char *key,
+			 const char *what, const char *ancestor, const char *tested)
+{
+	struct rm_gitweb_opts o;
+	struct rm_error ae;
+	char *nk;
+	int got;
+
+	if (!strncasecmp(tested, ancestor, strlen(ancestor)))
+		return 1; /* the commit itself (a sha or its abbreviation) */
+	rm_error_clear(&ae);
+	rm_gitweb_opts_from_config(&o, p->cfg);
+	got = rm_lookup_is_ancestor(tree, &o, ancestor, tested, &ae);
+	if (got >= 0)
+		return got;
+	nk = rm_xstrfmt("ancestry %s %s %s", key, ancestor, tested);
+	if (!(p->ob && !p->ob->readonly) || p->verbose ||
+	    rm_notice_due(p->cfg->state_db, nk, p->now, 86400))
+		fprintf(stderr,
+			"robotmail: finding %s looks back to normal on %s, but whether that commit"
+			" contains %s %s cannot be known (%s): no 'no longer seen' reply\n",
+			key, tested, what, ancestor, ae.msg);
+	free(nk);
+	return -1;
+}
+
 /* Is the finding `key` (its metric `metric`) no longer seen in the group
- * `grp` of a later archive?  Only a test whose parent is the reported
- * commit counts (so a bisection's older commits never do), and only once
- * (the reply's dedupe key); an invalid or dup finding is left alone. */
+ * `grp` of a later archive?  Its tested commit's metric must be back (its
+ * mean nearer the report's parent's than the reported commit's), and the
+ * commit must carry what the report was about:
+ *   - a finding marked fixed by a commit (`#robotmail fixed: <sha>`): the
+ *     tested commit contains that fix (is it, or descends from it);
+ *   - else: the tested commit's parent in the archive is the reported
+ *     commit, or the tested commit descends from the reported commit (git
+ *     ancestry), so a bisection's older commits never count.
+ * When ancestry cannot be known, that is said and nothing claimed.  Only
+ * once (the reply's dedupe key); an invalid or dup finding is left alone. */
 static int gone_one(struct rm_pipeline *p, const struct rm_tree_cfg *tree,
 		    const struct rm_group *grp, const char *key, const char *metric,
 		    struct rm_error *err)
@@ -1115,7 +1266,8 @@ static int gone_one(struct rm_pipeline *p, const struct rm_tree_cfg *tree,
 	const struct rm_series *se;
 	struct rm_store_point *pt = NULL;
 	struct rm_store_finding f;
-	char *dk = NULL, *seen_id = NULL;
+	const char *tested = grp->members[1]->commit;
+	char *dk = NULL, *seen_id = NULL, *fix = NULL, *how = NULL;
 	size_t npt = 0, i;
 	time_t at;
 	double mb, mh, mv;
@@ -1128,10 +1280,14 @@ static int gone_one(struct rm_pipeline *p, const struct rm_tree_cfg *tree,
 		rm_store_finding_free(&f);
 		return 0;
 	}
+	if (got && f.state == RM_FINDING_FIXED && f.arg && rm_commit_valid_sha(f.arg))
+		fix = rm_xstrdup(f.arg); /* a fix named by its sha (a subject names no commit) */
 	if (got)
 		rm_store_finding_free(&f);
-	if (rm_store_points(p->ob, key, &pt, &npt, err))
+	if (rm_store_points(p->ob, key, &pt, &npt, err)) {
+		free(fix);
 		return -1;
+	}
 	for (i = 0; i < npt; i++) {
 		if (!b && !strcmp(pt[i].role, "base") && pt[i].n)
 			b = &pt[i];
@@ -1139,8 +1295,7 @@ static int gone_one(struct rm_pipeline *p, const struct rm_tree_cfg *tree,
 			h = &pt[i];
 	}
 	rc = 0;
-	if (!b || !h || strcmp(grp->members[0]->commit, h->commit) ||
-	    !strcmp(grp->members[1]->commit, h->commit))
+	if (!b || !h || !strcmp(tested, h->commit))
 		goto out;
 	se = rm_matrix_get(&grp->members[1]->complete, metric);
 	if (!se || !se->n || se->is_string || se->is_bad)
@@ -1152,12 +1307,26 @@ static int gone_one(struct rm_pipeline *p, const struct rm_tree_cfg *tree,
 		goto out; /* still nearer the reported commit */
 	dk = rm_xstrfmt("gone:%s", key);
 	got = rm_store_report_get(p->ob, dk, &seen_id, &at, err);
-	if (got < 0)
+	if (got < 0) {
 		rc = -1;
-	else if (!got)
-		rc = gone_reply(p, key, tree->name, metric, grp->members[1]->commit, mb, mh, mv,
-				se->n, err);
+		goto out;
+	}
+	if (got)
+		goto out; /* told once */
+	if (fix) {
+		if (gone_contains(p, tree, key, "the fix", fix, tested) == 1)
+			how = rm_xstrfmt("which contains the fix %s named in this thread", fix);
+	} else if (!strcmp(grp->members[0]->commit, h->commit)) {
+		how = rm_xstrdup("tested with the reported commit as its parent");
+	} else if (gone_contains(p, tree, key, "the reported commit", h->commit, tested) == 1) {
+		how = rm_xstrdup("which contains the reported commit (git ancestry)");
+	}
+	if (how)
+		rc = gone_reply(p, key, tree->name, metric, tested, fix, how, mb, mh, mv, se->n,
+				err);
 out:
+	free(how);
+	free(fix);
 	free(seen_id);
 	free(dk);
 	rm_store_points_free(pt, npt);
@@ -1652,6 +1821,20 @@ static int keep_points(struct rm_pipeline *p, const struct rm_report *r, struct 
 	return rc;
 }
 
+/* The earlier findings this queued report mentions, kept for their pages
+ * (store.h; once per finding and report). */
+static int keep_mentions(struct rm_pipeline *p, const struct rm_report *r,
+			 const struct rm_mail *mail, struct rm_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < mail->nmentions; i++)
+		if (rm_store_mention_add(p->ob, mail->mention_keys[i], mail->message_id,
+					 r->thread_key, p->now, err) < 0)
+			return -1;
+	return 0;
+}
+
 static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *fate_failed,
 			struct rm_error *err)
 {
@@ -1737,7 +1920,7 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	p->st.queued++;
 	if (held)
 		p->st.held++;
-	if (!mail->reflect && keep_points(p, r, err))
+	if (!mail->reflect && (keep_points(p, r, err) || keep_mentions(p, r, mail, err)))
 		return -1;
 	write_materials(q->materials, it->archive, r->tests[0].head, &r->tests[0].evidence,
 			mail->message_id, p->verbose);
@@ -1773,8 +1956,9 @@ static int queue_gone(struct rm_sink *s, const struct rm_gone *g, struct rm_erro
 	got = rm_store_enqueue(p->ob, &m, p->now, err);
 	if (got < 0)
 		return -1;
-	cmd = rm_xstrfmt("no longer seen since %s", g->sha);
-	if (rm_store_finding_set(p->ob, g->key, g->tree, RM_FINDING_FIXED, g->sha, cmd,
+	cmd = g->fix ? rm_xstrfmt("no longer seen since %s (it contains the fix %s)", g->sha, g->fix) :
+		       rm_xstrfmt("no longer seen since %s", g->sha);
+	if (rm_store_finding_set(p->ob, g->key, g->tree, RM_FINDING_FIXED, g->fix ? g->fix : g->sha, cmd,
 				 g->mail_from, g->message_id, p->now, err) < 0) {
 		free(cmd);
 		return -1;
@@ -1924,8 +2108,9 @@ static int print_gone(struct rm_sink *s, const struct rm_gone *g, struct rm_erro
 	(void)err;
 	memcpy(msg, g->bytes, g->len);
 	len = rm_message_crlf_to_lf(msg, g->len);
-	fprintf(ps->out, "# robotmail dry-run: would reply to <%s>: no longer seen since %s\n",
-		g->in_reply_to, g->sha);
+	fprintf(ps->out, "# robotmail dry-run: would reply to <%s>: no longer seen since %s%s%s%s\n",
+		g->in_reply_to, g->sha, g->fix ? " (it contains the fix " : "", g->fix ? g->fix : "",
+		g->fix ? ")" : "");
 	fprintf(ps->out, "MAIL FROM:<%s>\n", g->mail_from);
 	for (k = 0; k < g->nrcpts; k++)
 		fprintf(ps->out, "RCPT TO:<%s>\n", g->rcpts[k]);

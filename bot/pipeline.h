@@ -69,7 +69,15 @@ struct rm_mail {
 	struct rm_thread thread;   /* owned */
 	char *message_id;          /* the report's, or a reflection's own */
 	bool reflect;              /* a --to copy: stored without dedupe or thread key */
+	/* the earlier findings this report mentions (store.h's rule: the same
+	 * finding suffix under another thread key, reported by an earlier
+	 * run), newest first, at most RM_PIPELINE_MENTIONS: their thread keys
+	 * and first reports' Message-IDs (owned).  The mail links back to each when links.lore or
+	 * links.status can build a link; `run` keeps each mention once queued. */
+	char **mention_keys, **mention_ids;
+	size_t nmentions;
 };
+#define RM_PIPELINE_MENTIONS 4
 
 /* One report and what happens to it, handed to the sink. */
 struct rm_pipe_item {
@@ -87,11 +95,16 @@ struct rm_pipe_item {
 enum rm_fate { RM_FATE_DONE, RM_FATE_FAILED, RM_FATE_WAIT };
 
 /* A finding no longer seen: a later archive tested the same test on the
- * same tree with the reported commit as its parent, and the metric on its
- * commit is back (its mean nearer the report's parent's than the reported
- * commit's).  The reply saying so, built, for the sink. */
+ * same tree, and the metric on its commit is back (its mean nearer the
+ * report's parent's than the reported commit's) on a commit that carries
+ * what the report was about: one whose parent is the reported commit, or
+ * that descends from it, or (a finding marked fixed by a sha) that contains
+ * the named fix.  The reply saying so, built, for the sink. */
 struct rm_gone {
 	const char *key, *tree, *sha;   /* the finding, its tree, the commit */
+	const char *fix;                /* the fix named by `#robotmail fixed:` that
+					 * the commit contains, or NULL: the finding is
+					 * then marked fixed by the commit */
 	const char *message_id, *in_reply_to, *dedupe_key, *subject, *mail_from;
 	char **rcpts;
 	size_t nrcpts;

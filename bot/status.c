@@ -22,6 +22,8 @@ struct finding {
 	size_t nev;
 	struct rm_store_point *pt;        /* the metric's values per commit tested */
 	size_t npt;
+	struct rm_store_mention *mn;      /* later reports that mention it */
+	size_t nmn;
 	char id[17];                      /* the page's name: a hash of the key */
 };
 
@@ -290,6 +292,29 @@ void rm_status_fail_table(struct rm_sb *sb, const struct rm_store_point *pt, siz
 	rm_sb_adds(sb, "</table>\n");
 }
 
+/* The later reports that mention the finding (store.h: the same finding
+ * on another commit or tree): when, the report (its thread link), and the
+ * page of the finding it reported. */
+static void mentions_list(struct rm_sb *sb, const struct rm_config *cfg, const struct finding *f)
+{
+	char b1[40], id[17];
+	size_t i;
+
+	rm_sb_adds(sb, "<h2>Later reports that mention it</h2>\n");
+	if (!f->nmn) {
+		rm_sb_adds(sb, "<p>none</p>\n");
+		return;
+	}
+	rm_sb_adds(sb, "<table>\n<tr><th>when</th><th>report</th><th>its finding</th></tr>\n");
+	for (i = 0; i < f->nmn; i++) {
+		rm_sb_addf(sb, "<tr><td>%s</td><td>", when(f->mn[i].at, b1, sizeof(b1)));
+		thread_link(sb, cfg, f->mn[i].message_id);
+		rm_status_finding_id(f->mn[i].by_key, id);
+		rm_sb_addf(sb, "</td><td><a href=\"%s.html\">%s</a></td></tr>\n", id, id);
+	}
+	rm_sb_adds(sb, "</table>\n");
+}
+
 static void finding_page(struct rm_sb *sb, const struct rm_config *cfg, const struct finding *f)
 {
 	char b1[40], b2[40];
@@ -377,6 +402,7 @@ static void finding_page(struct rm_sb *sb, const struct rm_config *cfg, const st
 	}
 	if (f->nev)
 		rm_sb_adds(sb, "</table>\n");
+	mentions_list(sb, cfg, f);
 	rm_sb_adds(sb, "<p><a href=\"../index.html\">all findings</a></p>\n</body>\n</html>\n");
 }
 
@@ -479,7 +505,8 @@ int rm_status_write(const struct rm_config *cfg, struct rm_store *st, const char
 	for (k = 0; k < nfs; k++)
 		if (rm_store_finding_get(st, fs[k].first->thread_key, &fs[k].f, err) < 0 ||
 		    rm_store_finding_events(st, fs[k].first->thread_key, &fs[k].ev, &fs[k].nev, err) ||
-		    rm_store_points(st, fs[k].first->thread_key, &fs[k].pt, &fs[k].npt, err))
+		    rm_store_points(st, fs[k].first->thread_key, &fs[k].pt, &fs[k].npt, err) ||
+		    rm_store_mentions(st, fs[k].first->thread_key, &fs[k].mn, &fs[k].nmn, err))
 			goto out;
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		rm_error_set(err, RM_ERR_CONFIG, "status: cannot make '%s': %s", dir, strerror(errno));
@@ -608,6 +635,22 @@ int rm_status_write(const struct rm_config *cfg, struct rm_store *st, const char
 				}
 				json_object_set_new(o, "values", pts);
 			}
+			{
+				json_t *mns = json_array();
+				char mid[17];
+
+				for (i = 0; i < fs[k].nmn; i++) {
+					json_t *mo = json_object();
+
+					rm_status_finding_id(fs[k].mn[i].by_key, mid);
+					json_object_set_new(mo, "message_id", json_string(fs[k].mn[i].message_id));
+					json_object_set_new(mo, "finding", json_string(mid));
+					json_object_set_new(mo, "key", json_string(fs[k].mn[i].by_key));
+					json_object_set_new(mo, "at", json_integer((json_int_t)fs[k].mn[i].at));
+					json_array_append_new(mns, mo);
+				}
+				json_object_set_new(o, "mentioned_by", mns);
+			}
 			json_array_append_new(arr, o);
 		}
 		text = json_dumps(arr, JSON_INDENT(1) | JSON_ENSURE_ASCII);
@@ -633,6 +676,7 @@ out:
 		rm_store_finding_free(&fs[k].f);
 		rm_store_events_free(fs[k].ev, fs[k].nev);
 		rm_store_points_free(fs[k].pt, fs[k].npt);
+		rm_store_mentions_free(fs[k].mn, fs[k].nmn);
 	}
 	free(fs);
 	rm_store_msgs_free(msgs, nmsgs);

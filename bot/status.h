@@ -18,6 +18,10 @@
  * table; a finding without values says "no per-run values recorded".
  * A report links to its finding's page when links.status is configured
  * (the pipeline adds <links.status>/f/<id>.html).
+ * A finding's page (and its findings.json entry, "mentioned_by") lists the
+ * later reports that mention it (rm_store_mentions: the same finding on
+ * another commit or tree), each with its thread link and its own finding's
+ * page.
  */
 #ifndef RM_STATUS_H
 #define RM_STATUS_H

@@ -530,6 +530,37 @@ int rm_store_point_findings(struct rm_store *st, const char *prefix, char ***key
 	return st ? st->ops->point_findings(st, prefix, keys, tests, n, err) : 0;
 }
 
+void rm_store_mentions_free(struct rm_store_mention *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].message_id);
+		free(v[i].by_key);
+	}
+	free(v);
+}
+
+int rm_store_mention_add(struct rm_store *st, const char *key, const char *message_id,
+			 const char *by_key, time_t at, struct rm_error *err)
+{
+	if (!st || st->readonly)
+		return refuse_write(st, "keeping a later report's mention", err);
+	if (!st->ops->mention_add)
+		return lacks(st, "keeping a later report's mention", err);
+	return st->ops->mention_add(st, key, message_id, by_key, at, err);
+}
+
+int rm_store_mentions(struct rm_store *st, const char *key, struct rm_store_mention **out,
+		      size_t *n, struct rm_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	if (st && !st->ops->mentions)
+		return lacks(st, "reading the later reports' mentions", err);
+	return st ? st->ops->mentions(st, key, out, n, err) : 0;
+}
+
 int rm_store_optout_add(struct rm_store *st, const char *addr, const char *scope,
 			const char *message_id, time_t now, struct rm_error *err)
 {
@@ -643,6 +674,8 @@ const struct rm_store_listen_table rm_store_listen_tables[RM_STORE_LISTEN_TABLES
 	{ "optouts", "addr, scope, message_id, at", "addr, scope", "lower($1), $2, $3, $4::bigint", 4 },
 	{ "finding_points", "key, test, commit_sha, role, vals, at, label", "id",
 	  "$1, $2, $3, $4, $5, $6::bigint, $7", 7 },
+	{ "finding_mentions", "key, message_id, by_key, at", "at, key, message_id",
+	  "$1, $2, $3, $4::bigint", 4 },
 };
 
 const char rm_store_points_columns_v8[] = "key, test, commit_sha, role, vals, at, NULL";
@@ -746,8 +779,8 @@ static void counts_line(struct rm_sb *out, const char *what, const struct rm_sto
 		   c->by_state[RM_STORE_SENT], c->by_state[RM_STORE_FAILED], c->attempts,
 		   c->rcpt_results, c->cache);
 	rm_sb_addf(out, "%s: %ld findings (%ld commands), %ld inbound mails read, %ld opt-outs,"
-		   " %ld findings' commit values\n", what,
-		   c->listen[0], c->listen[1], c->listen[2], c->listen[3], c->listen[4]);
+		   " %ld findings' commit values, %ld later reports' mentions\n", what,
+		   c->listen[0], c->listen[1], c->listen[2], c->listen[3], c->listen[4], c->listen[5]);
 	rm_sb_addf(out, "%s: %ld threads (one first message per thread key)\n", what, c->threads);
 }
 

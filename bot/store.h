@@ -376,6 +376,34 @@ int rm_store_points(struct rm_store *st, const char *key, struct rm_store_point 
 int rm_store_point_findings(struct rm_store *st, const char *prefix, char ***keys,
 			    char ***tests, size_t *n, struct rm_error *err);
 
+/* ---- later reports that mention a finding (schema step 10)
+ *
+ * A new report mentions an earlier finding when that finding's thread key
+ * is another thread key ending in the new report's finding suffix
+ * (rm_report_finding_suffix: the same test axes but the commit, the same
+ * headline id or metric, the same direction) -- the same finding seen on
+ * another commit or tree: another archive's head, a bisection of the same
+ * id, a later head where it is seen again; the findings the bracket lines
+ * name from the store are among them) and an earlier run reported it (the
+ * run's own reports do not mention each other: the result never depends on
+ * the order of a run's archives).  The pipeline keeps one row per
+ * (finding, later report) once the later report is queued; the finding's
+ * status page lists them. */
+struct rm_store_mention {
+	char *message_id; /* the later report's */
+	char *by_key;     /* its thread key (its own finding) */
+	time_t at;
+};
+void rm_store_mentions_free(struct rm_store_mention *v, size_t n);
+/* Keep that report `message_id` (thread key `by_key`) mentions the finding
+ * `key`.  Returns 1 stored, 0 when kept before (nothing changes). */
+int rm_store_mention_add(struct rm_store *st, const char *key, const char *message_id,
+			 const char *by_key, time_t at, struct rm_error *err);
+/* The later reports that mention the finding `key`, oldest first
+ * (rm_store_mentions_free).  A NULL store, or one before step 10, has none. */
+int rm_store_mentions(struct rm_store *st, const char *key, struct rm_store_mention **out,
+		      size_t *n, struct rm_error *err);
+
 /* ---- several hosts: the owner of claims, leases, archive claims
  *
  * With PostgreSQL any number of runs on several hosts share the store: a
@@ -411,7 +439,7 @@ int rm_store_release_archive(struct rm_store *st, const char *name, struct rm_er
 
 /* ---- moving and checking a store (`robotmail store migrate|check`) */
 
-#define RM_STORE_LISTEN_TABLES 5
+#define RM_STORE_LISTEN_TABLES 6
 
 struct rm_store_counts {
 	long reports, messages, rcpt_results, cache;
@@ -428,7 +456,7 @@ struct rm_store_counts {
 int rm_store_counts(struct rm_store *st, struct rm_store_counts *c, struct rm_error *err);
 
 /* The tables of `listen` (findings, finding_events, inbound, optouts) and
- * of status (finding_points), which
+ * of status (finding_points, finding_mentions), which
  * `store migrate` copies as text cells: their columns (finding_events
  * without its id: the rows are copied in id order, so undo still takes back
  * the last change), the order they are read in, and PostgreSQL's VALUES
@@ -581,6 +609,10 @@ struct rm_store_ops {
 		      size_t *n, struct rm_error *err);
 	int (*point_findings)(struct rm_store *st, const char *prefix, char ***keys,
 			      char ***tests, size_t *n, struct rm_error *err);
+	int (*mention_add)(struct rm_store *st, const char *key, const char *message_id,
+			   const char *by_key, time_t at, struct rm_error *err);
+	int (*mentions)(struct rm_store *st, const char *key, struct rm_store_mention **out,
+			size_t *n, struct rm_error *err);
 	/* optional (NULL: one host, nothing to lease; a claim always succeeds) */
 	int (*renew)(struct rm_store *st, struct rm_error *err);
 	int (*claim_archive)(struct rm_store *st, const char *name, bool *got,

@@ -2,10 +2,10 @@
  *
  * One connection per process.  Every statement goes through PQexecParams
  * with its values as parameters (never string-built SQL).  The schema is the
- * SQLite one in PostgreSQL's types, step for step (1-9; step 4: leases and
+ * SQLite one in PostgreSQL's types, step for step (1-10; step 4: leases and
  * archive claims; step 5: findings, inbound mail, opt-outs; step 6: threads,
  * one first message per thread key; step 7: unknown commits' attempts; step 8: finding_points;
- * step 9: finding_points' label), its version in a
+ * step 9: finding_points' label; step 10: finding_mentions), its version in a
  * `schema_version` table.  Migrations
  * run in one transaction each under an advisory lock, so several hosts that
  * start at once migrate once.
@@ -42,6 +42,7 @@ struct pg_store {
 	time_t renewed;       /* when rm_store_renew() last extended the leases */
 	bool before_points;   /* read-only at a schema before 8: no finding_points */
 	bool before_labels;   /* read-only at a schema before 9: finding_points has no label */
+	bool before_mentions; /* read-only at a schema before 10: no finding_mentions */
 	bool before_findings; /* read-only at a schema before 5: no findings, inbound
 			       * mail or opt-outs yet (reads find none) */
 	bool before_backoff;  /* read-only at a schema before 7: commit_cache has no
@@ -181,6 +182,14 @@ static const char *const migrations[] = {
 	"CREATE INDEX finding_points_test ON finding_points (test)",
 	/* 9: where each commit was tested (store_sqlite.c's step 9) */
 	"ALTER TABLE finding_points ADD COLUMN label TEXT",
+	/* 10: the later reports that mention a finding (store_sqlite.c's step 10) */
+	"CREATE TABLE finding_mentions ("
+	"  key TEXT NOT NULL,"
+	"  message_id TEXT NOT NULL,"
+	"  by_key TEXT NOT NULL,"
+	"  at BIGINT NOT NULL,"
+	"  PRIMARY KEY (key, message_id)"
+	")",
 };
 
 static const char *const state_names[] = { "held", "queued", "sending", "sent", "failed" };
@@ -483,6 +492,7 @@ int rm_store_pg_open(struct rm_store **stp, const char *url, enum rm_store_mode 
 			s->before_findings = v < 5;
 			s->before_points = v < 8;
 			s->before_labels = v < 9;
+			s->before_mentions = v < 10;
 			s->before_backoff = v < 7;
 		}
 		r = q(s, "SELECT to_regclass('threads') IS NULL", 0, NULL, err, "reading the schema");
@@ -1257,7 +1267,8 @@ static int pgs_counts(struct rm_store *base, struct rm_store_counts *c, struct r
 		return -1;
 	}
 	for (i = 0; i < RM_STORE_LISTEN_TABLES && !pg(base)->before_findings &&
-		    !(i == 4 && pg(base)->before_points); i++) {
+		    !(i == 4 && pg(base)->before_points) &&
+		    !(i == 5 && pg(base)->before_mentions); i++) {
 		char sql[128];
 
 		/* a constant table name of store.c's list, not input */
@@ -1325,7 +1336,8 @@ static int pgs_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_er
 	}
 	PQclear(r);
 	for (i = 0; i < RM_STORE_LISTEN_TABLES && !s->before_findings &&
-		    !(i == 4 && s->before_points); i++) {
+		    !(i == 4 && s->before_points) &&
+		    !(i == 5 && s->before_mentions); i++) {
 		const struct rm_store_listen_table *t = &rm_store_listen_tables[i];
 		char sql[256];
 		int row;
@@ -1864,6 +1876,55 @@ static int pgs_point_findings(struct rm_store *base, const char *prefix, char **
 	return 0;
 }
 
+static int pgs_mention_add(struct rm_store *base, const char *key, const char *message_id,
+			   const char *by_key, time_t at, struct rm_error *err)
+{
+	struct num a = { "" };
+	const char *p[4] = { key, message_id, by_key, num(&a, at) };
+	PGresult *r = q(pg(base),
+			"INSERT INTO finding_mentions (key, message_id, by_key, at)"
+			" VALUES ($1, $2, $3, $4::bigint) ON CONFLICT (key, message_id) DO NOTHING",
+			4, p, err, "keeping a later report's mention");
+	int stored;
+
+	if (!r)
+		return -1;
+	stored = changed_rows(r) > 0;
+	PQclear(r);
+	return stored;
+}
+
+static int pgs_mentions(struct rm_store *base, const char *key, struct rm_store_mention **out,
+			size_t *n, struct rm_error *err)
+{
+	struct pg_store *s = pg(base);
+	const char *p[1] = { key };
+	PGresult *r;
+	int rows;
+
+	if (s->before_mentions)
+		return 0;
+	r = q(s, "SELECT message_id, by_key, at FROM finding_mentions WHERE key = $1"
+		 " ORDER BY at, message_id",
+	      1, p, err, "reading the later reports' mentions");
+	if (!r)
+		return -1;
+	rows = PQntuples(r);
+	if (rows > 0) {
+		int i;
+
+		*out = rm_xcalloc((size_t)rows, sizeof(**out));
+		for (i = 0; i < rows; i++) {
+			(*out)[i].message_id = get_text(r, i, 0);
+			(*out)[i].by_key = get_text(r, i, 1);
+			(*out)[i].at = (time_t)get_ll(r, i, 2);
+		}
+		*n = (size_t)rows;
+	}
+	PQclear(r);
+	return 0;
+}
+
 static int pgs_optout_add(struct rm_store *base, const char *addr, const char *scope,
 			  const char *message_id, time_t now, struct rm_error *err)
 {
@@ -1944,6 +2005,8 @@ static const struct rm_store_ops pg_ops = {
 	.point_add = pgs_point_add,
 	.points = pgs_points,
 	.point_findings = pgs_point_findings,
+	.mention_add = pgs_mention_add,
+	.mentions = pgs_mentions,
 	.optout_add = pgs_optout_add,
 	.optout_check = pgs_optout_check,
 	.optout_count = pgs_optout_count,

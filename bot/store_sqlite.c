@@ -34,6 +34,7 @@ struct sq_store {
 	char *snapshot_dir;   /* a read-only snapshot's private copy, removed at close */
 	bool before_points;   /* read-only at a schema before 8: no finding_points */
 	bool before_labels;   /* read-only at a schema before 9: finding_points has no label */
+	bool before_mentions; /* read-only at a schema before 10: no finding_mentions */
 	bool before_findings; /* read-only at a schema before 5: no findings, inbound
 			       * mail or opt-outs yet (reads find none) */
 	bool before_threads;  /* read-only before the `threads` table: a thread's
@@ -180,6 +181,15 @@ static const char *const migrations[] = {
 	/* 9: where each commit was tested ("<tree>/<branch>"): a finding's
 	 * values on other heads (role "seen") are drawn under their tree */
 	"ALTER TABLE finding_points ADD COLUMN label TEXT;",
+	/* 10: the later reports that mention a finding (the same finding on
+	 * another commit or tree; store.h): its page lists them */
+	"CREATE TABLE finding_mentions ("
+	"  key TEXT NOT NULL,"          /* the earlier finding's thread key */
+	"  message_id TEXT NOT NULL,"   /* the later report */
+	"  by_key TEXT NOT NULL,"       /* its thread key */
+	"  at INTEGER NOT NULL,"
+	"  PRIMARY KEY (key, message_id)"
+	");",
 };
 
 /* The state names as stored (the CHECK above), indexed by enum rm_store_state. */
@@ -598,6 +608,7 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 		s->before_threads = !s->before_threads;
 		s->before_points = v < 8;
 		s->before_labels = v < 9;
+		s->before_mentions = v < 10;
 	}
 	*stp = &s->base;
 	return 0;
@@ -1645,6 +1656,52 @@ static int sq_point_findings(struct rm_store *base, const char *prefix, char ***
 	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading findings' values");
 }
 
+static int sq_mention_add(struct rm_store *base, const char *key, const char *message_id,
+			  const char *by_key, time_t at, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+
+	if (prep(s, "INSERT OR IGNORE INTO finding_mentions (key, message_id, by_key, at)"
+		    " VALUES (?, ?, ?, ?)",
+		 &st) ||
+	    b_text(st, 1, key) || b_text(st, 2, message_id) || b_text(st, 3, by_key) ||
+	    b_int(st, 4, at) || step_done(&st)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "keeping a later report's mention");
+	}
+	return sqlite3_changes(s->db) > 0;
+}
+
+static int sq_mentions(struct rm_store *base, const char *key, struct rm_store_mention **out,
+		       size_t *n, struct rm_error *err)
+{
+	struct sq_store *s = sq(base);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (s->before_mentions)
+		return 0;
+	if (prep(s, "SELECT message_id, by_key, at FROM finding_mentions WHERE key = ?"
+		    " ORDER BY at, message_id",
+		 &st) ||
+	    b_text(st, 1, key)) {
+		sqlite3_finalize(st);
+		return db_error(s, err, "reading the later reports' mentions");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rm_store_mention *m;
+
+		*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
+		m = &(*out)[(*n)++];
+		m->message_id = col_text(st, 0);
+		m->by_key = col_text(st, 1);
+		m->at = (time_t)sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading the later reports' mentions");
+}
+
 static int sq_optout_add(struct rm_store *base, const char *addr, const char *scope,
 			 const char *message_id, time_t now, struct rm_error *err)
 {
@@ -1744,7 +1801,8 @@ static int sq_counts(struct rm_store *base, struct rm_store_counts *c, struct rm
 		return db_error(s, err, "counting rows");
 	}
 		for (i = 0; i < RM_STORE_LISTEN_TABLES && !s->before_findings &&
-		    !(i == 4 && s->before_points); i++) {
+		    !(i == 4 && s->before_points) &&
+		    !(i == 5 && s->before_mentions); i++) {
 		char q[128];
 
 		/* a constant table name of store.c's list, not input */
@@ -1824,7 +1882,8 @@ static int sq_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_err
 	if (rc != SQLITE_DONE)
 		goto fail;
 	for (i = 0; i < RM_STORE_LISTEN_TABLES && !s->before_findings &&
-		    !(i == 4 && s->before_points); i++) {
+		    !(i == 4 && s->before_points) &&
+		    !(i == 5 && s->before_mentions); i++) {
 		const struct rm_store_listen_table *t = &rm_store_listen_tables[i];
 		char sql[256];
 
@@ -1903,6 +1962,8 @@ static const struct rm_store_ops sqlite_ops = {
 	.point_add = sq_point_add,
 	.points = sq_points,
 	.point_findings = sq_point_findings,
+	.mention_add = sq_mention_add,
+	.mentions = sq_mentions,
 	.optout_add = sq_optout_add,
 	.optout_check = sq_optout_check,
 	.optout_count = sq_optout_count,

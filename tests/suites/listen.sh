@@ -384,7 +384,8 @@ mkdir -p "$G/in"
 sed -e "s|state_db: .*|state_db: $G/state.db|" -e "s|inbox: .*|inbox: $G/in|" -e "s|done: .*|done: $G/done|" \
 	-e "s|failed: .*|failed: $G/failed|" -e "s|transport: maildir:.*|transport: maildir:$G/sent|" "$T/cfg.yaml" >"$G/cfg.yaml"
 # remix OUT HEAD BASE ROOT=SRC...: the example archive with its result roots
-# renamed (ROOT takes SRC's runs) and job.yaml's head_commit/base_commit set
+# renamed (ROOT takes SRC's runs; two roots may take the same SRC's) and
+# job.yaml's head_commit/base_commit set
 cat >"$G/remix.py" <<'PYEOF'
 import io, lzma, sys, tarfile
 src = tarfile.open(fileobj=io.BytesIO(lzma.decompress(open('contrib/examples/mlockmany.tar.xz', 'rb').read())))
@@ -394,21 +395,19 @@ with tarfile.open(out, 'w') as t:
     for m in src.getmembers():
         if not m.isfile():
             continue
-        data, name = src.extractfile(m).read(), m.name
         for new, old in roots.items():
-            if '/' + old + '/' in name:
-                name = name.replace(old, new)
-                data = data.replace(old.encode(), new.encode())
-                break
-        else:
-            continue
-        if name.endswith('job.yaml'):
-            data = b'\n'.join(b'head_commit: ' + head.encode() if l.startswith(b'head_commit:') else
-                              b'base_commit: ' + base.encode() if l.startswith(b'base_commit:') else l
-                              for l in data.split(b'\n'))
-        info = tarfile.TarInfo(name)
-        info.size = len(data)
-        t.addfile(info, io.BytesIO(data))
+            data, name = src.extractfile(m).read(), m.name
+            if '/' + old + '/' not in name:
+                continue
+            name = name.replace(old, new)
+            data = data.replace(old.encode(), new.encode())
+            if name.endswith('job.yaml'):
+                data = b'\n'.join(b'head_commit: ' + head.encode() if l.startswith(b'head_commit:') else
+                                  b'base_commit: ' + base.encode() if l.startswith(b'base_commit:') else l
+                                  for l in data.split(b'\n'))
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
 PYEOF
 A=8f756b95ffe4a7bb2037d8856596585c3235a6f3 B=e5e1a8d3a28c98ac2743ad22197185fd9c4fc440 C=84e39935160611a9a2d5791c335339ee6c6ce0c3
 # the report: e5e1 the parent (the higher ops_per_sec), 8f75 the commit
@@ -440,3 +439,86 @@ cp "$G/fix.tar" "$G/in/fix-again.tar"
 "$ROBOTMAIL" run -c "$G/cfg.yaml" >"$G/out" 2>"$G/err"
 [ "$(sqlite3 "$G/state.db" "select count(*) from messages where dedupe_key like 'gone:%'")" = 1 ] && ! grep -q 'no longer seen' "$G/err" &&
 	ok "the same later test again: no second reply" || not_ok "gone once" "$(cat "$G/err")"
+
+# ---- "no longer seen" by a named fix and by git ancestry (the test
+# repository's history: 84e3 -> 8f75 -> e5e1 -> 3d47 "iommu: fix the
+# thing" -> 73b3 -> ... -> b5ac -> 8807); the report as above, 8f75 on e5e1
+F=3d47c79463956a7bbf8cfa997664e7dcd7acf8f1 D=8807b68269657a8e419152e36c54046ec75247d3 E=b5ac70b750f93ba32446145be56472cf6e5c1e8c
+# gone_store DIR: a fresh store and inbox for the report; sets GR to its Message-ID
+gone_store() {
+	mkdir -p "$1/in" "$1/replies/new" "$1/replies/cur" "$1/replies/tmp"
+	sed -e "s|$G/|$1/|g" -e "s|source: maildir:.*|source: maildir:$1/replies|" "$G/cfg.yaml" >"$1/cfg.yaml"
+	"$PY" "$G/remix.py" "$1/in/report.tar" $A $B $A=$A $B=$B
+	"$ROBOTMAIL" run -c "$1/cfg.yaml" >"$1/out" 2>"$1/err"
+	GR=$(sqlite3 "$1/state.db" "select message_id from messages where dedupe_key like 'linus:%'")
+}
+G2=$T/gone-fix
+gone_store "$G2"
+printf 'From: Ann Author <ann@example.org>\nTo: lkp@example.org\nSubject: Re: the report\nMessage-ID: <fix1@example.org>\nIn-Reply-To: <%s>\nReferences: <%s>\n\n#robotmail fixed: 3d47c794\n' \
+	"$GR" "$GR" >"$G2/replies/new/1700000001.M1P1.test"
+"$ROBOTMAIL" listen -c "$G2/cfg.yaml" >"$G2/out" 2>"$G2/err"
+st=$(sqlite3 "$G2/state.db" "select state || ' ' || arg from findings")
+[ -n "$GR" ] && [ "$st" = "fixed 3d47c794" ] && ok "named fix: the report's finding is marked fixed by 3d47c794" || not_ok "named fix" "st=$st" "$(cat "$G2/err")"
+# e5e1 (before the fix; its parent in the archive is the reported commit)
+# shows the metric back: it does not contain the fix, so no claim
+"$PY" "$G/remix.py" "$G2/in/before.tar" $B $A $B=$B $A=$A
+"$ROBOTMAIL" run -c "$G2/cfg.yaml" >"$G2/out" 2>"$G2/err"
+[ "$(sqlite3 "$G2/state.db" "select count(*) from messages where dedupe_key like 'gone:%'")" = 0 ] && ! grep -q 'no longer seen' "$G2/err" &&
+	ok "named fix: back to normal on a commit without the fix (even the reported commit's child): no reply" || not_ok "named fix before" "$(cat "$G2/err")"
+# 8807 (a descendant of the fix, on b5ac) back to normal
+"$PY" "$G/remix.py" "$G2/later.tar" $D $E $D=$B $E=$B
+cp "$G2/later.tar" "$G2/in/later.tar"
+"$ROBOTMAIL" --dry-run -c "$G2/cfg.yaml" "$G2/in/later.tar" >"$G2/dry" 2>&1
+grep -qx "# robotmail dry-run: would reply to <$GR>: no longer seen since $D (it contains the fix 3d47c794)" "$G2/dry" &&
+	grep -qx "commit $D, which contains the fix 3d47c794 named in this thread:" "$G2/dry" &&
+	ok "named fix: --dry-run shows the reply for a commit that contains the fix (git ancestry)" || not_ok "named fix dry-run" "$(grep -v '^[A-Z ]' "$G2/dry" | head -20)"
+"$ROBOTMAIL" run -c "$G2/cfg.yaml" >"$G2/out" 2>"$G2/err"
+rc=$?
+st=$(sqlite3 "$G2/state.db" "select state || ' ' || arg from findings")
+ev=$(sqlite3 "$G2/state.db" "select command from finding_events order by id desc limit 1")
+gone=$(find "$G2/sent" -type f -exec grep -l "^In-Reply-To: <$GR>" {} + | head -1)
+[ $rc -eq 0 ] && [ "$st" = "fixed 3d47c794" ] && [ "$ev" = "no longer seen since $D (it contains the fix 3d47c794)" ] &&
+	[ -n "$gone" ] && grep -q '^The finding stays marked fixed by 3d47c794\.' "$gone" &&
+	ok "named fix: run replies once in the thread; the finding stays fixed by the named fix" || not_ok "named fix run" "rc=$rc st=$st ev=$ev" "$(cat "$G2/err")"
+
+# an open finding: a descendant of the reported commit back to normal
+G3=$T/gone-anc
+gone_store "$G3"
+# 84e3 (an ancestor of the reported commit: a bisection's) back to normal: no reply
+"$PY" "$G/remix.py" "$G3/in/old.tar" 84e39935160611a9a2d5791c335339ee6c6ce0c3 $F 84e39935160611a9a2d5791c335339ee6c6ce0c3=$B $F=$B
+"$ROBOTMAIL" run -c "$G3/cfg.yaml" >"$G3/out" 2>"$G3/err"
+[ -n "$GR" ] && [ "$(sqlite3 "$G3/state.db" "select count(*) from messages where dedupe_key like 'gone:%'")" = 0 ] && ! grep -q 'no longer seen' "$G3/err" &&
+	ok "ancestry: an older commit (a bisection's) back to normal: no reply" || not_ok "ancestry old" "$(cat "$G3/err")"
+"$PY" "$G/remix.py" "$G3/in/later.tar" $D $E $D=$B $E=$B
+# a provider that tells no ancestry: said, nothing claimed
+sed -e 's|provider: local-git|provider: cgit|' -e "s|api: $T/repo|api: http://127.0.0.1:9/cgit/linux.git|" "$G3/cfg.yaml" >"$G3/cgit.yaml"
+"$ROBOTMAIL" --dry-run -c "$G3/cgit.yaml" "$G3/in/later.tar" >"$G3/dry" 2>&1
+grep -q "looks back to normal on $D, but whether that commit contains the reported commit $A cannot be known (tree linus's provider cgit tells no ancestry): no 'no longer seen' reply" "$G3/dry" &&
+	! grep -q 'would reply' "$G3/dry" &&
+	ok "ancestry unknown (cgit): said, and no reply claimed" || not_ok "ancestry unknown" "$(grep -v '^[A-Z ]' "$G3/dry" | head -20)"
+# GitHub's compare (a forge.py serving the answers as fixtures): "diverged"
+# is no claim, "ahead" is
+mkdir -p "$G3/ff/repos/o/r/compare"
+echo '{"status": "diverged"}' >"$G3/ff/repos/o/r/compare/$A...$D"
+"$PY" tests/peers/forge.py --port 0 --fixtures "$G3/ff" --log "$G3/forge.log" >"$G3/forge.out" 2>&1 &
+FPID=$!
+for _ in $(seq 100); do grep -q listening "$G3/forge.out" && break; sleep 0.1; done
+sed -e 's|provider: local-git|provider: github|' -e "s|api: $T/repo|api: http://127.0.0.1:$(awk '/listening/ {print $2}' "$G3/forge.out")/repos/o/r|" "$G3/cfg.yaml" >"$G3/github.yaml"
+"$ROBOTMAIL" --dry-run -c "$G3/github.yaml" "$G3/in/later.tar" >"$G3/dry" 2>&1
+! grep -q 'would reply\|cannot be known' "$G3/dry" && grep -q "GET /repos/o/r/compare/$A...$D" "$G3/forge.log" &&
+	ok "ancestry by GitHub's compare: 'diverged' is no descendant, no reply" || not_ok "github diverged" "$(grep -v '^[A-Z ]' "$G3/dry" | head -20)"
+echo '{"status": "ahead", "ahead_by": 7}' >"$G3/ff/repos/o/r/compare/$A...$D"
+"$ROBOTMAIL" --dry-run -c "$G3/github.yaml" "$G3/in/later.tar" >"$G3/dry" 2>&1
+grep -qx "# robotmail dry-run: would reply to <$GR>: no longer seen since $D" "$G3/dry" &&
+	ok "ancestry by GitHub's compare: 'ahead' is a descendant, the reply" || not_ok "github ahead" "$(grep -v '^[A-Z ]' "$G3/dry" | head -20)"
+kill "$FPID" 2>/dev/null
+wait "$FPID" 2>/dev/null
+"$ROBOTMAIL" --dry-run -c "$G3/cfg.yaml" "$G3/in/later.tar" >"$G3/dry" 2>&1
+grep -qx "# robotmail dry-run: would reply to <$GR>: no longer seen since $D" "$G3/dry" &&
+	grep -qx "commit $D, which contains the reported commit (git ancestry):" "$G3/dry" &&
+	ok "ancestry: --dry-run shows the reply for a descendant of the reported commit" || not_ok "ancestry dry-run" "$(grep -v '^[A-Z ]' "$G3/dry" | head -20)"
+"$ROBOTMAIL" run -c "$G3/cfg.yaml" >"$G3/out" 2>"$G3/err"
+rc=$?
+st=$(sqlite3 "$G3/state.db" "select state || ' ' || arg from findings")
+[ $rc -eq 0 ] && [ "$st" = "fixed $D" ] && grep -q "<$GR>: no longer seen since $D: reply queued" "$G3/err" &&
+	ok "ancestry: run replies and marks the finding fixed by the descendant" || not_ok "ancestry run" "rc=$rc st=$st" "$(cat "$G3/err")"

@@ -51,7 +51,7 @@ else
 	if [ $urc -eq 0 ] && [ "$(sed -n '/^\[ RUN      \] unit_pg_test_two_hosts_claim/,$p' "$T/unit.log" | grep -c '^\[       OK \]')" -ge 5 ] &&
 		grep -q 'store-postgresql\|unit_pg_test_migrate_round_trip' "$T/unit.log" &&
 		! grep -q 'store-postgresql: not run' "$T/unit.log"; then
-		ok "store unit tests over PostgreSQL: $(awk '/^\[ RUN      \] test_enqueue_dedupe/ {n = 0; on = 1} on && /^\[       OK \]/ {n++} /^\[  PASSED  \]/ {on = 0} END {print n}' "$T/unit.log") cmocka tests passed in the store-postgresql group (11 shared with SQLite, 8 PostgreSQL-only, 2 of listen's findings, inbound mail and opt-outs)"
+		ok "store unit tests over PostgreSQL: $(awk '/^\[ RUN      \] test_enqueue_dedupe/ {n = 0; on = 1} on && /^\[       OK \]/ {n++} /^\[  PASSED  \]/ {on = 0} END {print n}' "$T/unit.log") cmocka tests passed in the store-postgresql group (12 shared with SQLite, 8 PostgreSQL-only, 2 of listen's findings, inbound mail and opt-outs)"
 	else
 		not_ok "store unit tests over PostgreSQL" "rc=$urc" "$(grep -B2 -A3 'FAILED\|ERROR' "$T/unit.log" | head -30)" "$pgpart"
 	fi
@@ -129,11 +129,11 @@ run_host host-a
 	ok "... the same archives again: already reported, nothing sent" || not_ok "rerun" "$(cat "$T/host-a/err")"
 "$ROBOTMAIL" store -c "$T/host-a/cfg.yaml" check >"$T/check" 2>&1
 crc=$?
-[ $crc = 0 ] && grep -q '^backend: postgresql$' "$T/check" && grep -q '^schema version: 9$' "$T/check" &&
+[ $crc = 0 ] && grep -q '^backend: postgresql$' "$T/check" && grep -q '^schema version: 10$' "$T/check" &&
 	grep -q '^rows: 2 reports, 2 messages (0 held, 0 queued, 0 sending, 2 sent, 0 failed; 2 attempts)' "$T/check" &&
 	grep -q '^rows: 2 threads (one first message per thread key)$' "$T/check" &&
 	grep -q '^store check: consistent$' "$T/check" &&
-	ok "store check: backend, schema version 9, counts (2 threads), consistent" || not_ok "store check" "rc=$crc" "$(cat "$T/check")"
+	ok "store check: backend, schema version 10, counts (2 threads), consistent" || not_ok "store check" "rc=$crc" "$(cat "$T/check")"
 if grep -rq "$(cut -d: -f5 "$T/pg/pgpass")" "$T/host-a" "$T/check"; then
 	not_ok "the database password appears in no output"
 else

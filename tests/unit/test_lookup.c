@@ -223,9 +223,58 @@ static void test_skim(void **state)
 	}
 }
 
+/* Ancestry (issue 18's "no longer seen"): the forges' URLs and answers,
+ * and the providers that tell none, said as such. */
+static void test_ancestry(void **state)
+{
+	struct rm_tree_cfg t;
+	struct rm_gitweb_opts o;
+	struct rm_error err;
+	char why[128], *u;
+
+	(void)state;
+	u = rm_forge_ancestry_url(RM_PROVIDER_GITHUB, "https://api.example.org/repos/o/r", "abc1", SHA);
+	assert_string_equal(u, "https://api.example.org/repos/o/r/compare/abc1..." SHA);
+	free(u);
+	u = rm_forge_ancestry_url(RM_PROVIDER_GITLAB, "https://gl.example.org/api/v4/projects/7", "abc1", SHA);
+	assert_string_equal(u, "https://gl.example.org/api/v4/projects/7/repository/merge_base"
+			       "?refs%5B%5D=abc1&refs%5B%5D=" SHA);
+	free(u);
+	assert_null(rm_forge_ancestry_url(RM_PROVIDER_GITEA, "https://gitea.example.org/api/v1/repos/o/r", "abc1", SHA));
+	assert_null(rm_forge_ancestry_url(RM_PROVIDER_CGIT, "https://git.example.org/linux.git", "abc1", SHA));
+#define GH(body) rm_forge_ancestry(RM_PROVIDER_GITHUB, body, strlen(body), "abc1", why, sizeof(why))
+	assert_int_equal(GH("{\"status\": \"ahead\", \"ahead_by\": 3}"), 1);
+	assert_int_equal(GH("{\"status\": \"identical\"}"), 1);
+	assert_int_equal(GH("{\"status\": \"behind\"}"), 0);
+	assert_int_equal(GH("{\"status\": \"diverged\"}"), 0);
+	assert_int_equal(GH("{\"status\": \"sideways\"}"), -1);
+	assert_non_null(strstr(why, "sideways"));
+	assert_int_equal(GH("<html>"), -1);
+	assert_int_equal(GH("{\"message\": \"Not Found\"}"), -1);
+#undef GH
+#define GL(body) rm_forge_ancestry(RM_PROVIDER_GITLAB, body, strlen(body), "ABC1", why, sizeof(why))
+	assert_int_equal(GL("{\"id\": \"abc1230000000000000000000000000000000000\"}"), 1);
+	assert_int_equal(GL("{\"id\": \"def4560000000000000000000000000000000000\"}"), 0);
+	assert_int_equal(GL("{\"id\": 7}"), -1);
+#undef GL
+	/* providers without ancestry: cannot be known, never "no" */
+	memset(&t, 0, sizeof(t));
+	memset(&o, 0, sizeof(o));
+	t.name = (char *)"linus";
+	t.provider = RM_PROVIDER_CGIT;
+	t.api = (char *)"https://git.example.org/linux.git";
+	assert_int_equal(rm_lookup_is_ancestor(&t, &o, "abc1", SHA, &err), -1);
+	assert_non_null(strstr(err.msg, "tells no ancestry"));
+	t.provider = RM_PROVIDER_GITEA;
+	assert_int_equal(rm_lookup_is_ancestor(&t, &o, "abc1", SHA, &err), -1);
+	assert_int_equal(rm_lookup_is_ancestor(&t, &o, "not a sha", SHA, &err), -1);
+	assert_non_null(strstr(err.msg, "no commit sha"));
+}
+
 const struct CMUnitTest unit_lookup_tests[] = {
 	cmocka_unit_test(test_unknown_waits_grow),
 	cmocka_unit_test(test_malformed_records),
 	cmocka_unit_test(test_skim),
+	cmocka_unit_test(test_ancestry),
 };
 const size_t unit_lookup_ntests = sizeof(unit_lookup_tests) / sizeof(unit_lookup_tests[0]);

@@ -96,9 +96,9 @@ static void test_enqueue_dedupe(void **state)
 	/* one schema for both backends: step 4 added leases and archive claims */
 	assert_string_equal(rm_store_backend(st), unit_store_pg_url ? "postgresql" : "sqlite");
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 9); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs;
+	assert_int_equal(v, 10); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs;
 				 * 6: threads; 7: the commit cache's miss records; 8: finding_points;
-				 * 9: finding_points' label */
+				 * 9: finding_points' label; 10: finding_mentions */
 	assert_int_equal(rm_store_report_seen(st, "k1", &seen, &err), 0);
 	assert_false(seen);
 	assert_int_equal(enqueue(st, "m1@example.org", "k1", rcpts, false, T0), 1);
@@ -511,7 +511,7 @@ static void test_schema_4_store(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db,
 				      "DROP TABLE finding_events; DROP TABLE findings; DROP TABLE inbound;"
-				      " DROP TABLE optouts; DROP TABLE threads; DROP TABLE finding_points; ALTER TABLE commit_cache DROP COLUMN attempts;"
+				      " DROP TABLE optouts; DROP TABLE threads; DROP TABLE finding_points; DROP TABLE finding_mentions; ALTER TABLE commit_cache DROP COLUMN attempts;"
 				      " ALTER TABLE commit_cache DROP COLUMN first_failed_at;"
 				      " ALTER TABLE commit_cache DROP COLUMN failure; PRAGMA user_version = 4",
 				      NULL, NULL, NULL),
@@ -544,7 +544,7 @@ static void test_schema_4_store(void **state)
 	/* to write: step 5 runs (and the steps after it), the findings are there */
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 9);
+	assert_int_equal(v, 10);
 	assert_int_equal(rm_store_finding_set(st, "k1", "linus", RM_FINDING_INVALID, NULL,
 					      "#robotmail invalid", "dora@example.org", "r1", T0, &err),
 			 1);
@@ -728,7 +728,8 @@ static void test_thread_key_unique(void **state)
 
 	(void)state;
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 9); /* 6: threads; 7: miss records; 8: finding_points; 9: its label */
+	assert_int_equal(v, 10); /* 6: threads; 7: miss records; 8: finding_points; 9: its label;
+				  * 10: mentions */
 	assert_thread_first(st, "T", NULL);
 	assert_int_equal(enqueue_in_thread(st, "a@example.org", "ka", "T", true, NULL), 1);
 	assert_thread_first(st, "T", "a@example.org");
@@ -806,7 +807,7 @@ static void test_schema_8_store_points(void **state)
 	rm_store_close(st);
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 9);
+	assert_int_equal(v, 10);
 	assert_int_equal(rm_store_point_keep(st, "k", "t", "c1", "seen", "linux-next/master", v3,
 					     1, 11, &err),
 			 1);
@@ -841,13 +842,21 @@ static void test_schema_5_store_threads(void **state)
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE threads; ALTER TABLE commit_cache DROP COLUMN attempts;"
 				      " ALTER TABLE commit_cache DROP COLUMN first_failed_at;"
 				      " ALTER TABLE commit_cache DROP COLUMN failure; DROP TABLE finding_points;"
-				      " PRAGMA user_version = 5", NULL, NULL,
+				      " DROP TABLE finding_mentions; PRAGMA user_version = 5", NULL, NULL,
 				      NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
 
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READONLY, &err), 0);
 	assert_thread_first(st, "T", "a@example.org");
+	{
+		/* before step 10: no mentions table, none read */
+		struct rm_store_mention *mv;
+		size_t nm;
+
+		assert_int_equal(rm_store_mentions(st, "T", &mv, &nm, &err), 0);
+		assert_int_equal(nm, 0);
+	}
 	assert_int_equal(rm_store_counts(st, &c, &err), 0);
 	assert_int_equal(c.threads, 2);
 	assert_int_equal(c.thread_orphans, 0);
@@ -859,7 +868,7 @@ static void test_schema_5_store_threads(void **state)
 
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 9);
+	assert_int_equal(v, 10);
 	assert_thread_first(st, "T", "a@example.org");
 	assert_thread_first(st, "U", "c@example.org");
 	assert_int_equal(enqueue_in_thread(st, "e@example.org", "ke", "T", true, NULL),
@@ -1141,6 +1150,46 @@ static void test_threads_ending(void **state)
 	assert_null(got);
 }
 
+/* Later reports that mention a finding (schema step 10): kept once per
+ * (finding, report), read oldest first, none for another finding or a
+ * NULL store; counted and copied by `store migrate`. */
+static void test_mentions(void **state)
+{
+	struct rm_store *st = mem_store();
+	struct rm_store_mention *v;
+	struct rm_store_counts c;
+	struct rm_store_dump d;
+	struct rm_error err;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(rm_store_mention_add(st, "F", "late2@example.org", "K2", T0 + 20, &err), 1);
+	assert_int_equal(rm_store_mention_add(st, "F", "late1@example.org", "K1", T0 + 10, &err), 1);
+	/* the same report again (a rebuilt mail, a second run): kept once */
+	assert_int_equal(rm_store_mention_add(st, "F", "late1@example.org", "K1", T0 + 30, &err), 0);
+	assert_int_equal(rm_store_mention_add(st, "G", "late1@example.org", "K1", T0 + 10, &err), 1);
+	assert_int_equal(rm_store_mentions(st, "F", &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].message_id, "late1@example.org");
+	assert_string_equal(v[0].by_key, "K1");
+	assert_int_equal(v[0].at, T0 + 10);
+	assert_string_equal(v[1].message_id, "late2@example.org");
+	rm_store_mentions_free(v, n);
+	assert_int_equal(rm_store_mentions(st, "H", &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_null(v);
+	assert_int_equal(rm_store_counts(st, &c, &err), 0);
+	assert_int_equal(c.listen[5], 3);
+	assert_int_equal(rm_store_dump(st, &d, &err), 0);
+	assert_int_equal(d.listen[5].nrows, 3);
+	assert_int_equal(d.listen[5].ncols, 4);
+	rm_store_dump_free(&d);
+	rm_store_close(st);
+	assert_int_equal(rm_store_mentions(NULL, "F", &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(rm_store_mention_add(NULL, "F", "x@example.org", "K", T0, &err), -1);
+}
+
 /* queue resend (sent -> queued to everyone it went to, same Message-ID),
  * each recipient's result, and an action over a filter (issue 13) */
 static void test_resend_results_and_filters(void **state)
@@ -1274,6 +1323,7 @@ const struct CMUnitTest unit_store_tests[] = {
 	cmocka_unit_test(test_schedule_failed_is_not_sent),
 	cmocka_unit_test(test_schedule_policy),
 	cmocka_unit_test(test_threads_ending),
+	cmocka_unit_test(test_mentions),
 };
 const size_t unit_store_ntests = sizeof(unit_store_tests) / sizeof(unit_store_tests[0]);
 
@@ -1290,6 +1340,7 @@ const struct CMUnitTest unit_store_pg_tests[] = {
 	cmocka_unit_test(test_schedule_failed_is_not_sent),
 	cmocka_unit_test(test_schedule_policy),
 	cmocka_unit_test(test_threads_ending),
+	cmocka_unit_test(test_mentions),
 	/* test_store_pg.c: several hosts, claims, leases, migration */
 	cmocka_unit_test(unit_pg_test_two_hosts_claim),
 	cmocka_unit_test(unit_pg_test_dedupe_across_hosts),

@@ -292,6 +292,7 @@ void unit_pg_test_migrate_round_trip(void **state)
 						     "seen", "linux-next/master", v3, 2, T0 + 1, &err),
 				 1);
 	}
+	assert_int_equal(rm_store_mention_add(src, "t", "m3@example.org", "u", T0 + 4, &err), 1);
 
 	rm_sb_init(&out);
 	if (rm_store_migrate(src, dst, &out, &err))
@@ -333,6 +334,7 @@ void unit_pg_test_migrate_round_trip(void **state)
 		assert_string_equal(got.failure, "");
 	}
 	assert_non_null(strstr(out.buf, "target: 1 findings (3 commands), 1 inbound mails read, 1 opt-outs"));
+	assert_non_null(strstr(out.buf, ", 1 later reports' mentions\n"));
 	/* the thread row: its first message, as in the source */
 	assert_non_null(strstr(out.buf, "source: 1 threads (one first message per thread key)\n"));
 	assert_non_null(strstr(out.buf, "target: 1 threads (one first message per thread key)\n"));
@@ -373,6 +375,17 @@ void unit_pg_test_migrate_round_trip(void **state)
 		assert_true(b);
 		assert_int_equal(rm_store_optout_check(dst, "b@example.org", "linus", &b, &err), 0);
 		assert_true(b);
+		{
+			struct rm_store_mention *mv;
+			size_t nm;
+
+			assert_int_equal(rm_store_mentions(dst, "t", &mv, &nm, &err), 0);
+			assert_int_equal(nm, 1);
+			assert_string_equal(mv[0].message_id, "m3@example.org");
+			assert_string_equal(mv[0].by_key, "u");
+			assert_int_equal(mv[0].at, T0 + 4);
+			rm_store_mentions_free(mv, nm);
+		}
 	}
 	/* every message the same, byte for byte */
 	assert_int_equal(rm_store_list(src, &v, &nv, &err), 0);
@@ -458,7 +471,7 @@ void unit_pg_test_points_before_labels(void **state)
 	rm_store_close(st);
 	st = open_url(unit_store_pg_url);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 9);
+	assert_int_equal(v, 10);
 	assert_int_equal(rm_store_point_keep(st, "k", "t", "c1", "seen", "linux-next/master", v3, 1,
 					     T0, &err),
 			 1);
@@ -566,7 +579,7 @@ void unit_pg_test_migrate_before_threads(void **state)
 	assert_int_equal(sqlite3_exec(db, "DROP TABLE threads; ALTER TABLE commit_cache DROP COLUMN attempts;"
 				      " ALTER TABLE commit_cache DROP COLUMN first_failed_at;"
 				      " ALTER TABLE commit_cache DROP COLUMN failure; DROP TABLE finding_points;"
-				      " PRAGMA user_version = 5", NULL, NULL,
+				      " DROP TABLE finding_mentions; PRAGMA user_version = 5", NULL, NULL,
 				      NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
