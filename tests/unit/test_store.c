@@ -755,7 +755,7 @@ static void test_thread_key_unique(void **state)
 	assert_int_equal(c.thread_orphans, 0);
 	rm_sb_init(&out);
 	assert_int_equal(rm_store_check(st, &out, &err), 0);
-	assert_non_null(strstr(out.buf, "\nschema version: 9\n"));
+	assert_non_null(strstr(out.buf, "\nschema version: 10\n"));
 	assert_non_null(strstr(out.buf, "\nrows: 2 threads (one first message per thread key)\n"));
 	assert_non_null(strstr(out.buf, "\nstore check: consistent\n"));
 	rm_sb_release(&out);
@@ -788,7 +788,8 @@ static void test_schema_8_store_points(void **state)
 			 1);
 	rm_store_close(st);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "ALTER TABLE finding_points DROP COLUMN label;"
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE finding_mentions;"
+				      " ALTER TABLE finding_points DROP COLUMN label;"
 				      " PRAGMA user_version = 8", NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);

@@ -455,7 +455,7 @@ void unit_pg_test_points_before_labels(void **state)
 					     &err),
 			 1);
 	rm_store_close(st);
-	pg_sql("ALTER TABLE finding_points DROP COLUMN label; DELETE FROM schema_version WHERE version > 8");
+	pg_sql("DROP TABLE finding_mentions; ALTER TABLE finding_points DROP COLUMN label; DELETE FROM schema_version WHERE version > 8");
 	assert_int_equal(rm_store_open(&st, unit_store_pg_url, RM_STORE_READONLY, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
 	assert_int_equal(v, 8);
