@@ -169,8 +169,10 @@ struct scanner {
 	 * decode_stacktrace ran on the log.  Kept here when the trace itself
 	 * holds a decoded listing (seen_decode: DECODE_FLAG inside the block,
 	 * as a soft lockup's or an RCU stall's NMI backtrace has: published
-	 * case 2412), or when one follows within those lines; a trace without
-	 * one ends at its end line (test_excerpt_second_trace). */
+	 * case 2412; or a WARNING's Code listing before its end line: 2420,
+	 * three lines kept after the end line up to the next trace), or when
+	 * one follows within those lines; a trace without one ends at its end
+	 * line (test_excerpt_second_trace). */
 	bool seen_decode;
 	bool found;             /* the target line is in the block */
 	bool done;
@@ -394,8 +396,12 @@ static void sc_line_at(struct scanner *sc, const char *s, size_t len)
 					return;
 			}
 		}
+		/* a start line inside an open trace (the WARNING line after
+		 * "cut here") continues its block, listing seen or not */
+		if (!sc->in_trace)
+			sc->seen_decode = false;
 		sc->in_trace = true;
-		sc->end_trace = sc->in_decode = sc->end_decode = sc->seen_decode = false;
+		sc->end_trace = sc->in_decode = sc->end_decode = false;
 		keep_banner(sc);
 		keep(sc, &sc->block, &sc->block_lines, s, len);
 		sc->count = 1;

@@ -11,7 +11,9 @@
  * a line with "---[ cut here ", " BUG: ", " WARNING: ", " INFO: ",
  * " UBSAN: " or " kernel BUG at " through "---[ end trace " (at most 100
  * lines), then, when decode_stacktrace ran, its `All code` listing through
- * the `Code starting with the faulting instruction` block.  The trace cut
+ * the `Code starting with the faulting instruction` block; a trace that
+ * holds such a listing itself keeps the lines after its end (or its 100th
+ * line) up to the next trace, or its 150th line.  The trace cut
  * is the one holding the failure's first message, found by the time
  * lkp-tests recorded for it (`dmesg.timestamp:<id>`, `[%12.6f]`).  Lines
  * are kept as the log has them (timestamps, caller ids, decoded traces).

@@ -445,7 +445,64 @@ static void test_after_cap_kept_with_listing(void **state)
 	rm_sb_release(&want);
 }
 
+/* A WARNING whose trace holds its decoded Code listing before its end line
+ * (published case 2420): the lines after the end line stay up to the next
+ * trace, or to the end of the log; a start line inside the trace after the
+ * listing (" INFO: ") does not make the trace forget it; the same trace
+ * without the listing ends at its end line. */
+static void test_after_end_kept_with_listing(void **state)
+{
+#define W_HEAD "[   13.041399][    T0] ------------[ cut here ]------------\n" \
+	       "[ 13.042302][ T0] WARNING: CPU: 0 PID: 0 at lib/percpu-refcount.c:151 f (lib/percpu-refcount.c:151) \n" \
+	       "[ 13.042302][ T0] Code: 03 75 58 <0f> 0b\n" \
+	       "All code\n" \
+	       "========\n" \
+	       "   0:\t03 75 58             \tadd    0x58(%rbp),%esi\n" \
+	       "\n"
+#define W_FLAG "Code starting with the faulting instruction\n" \
+	       "===========================================\n" \
+	       "   0:\t0f 0b                \tud2\n"
+#define W_TAIL "[   13.042302][    T0] INFO: lockdep is turned off.\n" \
+	       "[   13.042302][    T0] Call Trace:\n" \
+	       "[   13.042302][    T0]  </TASK>\n" \
+	       "[   13.042302][    T0] ---[ end trace 0000000000000000 ]---\n"
+#define W_AFTER "[   13.044823][    T0] AppArmor: AppArmor initialized\n" \
+		"[   13.062176][    T0] Mount-cache hash table entries: 32768\n" \
+		"[   13.065846][    T0] Mountpoint-cache hash table entries: 32768\n"
+#define W_NEXT "[   13.068114][    T0] ------------[ cut here ]------------\n" \
+	       "[   13.068115][    T0] next\n"
+	static const char with_next[] = NOISE W_HEAD W_FLAG W_TAIL W_AFTER W_NEXT;
+	static const char to_end[] = NOISE W_HEAD W_FLAG W_TAIL W_AFTER;
+	char *plain = rm_xstrdup(with_next);
+	struct rm_evidence e;
+
+	(void)state;
+	rm_evidence_scan_memory("dmesg", with_next, strlen(with_next), "13.042302", &lim, &e);
+	assert_null(e.problem);
+	assert_non_null(e.excerpt);
+	assert_string_equal(e.excerpt, W_HEAD W_FLAG W_TAIL W_AFTER);
+	rm_evidence_free(&e);
+	rm_evidence_scan_memory("dmesg", to_end, strlen(to_end), "13.042302", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_string_equal(e.excerpt, W_HEAD W_FLAG W_TAIL W_AFTER);
+	rm_evidence_free(&e);
+	/* without the listing: through the end line only */
+	memcpy(strstr(plain, "Code starting"), "Xode", 4);
+	rm_evidence_scan_memory("dmesg", plain, strlen(plain), "13.042302", &lim, &e);
+	assert_non_null(e.excerpt);
+	assert_non_null(strstr(e.excerpt, "---[ end trace 0000000000000000 ]---\n"));
+	assert_null(strstr(e.excerpt, "AppArmor"));
+	rm_evidence_free(&e);
+	free(plain);
+#undef W_HEAD
+#undef W_FLAG
+#undef W_TAIL
+#undef W_AFTER
+#undef W_NEXT
+}
+
 const struct CMUnitTest unit_evidence_tests[] = {
+	cmocka_unit_test_setup(test_after_end_kept_with_listing, setup),
 	cmocka_unit_test_setup(test_after_cap_kept_with_listing, setup),
 	cmocka_unit_test_setup(test_ltp_blocks, setup),
 	cmocka_unit_test_setup(test_nul_bytes_dropped, setup),
