@@ -2,9 +2,10 @@
  *
  * One connection per process.  Every statement goes through PQexecParams
  * with its values as parameters (never string-built SQL).  The schema is the
- * SQLite one in PostgreSQL's types, step for step (1-8; step 4: leases and
+ * SQLite one in PostgreSQL's types, step for step (1-9; step 4: leases and
  * archive claims; step 5: findings, inbound mail, opt-outs; step 6: threads,
- * one first message per thread key; step 7: unknown commits' attempts; step 8: finding_points), its version in a
+ * one first message per thread key; step 7: unknown commits' attempts; step 8: finding_points;
+ * step 9: threads' key_rev, the key reversed), its version in a
  * `schema_version` table.  Migrations
  * run in one transaction each under an advisory lock, so several hosts that
  * start at once migrate once.
@@ -60,6 +61,7 @@ struct pg_store {
 			       * attempts, first_failed_at or failure (dumps give 0/NULL) */
 	bool before_threads;  /* read-only before the `threads` table: a thread's
 			       * first message is its thread key's first by id */
+	bool before_key_rev;  /* read-only at a schema before 9: threads has no key_rev */
 };
 
 static struct pg_store *pg(struct rm_store *st)
@@ -191,6 +193,12 @@ static const char *const migrations[] = {
 	"  UNIQUE (key, commit_sha)"
 	");"
 	"CREATE INDEX finding_points_test ON finding_points (test)",
+	/* 9: thread keys looked up by their end (store_sqlite.c's step 9):
+	 * the key reversed, kept by the server; byte order ("C") so that a
+	 * reversed suffix is an index range (^@, starts_with) */
+	"ALTER TABLE threads ADD COLUMN key_rev TEXT COLLATE \"C\""
+	"  GENERATED ALWAYS AS (reverse(key)) STORED;"
+	"CREATE INDEX threads_key_rev ON threads (key_rev)",
 };
 
 static const char *const state_names[] = { "held", "queued", "sending", "sent", "failed" };
@@ -558,6 +566,7 @@ int rm_store_pg_open(struct rm_store **stp, const char *url, enum rm_store_mode 
 			s->before_findings = v < 5;
 			s->before_points = v < 8;
 			s->before_backoff = v < 7;
+			s->before_key_rev = v < 9;
 		}
 		r = q(s, "SELECT to_regclass('threads') IS NULL", 0, NULL, err, "reading the schema");
 		if (!r) {
@@ -1201,6 +1210,15 @@ static int pgs_thread_first(struct rm_store *base, const char *thread_key, char 
 	return found;
 }
 
+/* The keys ending in $1 are those whose key_rev starts with $1 reversed:
+ * a range of the index threads_key_rev (the planner makes ^@ with a known
+ * value a range on a "C" column); each key's newest report from
+ * messages_thread. */
+const char rm_store_pg_threads_ending_sql[] =
+	"SELECT t.key FROM threads t JOIN messages m ON m.thread_key = t.key"
+	" WHERE t.key_rev ^@ reverse($1) AND length(t.key) > length($1)"
+	" GROUP BY t.key ORDER BY max(m.id) DESC LIMIT $2::bigint";
+
 static int pgs_threads_ending(struct rm_store *base, const char *suffix, size_t limit, char ***keys,
 			      size_t *n, struct rm_error *err)
 {
@@ -1209,9 +1227,11 @@ static int pgs_threads_ending(struct rm_store *base, const char *suffix, size_t 
 	struct rows all = ROWS(text_from_row, char *);
 
 	if (read_all(pg(base),
-		     "SELECT thread_key FROM messages WHERE length(thread_key) > length($1)"
-		     " AND right(thread_key, length($1)) = $1"
-		     " GROUP BY thread_key ORDER BY max(id) DESC LIMIT $2::bigint",
+		     pg(base)->before_key_rev ?
+			     "SELECT thread_key FROM messages WHERE length(thread_key) > length($1)"
+			     " AND right(thread_key, length($1)) = $1"
+			     " GROUP BY thread_key ORDER BY max(id) DESC LIMIT $2::bigint" :
+			     rm_store_pg_threads_ending_sql,
 		     2, p, rows_add, &all, err, "reading threads"))
 		return -1;
 	*keys = all.items;

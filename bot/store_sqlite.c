@@ -52,6 +52,7 @@ struct sq_store {
 			       * first message is its thread key's first by id */
 	bool before_backoff;  /* read-only at a schema before 7: commit_cache has no
 			       * attempts, first_failed_at or failure (dumps give 0/NULL) */
+	bool before_key_rev;  /* read-only at a schema before 9: threads has no key_rev */
 };
 
 static struct sq_store *sq(struct rm_store *st)
@@ -189,6 +190,14 @@ static const char *const migrations[] = {
 	"  UNIQUE (key, commit_sha)"
 	");"
 	"CREATE INDEX finding_points_test ON finding_points (test);",
+	/* 9: bracket lines look thread keys up by their end (the finding,
+	 * whatever the tree and commit: rm_store_threads_ending); the key read
+	 * backwards turns that end into a start, which an index finds.  key_rev
+	 * is rm_reverse(key) (characters in reverse order, as PostgreSQL's
+	 * reverse()), set by the enqueue that stores the row. */
+	"ALTER TABLE threads ADD COLUMN key_rev TEXT;"
+	"UPDATE threads SET key_rev = rm_reverse(key);"
+	"CREATE INDEX threads_key_rev ON threads (key_rev);",
 };
 
 /* The state names as stored (the CHECK above), indexed by enum rm_store_state. */
@@ -392,6 +401,39 @@ static const char *num(struct num *n, long long v)
 {
 	snprintf(n->b, sizeof(n->b), "%lld", v);
 	return n->b;
+}
+
+/* The n bytes of `in` into `out` (n bytes) with their characters in reverse
+ * order, as PostgreSQL's reverse(): a UTF-8 lead byte and the continuation
+ * bytes after it move as one; a stray byte as itself. */
+static void utf8_reverse(const char *in, size_t n, char *out)
+{
+	size_t i = 0, len;
+
+	while (i < n) {
+		for (len = 1; i + len < n && ((unsigned char)in[i + len] & 0xC0) == 0x80; len++)
+			;
+		memcpy(out + n - i - len, in + i, len);
+		i += len;
+	}
+}
+
+/* SQL rm_reverse(text): utf8_reverse; NULL stays NULL */
+static void sql_reverse(sqlite3_context *c, int argc, sqlite3_value **argv)
+{
+	const char *in = (const char *)sqlite3_value_text(argv[0]);
+	size_t n = (size_t)sqlite3_value_bytes(argv[0]);
+	char *out;
+
+	(void)argc;
+	if (!in) {
+		sqlite3_result_null(c);
+		return;
+	}
+	out = rm_xmalloc(n + 1);
+	utf8_reverse(in, n, out);
+	out[n] = '\0';
+	sqlite3_result_text(c, out, (int)n, free);
 }
 
 static int schema_version(struct sq_store *s, int *v)
@@ -639,6 +681,15 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 		sq_close(&s->base);
 		return -1;
 	}
+	/* this connection's own function: SQLite has no reverse() (not stored in
+	 * the schema: other programs read and write the file without it) */
+	if (sqlite3_create_function(s->db, "rm_reverse", 1,
+				    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
+				    sql_reverse, NULL, NULL) != SQLITE_OK) {
+		db_error(s, err, "opening");
+		sq_close(&s->base);
+		return -1;
+	}
 	if (mode == RM_STORE_READWRITE) {
 		if (exec(s, "PRAGMA journal_mode = WAL", err) ||
 		    exec(s, "PRAGMA synchronous = FULL", err) || migrate(s, err)) {
@@ -667,6 +718,7 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 		}
 		s->before_threads = !s->before_threads;
 		s->before_points = v < 8;
+		s->before_key_rev = v < 9;
 	}
 	*stp = &s->base;
 	return 0;
@@ -912,7 +964,8 @@ static int sq_enqueue(struct rm_store *base, const struct rm_store_msg *m, time_
 	}
 	if (m->thread_key) {
 		/* the thread's first message, unless it has one */
-		if (prep(s, "INSERT OR IGNORE INTO threads (key, message_id, created_at) VALUES (?, ?, ?)",
+		if (prep(s, "INSERT OR IGNORE INTO threads (key, message_id, created_at, key_rev)"
+			    " VALUES (?1, ?2, ?3, rm_reverse(?1))",
 			 &st) ||
 		    b_text(st, 1, m->thread_key) || b_text(st, 2, m->message_id) || b_int(st, 3, now) ||
 		    step_done(&st))
@@ -1302,20 +1355,51 @@ static int sq_thread_first(struct rm_store *base, const char *thread_key, char *
 	return rc == SQLITE_ROW;
 }
 
+/* The keys ending in ?3 are those whose key_rev starts with ?1 (?3
+ * reversed): key_rev in [?1, ?2) with ?2 the first string after every one
+ * that starts with ?1 (BINARY order is memcmp's), a range of the index
+ * threads_key_rev.  Each key's newest report from messages_thread.  (Grouped
+ * by key_rev, one per key as key is: by key, SQLite would rather walk the
+ * primary key's index in its order than search this one.) */
+const char rm_store_sqlite_threads_ending_sql[] =
+	"SELECT t.key FROM threads t CROSS JOIN messages m ON m.thread_key = t.key"
+	" WHERE t.key_rev >= ?1 AND t.key_rev < ?2 AND length(t.key) > length(?3)"
+	" GROUP BY t.key_rev ORDER BY max(m.id) DESC LIMIT CAST(?4 AS INTEGER)";
+
 /* (SQLite's length() and substr() both count characters of a TEXT value,
  * so the comparison is of the last length(suffix) characters) */
 static int sq_threads_ending(struct rm_store *base, const char *suffix, size_t limit, char ***keys,
 			     size_t *n, struct rm_error *err)
 {
+	struct sq_store *s = sq(base);
 	struct rows all = ROWS(text_from_row, char *);
 	struct num l = { "" };
-	const char *p[2] = { suffix, num(&l, (long long)limit) };
-	int rc = read_all(sq(base), "SELECT thread_key FROM messages WHERE thread_key IS NOT NULL"
-				    " AND length(thread_key) > length(?1)"
-				    " AND substr(thread_key, length(thread_key) - length(?1) + 1) = ?1"
-				    " GROUP BY thread_key ORDER BY max(id) DESC LIMIT CAST(?2 AS INTEGER)",
-			  2, p, rows_add, &all, err, "reading threads");
+	size_t len = strlen(suffix), end;
+	char *rev = rm_xmalloc(len + 1), *after = rm_xmalloc(len + 1);
+	const char *p[4] = { rev, after, suffix, num(&l, (long long)limit) };
+	int rc;
 
+	utf8_reverse(suffix, len, rev);
+	rev[len] = '\0';
+	/* the successor: the last byte below 0xff one up, what follows it cut */
+	memcpy(after, rev, len + 1);
+	for (end = len; end > 0 && (unsigned char)after[end - 1] == 0xff; end--)
+		;
+	if (end > 0) {
+		after[end - 1] = (char)((unsigned char)after[end - 1] + 1);
+		after[end] = '\0';
+	}
+	if (end > 0 && !s->before_key_rev)
+		rc = read_all(s, rm_store_sqlite_threads_ending_sql, 4, p, rows_add, &all, err,
+			      "reading threads");
+	else /* before step 9, or no successor (an empty suffix): every key read */
+		rc = read_all(s, "SELECT thread_key FROM messages WHERE thread_key IS NOT NULL"
+				 " AND length(thread_key) > length(?3)"
+				 " AND substr(thread_key, length(thread_key) - length(?3) + 1) = ?3"
+				 " GROUP BY thread_key ORDER BY max(id) DESC LIMIT CAST(?4 AS INTEGER)",
+			      4, p, rows_add, &all, err, "reading threads");
+	free(rev);
+	free(after);
 	*keys = all.items;
 	*n = all.n;
 	return rc;

@@ -129,11 +129,11 @@ run_host host-a
 	ok "... the same archives again: already reported, nothing sent" || not_ok "rerun" "$(cat "$T/host-a/err")"
 "$ROBOTMAIL" store -c "$T/host-a/cfg.yaml" check >"$T/check" 2>&1
 crc=$?
-[ $crc = 0 ] && grep -q '^backend: postgresql$' "$T/check" && grep -q '^schema version: 8$' "$T/check" &&
+[ $crc = 0 ] && grep -q '^backend: postgresql$' "$T/check" && grep -q '^schema version: 9$' "$T/check" &&
 	grep -q '^rows: 2 reports, 2 messages (0 held, 0 queued, 0 sending, 2 sent, 0 failed; 2 attempts)' "$T/check" &&
 	grep -q '^rows: 2 threads (one first message per thread key)$' "$T/check" &&
 	grep -q '^store check: consistent$' "$T/check" &&
-	ok "store check: backend, schema version 8, counts (2 threads), consistent" || not_ok "store check" "rc=$crc" "$(cat "$T/check")"
+	ok "store check: backend, schema version 9, counts (2 threads), consistent" || not_ok "store check" "rc=$crc" "$(cat "$T/check")"
 if grep -rq "$(cut -d: -f5 "$T/pg/pgpass")" "$T/host-a" "$T/check"; then
 	not_ok "the database password appears in no output"
 else

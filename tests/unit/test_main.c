@@ -45,6 +45,8 @@ int main(void)
 	failed += _cmocka_run_group_tests("parse", unit_parse_tests, unit_parse_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("message", unit_message_tests, unit_message_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("store", unit_store_tests, unit_store_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("store-threads", unit_store_threads_tests,
+					  unit_store_threads_ntests, NULL, NULL);
 	if (getenv("ROBOTMAIL_TEST_PG") && *getenv("ROBOTMAIL_TEST_PG"))
 		failed += _cmocka_run_group_tests("store-postgresql", unit_store_pg_tests,
 						  unit_store_pg_ntests, unit_store_pg_setup,

@@ -96,8 +96,9 @@ static void test_enqueue_dedupe(void **state)
 	/* one schema for both backends: step 4 added leases and archive claims */
 	assert_string_equal(rm_store_backend(st), unit_store_pg_url ? "postgresql" : "sqlite");
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 8); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs;
-				 * 6: threads; 7: the commit cache's miss records; 8: finding_points */
+	assert_int_equal(v, 9); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs;
+				 * 6: threads; 7: the commit cache's miss records; 8: finding_points;
+				 * 9: threads' key_rev */
 	assert_int_equal(rm_store_report_seen(st, "k1", &seen, &err), 0);
 	assert_false(seen);
 	assert_int_equal(enqueue(st, "m1@example.org", "k1", rcpts, false, T0), 1);
@@ -543,7 +544,7 @@ static void test_schema_4_store(void **state)
 	/* to write: step 5 runs (and the steps after it), the findings are there */
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 8);
+	assert_int_equal(v, 9);
 	assert_int_equal(rm_store_finding_set(st, "k1", "linus", RM_FINDING_INVALID, NULL,
 					      "#robotmail invalid", "dora@example.org", "r1", T0, &err),
 			 1);
@@ -727,7 +728,7 @@ static void test_thread_key_unique(void **state)
 
 	(void)state;
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 8); /* 6: threads; 7: miss records; 8: finding_points */
+	assert_int_equal(v, 9); /* 6: threads; 7: miss records; 8: finding_points; 9: key_rev */
 	assert_thread_first(st, "T", NULL);
 	assert_int_equal(enqueue_in_thread(st, "a@example.org", "ka", "T", true, NULL), 1);
 	assert_thread_first(st, "T", "a@example.org");
@@ -753,7 +754,7 @@ static void test_thread_key_unique(void **state)
 	assert_int_equal(c.thread_orphans, 0);
 	rm_sb_init(&out);
 	assert_int_equal(rm_store_check(st, &out, &err), 0);
-	assert_non_null(strstr(out.buf, "\nschema version: 8\n"));
+	assert_non_null(strstr(out.buf, "\nschema version: 9\n"));
 	assert_non_null(strstr(out.buf, "\nrows: 2 threads (one first message per thread key)\n"));
 	assert_non_null(strstr(out.buf, "\nstore check: consistent\n"));
 	rm_sb_release(&out);
@@ -801,7 +802,7 @@ static void test_schema_5_store_threads(void **state)
 
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 8);
+	assert_int_equal(v, 9);
 	assert_thread_first(st, "T", "a@example.org");
 	assert_thread_first(st, "U", "c@example.org");
 	assert_int_equal(enqueue_in_thread(st, "e@example.org", "ke", "T", true, NULL),
@@ -1239,6 +1240,8 @@ const struct CMUnitTest unit_store_pg_tests[] = {
 	cmocka_unit_test(unit_pg_test_migrate_before_threads),
 	cmocka_unit_test(unit_pg_test_parameters_not_sql),
 	cmocka_unit_test(unit_pg_test_delivery_rounds),
+	/* test_store_threads.c: thread keys by their end, an index range */
+	cmocka_unit_test(unit_pg_test_key_rev),
 	/* test_listen.c: findings, inbound mail, opt-outs (listen, status) */
 	cmocka_unit_test(unit_listen_test_store_findings),
 	cmocka_unit_test(unit_listen_test_recipients_optouts),
