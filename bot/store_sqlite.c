@@ -1007,16 +1007,17 @@ static int sq_claim_due(struct rm_store *base, time_t now, size_t limit,
 	struct num a = { "" }, b = { "" };
 	const char *p[2] = { num(&a, now), num(&b, (long long)limit) };
 	size_t cnt, i;
+	int rc;
 
 	if (exec(s, "BEGIN IMMEDIATE", err))
 		return -1;
-	i = (size_t)read_all(s, "SELECT " MSG_COLUMNS " FROM messages WHERE state = 'queued'"
-				" AND next_attempt <= CAST(?1 AS INTEGER)"
-				" ORDER BY next_attempt, id LIMIT CAST(?2 AS INTEGER)",
-			     2, p, rows_add, &all, err, "claiming due messages");
+	rc = read_all(s, "SELECT " MSG_COLUMNS " FROM messages WHERE state = 'queued'"
+			 " AND next_attempt <= CAST(?1 AS INTEGER)"
+			 " ORDER BY next_attempt, id LIMIT CAST(?2 AS INTEGER)",
+		      2, p, rows_add, &all, err, "claiming due messages");
 	v = all.items;
 	cnt = all.n;
-	if (i) {
+	if (rc) {
 		rollback(s);
 		rm_store_msgs_free(v, cnt);
 		return -1;
