@@ -376,17 +376,20 @@ fail:
  * elements, also after an error. */
 struct rows {
 	void *items;
-	size_t n, size;
+	size_t n, size, cap; /* cap: elements allocated (doubling) */
 	sq_row_fn *fill;
 };
-#define ROWS(fill, element) { NULL, 0, sizeof(element), fill }
+#define ROWS(fill, element) { NULL, 0, sizeof(element), 0, fill }
 
 static void rows_add(sqlite3_stmt *st, void *ctx)
 {
 	struct rows *a = ctx;
 	char *el;
 
-	a->items = rm_xrealloc(a->items, (a->n + 1) * a->size);
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 8;
+		a->items = rm_xrealloc(a->items, a->cap * a->size);
+	}
 	el = (char *)a->items + a->n++ * a->size;
 	memset(el, 0, a->size);
 	a->fill(st, el);

@@ -3,7 +3,9 @@
  * rm_store_threads_ending's query is an index range in both backends
  * (SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN), a store at step 8
  * migrates (existing keys filled), and the answers are those of the scan
- * it replaced, multi-byte characters included. */
+ * it replaced, multi-byte characters included.  And the backends' list
+ * reads (read_all) when the database fails them: -1, the read named, no
+ * rows (unit-asan: nothing leaked). */
 #include "unit.h"
 
 #include <libpq-fe.h>
@@ -185,8 +187,119 @@ static void test_key_rev_sqlite(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* every list read of a store whose tables are gone: -1 naming the read,
+ * nothing handed back */
+static void assert_list_reads_fail(struct rm_store *st)
+{
+	static const struct {
+		int which;
+		const char *what;
+	} reads[] = {
+		{ 0, "listing the queue" },	      { 1, "reading recipients' results" },
+		{ 2, "reading threads" },	      { 3, "reading findings" },
+		{ 4, "reading a finding's events" }, { 5, "reading a finding's values" },
+		{ 6, "reading findings' values" },   { 7, "listing the queue" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+		struct rm_error err;
+		void *out = NULL;
+		char **ks = NULL, **tests = NULL;
+		size_t n = 0;
+		int rc = 0;
+
+		rm_error_clear(&err);
+		switch (reads[i].which) {
+		case 0: {
+			struct rm_store_msg *m;
+
+			rc = rm_store_list(st, &m, &n, &err);
+			out = m;
+			break;
+		}
+		case 1: {
+			struct rm_store_rcpt_row *r;
+
+			rc = rm_store_results(st, 1, &r, &n, &err);
+			out = r;
+			break;
+		}
+		case 2:
+			rc = rm_store_threads_ending(st, "|x=ü/|dmesg.BUG_x|failure", 10, &ks, &n, &err);
+			out = ks;
+			break;
+		case 3: {
+			struct rm_store_finding *f;
+
+			rc = rm_store_findings(st, &f, &n, &err);
+			out = f;
+			break;
+		}
+		case 4: {
+			struct rm_store_event *e;
+
+			rc = rm_store_finding_events(st, "k", &e, &n, &err);
+			out = e;
+			break;
+		}
+		case 5: {
+			struct rm_store_point *p;
+
+			rc = rm_store_points(st, "k", &p, &n, &err);
+			out = p;
+			break;
+		}
+		case 6:
+			rc = rm_store_point_findings(st, "linus", &ks, &tests, &n, &err);
+			out = ks;
+			assert_null(tests);
+			break;
+		case 7: {
+			struct rm_store_dump d;
+
+			rc = rm_store_dump(st, &d, &err);
+			n = d.nmsgs + d.nreports + d.nrcpts + d.ncache;
+			rm_store_dump_free(&d);
+			break;
+		}
+		}
+		if (rc != -1 || !strstr(err.msg, reads[i].what))
+			fail_msg("read %d: rc %d, \"%s\" (want -1 and \"%s\")", reads[i].which, rc, err.msg,
+				 reads[i].what);
+		assert_null(out);
+		assert_int_equal(n, 0);
+	}
+}
+
+static void test_list_reads_fail_sqlite(void **state)
+{
+	char dir[] = "/tmp/rm-reads-XXXXXX", path[64];
+	struct rm_store *st;
+	struct rm_error err;
+	sqlite3 *db;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
+	fill(st);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+				      "DROP TABLE finding_points; DROP TABLE finding_events; DROP TABLE findings;"
+				      " DROP TABLE rcpt_results; DROP TABLE threads; DROP TABLE messages",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_list_reads_fail(st);
+	rm_store_close(st);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 const struct CMUnitTest unit_store_threads_tests[] = {
 	cmocka_unit_test(test_key_rev_sqlite),
+	cmocka_unit_test(test_list_reads_fail_sqlite),
 };
 const size_t unit_store_threads_ntests = sizeof(unit_store_threads_tests) / sizeof(unit_store_threads_tests[0]);
 
@@ -236,7 +349,7 @@ static void assert_pg_plan(PGconn *c)
 
 /* PostgreSQL: the same, the plan by EXPLAIN (sequential scans off: a few
  * rows would be read whole otherwise); step 8 -> 9 fills key_rev (a column
- * the server generates) */
+ * the server generates); then the list reads with their tables gone */
 void unit_pg_test_key_rev(void **state)
 {
 	struct rm_store *st = unit_fresh_store();
@@ -276,5 +389,10 @@ void unit_pg_test_key_rev(void **state)
 	assert_string_equal(PQgetvalue(r, 0, 0), "eruliaf|x_GUB.gsemd|/→2=x|ddd|retsam:sunil");
 	PQclear(r);
 	assert_pg_plan(c);
+	/* and the list reads when their tables are gone */
+	assert_int_equal(rm_store_open(&st, unit_store_pg_url, RM_STORE_READWRITE, &err), 0);
+	pg_exec(c, "DROP TABLE finding_points, finding_events, findings, rcpt_results, threads, messages CASCADE");
+	assert_list_reads_fail(st);
+	rm_store_close(st);
 	PQfinish(c);
 }
