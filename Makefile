@@ -57,9 +57,12 @@ build: $(BUILD)/robotmail
 # postfix is installed with debconf "No configuration": the system instance stays
 # unconfigured and stopped (nothing listens on port 25); tests run private
 # instances (tests/peers/postfix.sh, smtp-sink.sh).
+# (one dpkg-query for every package: one per package took 8 s on a busy machine)
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	@installed=" $$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PACKAGES) 2>/dev/null | \
+		awk '/ install ok installed$$/ {printf "%s ", $$1}')"; \
+	missing=""; for p in $(DEB_PACKAGES); do \
+		case "$$installed" in *" $$p "*) ;; *) missing="$$missing $$p" ;; esac; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "make deps: installing$$missing"; \

@@ -166,6 +166,12 @@ int rm_store_thread_first(struct rm_store *st, const char *thread_key, char **me
  * else the same failure was seen.) */
 int rm_store_threads_ending(struct rm_store *st, const char *suffix, size_t limit, char ***keys,
 			    size_t *n, struct rm_error *err);
+/* Its SQL at the current schema, per backend (tests EXPLAIN it: an index
+ * range, not a scan).  SQLite: ?1 the suffix reversed, ?2 the first string
+ * after every one starting with ?1, ?3 the suffix, ?4 the limit;
+ * PostgreSQL: $1 the suffix, $2 the limit. */
+extern const char rm_store_sqlite_threads_ending_sql[];
+extern const char rm_store_pg_threads_ending_sql[];
 /* Has a report with this dedupe key been queued before? */
 int rm_store_report_seen(struct rm_store *st, const char *dedupe_key, bool *seen,
 			 struct rm_error *err);

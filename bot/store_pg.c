@@ -2,10 +2,11 @@
  *
  * One connection per process.  Every statement goes through PQexecParams
  * with its values as parameters (never string-built SQL).  The schema is the
- * SQLite one in PostgreSQL's types, step for step (1-10; step 4: leases and
+ * SQLite one in PostgreSQL's types, step for step (1-11; step 4: leases and
  * archive claims; step 5: findings, inbound mail, opt-outs; step 6: threads,
  * one first message per thread key; step 7: unknown commits' attempts; step 8: finding_points;
- * step 9: finding_points' label; step 10: finding_mentions), its version in a
+ * step 9: finding_points' label; step 10: finding_mentions;
+ * step 11: threads' key_rev, the key reversed), its version in a
  * `schema_version` table.  Migrations
  * run in one transaction each under an advisory lock, so several hosts that
  * start at once migrate once.
@@ -21,6 +22,20 @@
  * Errors: connection loss, shutdown, too many connections, serialization
  * failures and deadlocks are RM_ERR_TEMP (a later run continues); a refused
  * login is RM_ERR_CONFIG.  Messages show the URL without its password.
+ *
+ * Reads: read_one(SQL, params, row, ctx) for one row or none;
+ * read_all(SQL, params, row, ctx) calls row(r, i, ctx) for every row.  For
+ * a list, pass rows_add and a `struct rows` made with ROWS(fill, element
+ * type): each row appends one zeroed element that fill(r, i, element) sets,
+ * and the caller takes .items and .n:
+ *
+ *     struct rows all = ROWS(point_from_row, struct rm_store_point);
+ *     if (read_all(s, "SELECT ... WHERE key = $1", 1, &key, rows_add, &all, err, what))
+ *             return -1;
+ *     *out = all.items; *n = all.n;
+ *
+ * Parameters are text (NULL: SQL NULL); a number goes as num()'s decimal
+ * text with a cast ($1::bigint) in the SQL.
  */
 #include "store.h"
 
@@ -49,6 +64,7 @@ struct pg_store {
 			       * attempts, first_failed_at or failure (dumps give 0/NULL) */
 	bool before_threads;  /* read-only before the `threads` table: a thread's
 			       * first message is its thread key's first by id */
+	bool before_key_rev;  /* read-only at a schema before 11: threads has no key_rev */
 };
 
 static struct pg_store *pg(struct rm_store *st)
@@ -190,6 +206,12 @@ static const char *const migrations[] = {
 	"  at BIGINT NOT NULL,"
 	"  PRIMARY KEY (key, message_id)"
 	")",
+	/* 11: thread keys looked up by their end (store_sqlite.c's step 11):
+	 * the key reversed, kept by the server; byte order ("C") so that a
+	 * reversed suffix is an index range (^@, starts_with) */
+	"ALTER TABLE threads ADD COLUMN key_rev TEXT COLLATE \"C\""
+	"  GENERATED ALWAYS AS (reverse(key)) STORED;"
+	"CREATE INDEX threads_key_rev ON threads (key_rev)",
 };
 
 static const char *const state_names[] = { "held", "queued", "sending", "sent", "failed" };
@@ -330,6 +352,74 @@ static int read_one(struct pg_store *s, const char *sql, int n, const char *cons
 		row(r, 0, ctx);
 	PQclear(r);
 	return found;
+}
+
+/* ---- reads of many rows (see the top comment) */
+
+/* Run sql with its n text parameters (as q() does); every row i of the
+ * result goes to row(r, i, ctx), in order.  0, or -1 with err set (what
+ * names the operation; no row has gone to row() then). */
+static int read_all(struct pg_store *s, const char *sql, int n, const char *const *params,
+		    pg_row_fn *row, void *ctx, struct rm_error *err, const char *what)
+{
+	PGresult *r = q(s, sql, n, params, err, what);
+	int i;
+
+	if (!r)
+		return -1;
+	for (i = 0; i < PQntuples(r); i++)
+		row(r, i, ctx);
+	PQclear(r);
+	return 0;
+}
+
+/* A caller's growing array, read_all's usual ctx (with row = rows_add):
+ * each row appends one zeroed element of `size` bytes, which fill() sets
+ * from the row.  The caller owns items (NULL when no row) and its n
+ * elements. */
+struct rows {
+	void *items;
+	size_t n, size, cap; /* cap: elements allocated (doubling) */
+	pg_row_fn *fill;
+};
+#define ROWS(fill, element) { NULL, 0, sizeof(element), 0, fill }
+
+static void rows_add(const PGresult *r, int row, void *ctx)
+{
+	struct rows *a = ctx;
+	char *el;
+
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 8;
+		a->items = rm_xrealloc(a->items, a->cap * a->size);
+	}
+	el = (char *)a->items + a->n++ * a->size;
+	memset(el, 0, a->size);
+	a->fill(r, row, el);
+}
+
+/* a row's first column into a char * element (rows_add) */
+static void text_from_row(const PGresult *r, int row, void *element)
+{
+	*(char **)element = get_text(r, row, 0);
+}
+
+/* its second column */
+static void text2_from_row(const PGresult *r, int row, void *element)
+{
+	*(char **)element = get_text(r, row, 1);
+}
+
+/* read_all's row for a struct rm_store_text_rows: its ncols columns as text */
+static void text_row_add(const PGresult *r, int row, void *ctx)
+{
+	struct rm_store_text_rows *t = ctx;
+	char *cells[16];
+	size_t j;
+
+	for (j = 0; j < t->ncols; j++)
+		cells[j] = get_text(r, row, (int)j);
+	rm_store_text_rows_add(t, cells);
 }
 
 /* ---- schema */
@@ -494,6 +584,7 @@ int rm_store_pg_open(struct rm_store **stp, const char *url, enum rm_store_mode 
 			s->before_labels = v < 9;
 			s->before_mentions = v < 10;
 			s->before_backoff = v < 7;
+			s->before_key_rev = v < 11;
 		}
 		r = q(s, "SELECT to_regclass('threads') IS NULL", 0, NULL, err, "reading the schema");
 		if (!r) {
@@ -650,16 +741,6 @@ static void msg_from_row(const PGresult *r, int row, void *msg)
 	m->refs = get_text(r, row, 15);
 }
 
-static void read_msgs(const PGresult *r, struct rm_store_msg **out, size_t *n)
-{
-	int i, rows = PQntuples(r);
-
-	*out = rows ? rm_xcalloc((size_t)rows, sizeof(**out)) : NULL;
-	*n = (size_t)rows;
-	for (i = 0; i < rows; i++)
-		msg_from_row(r, i, &(*out)[i]);
-}
-
 struct report_row {
 	char **message_id;
 	time_t *at;
@@ -814,11 +895,11 @@ static int pgs_claim_due(struct rm_store *base, time_t now, size_t limit,
 	struct num a = { "" }, b = { "" }, c = { "" }, d = { "" };
 	const char *p[5] = { num(&a, now), num(&b, (long long)limit), base->host,
 			     num(&c, getpid()), num(&d, base->lease) };
-	PGresult *r;
+	struct rows all = ROWS(msg_from_row, struct rm_store_msg);
 
 	/* queued and due, or sending under a lease that expired (a dead run's);
 	 * rows another run is claiming at this moment are skipped, not waited for */
-	r = q(s,
+	if (read_all(s,
 	      "WITH c AS (SELECT id FROM messages WHERE (state = 'queued' AND next_attempt <= $1::bigint)"
 	      " OR (state = 'sending' AND coalesce(lease_until, 0) < " DBNOW ")"
 	      " ORDER BY next_attempt, id LIMIT $2::bigint FOR UPDATE SKIP LOCKED)"
@@ -827,11 +908,10 @@ static int pgs_claim_due(struct rm_store *base, time_t now, size_t limit,
 	      " RETURNING m.id, m.message_id, m.dedupe_key, m.tree, m.subject, m.mail_from, m.rcpts,"
 	      " m.bytes, m.state, m.attempts, m.last_error, m.next_attempt, m.created_at, m.sent_at,"
 	      " m.thread_key, m.refs",
-	      5, p, err, "claiming due messages");
-	if (!r)
+	      5, p, rows_add, &all, err, "claiming due messages"))
 		return -1;
-	read_msgs(r, out, n);
-	PQclear(r);
+	*out = all.items;
+	*n = all.n;
 	if (*n > 1)
 		qsort(*out, *n, sizeof(**out), cmp_due);
 	s->renewed = time(NULL);
@@ -859,6 +939,19 @@ static void keep_add(char ***v, size_t *n, const char *rcpt)
 			return;
 	*v = rm_xrealloc(*v, (*n + 1) * sizeof(char *));
 	(*v)[(*n)++] = rm_xstrdup(rcpt);
+}
+
+/* read_all's row: its first column added to a keep list (keep_add) */
+struct keep_list {
+	char ***v;
+	size_t *n;
+};
+
+static void keep_row(const PGresult *r, int row, void *ctx)
+{
+	const struct keep_list *k = ctx;
+
+	keep_add(k->v, k->n, PQgetvalue(r, row, 0));
 }
 
 static void keep_free(char **v, size_t n)
@@ -931,16 +1024,12 @@ static int pgs_record(struct rm_store *base, long long id, const struct rm_rcpt_
 	}
 	if (*state == RM_STORE_FAILED) {
 		const char *p[1] = { nid.b };
-		int k;
+		struct keep_list k = { &keep, &nkeep };
 
-		r = q(s, "SELECT rcpt FROM rcpt_results WHERE message = $1::bigint"
-			 " AND code NOT BETWEEN 200 AND 299 ORDER BY at, rcpt",
-		      1, p, err, what);
-		if (!r)
+		if (read_all(s, "SELECT rcpt FROM rcpt_results WHERE message = $1::bigint"
+				" AND code NOT BETWEEN 200 AND 299 ORDER BY at, rcpt",
+			     1, p, keep_row, &k, err, what))
 			goto fail;
-		for (k = 0; k < PQntuples(r); k++)
-			keep_add(&keep, &nkeep, PQgetvalue(r, k, 0));
-		PQclear(r);
 	}
 	rcpts = rm_store_join_lines(keep, nkeep);
 	{
@@ -1016,13 +1105,13 @@ static int pgs_rcpt_count_since(struct rm_store *base, const char *rcpt, time_t 
 static int pgs_list(struct rm_store *base, struct rm_store_msg **out, size_t *n,
 		    struct rm_error *err)
 {
-	PGresult *r = q(pg(base), "SELECT " MSG_COLUMNS " FROM messages ORDER BY id", 0, NULL, err,
-			"listing the queue");
+	struct rows all = ROWS(msg_from_row, struct rm_store_msg);
 
-	if (!r)
+	if (read_all(pg(base), "SELECT " MSG_COLUMNS " FROM messages ORDER BY id", 0, NULL,
+		     rows_add, &all, err, "listing the queue"))
 		return -1;
-	read_msgs(r, out, n);
-	PQclear(r);
+	*out = all.items;
+	*n = all.n;
 	return 0;
 }
 
@@ -1085,28 +1174,31 @@ static int pgs_set_state(struct rm_store *base, const char *which, enum rm_store
 	return changed;
 }
 
+/* columns: message, rcpt, code, text, at */
+static void rcpt_row_from(const PGresult *r, int row, void *element)
+{
+	struct rm_store_rcpt_row *c = element;
+
+	c->message = get_ll(r, row, 0);
+	c->rcpt = get_text(r, row, 1);
+	c->code = (int)get_ll(r, row, 2);
+	c->text = get_text(r, row, 3);
+	c->at = (time_t)get_ll(r, row, 4);
+}
+
 static int pgs_results(struct rm_store *base, long long id, struct rm_store_rcpt_row **out,
 		       size_t *n, struct rm_error *err)
 {
 	struct num a = { "" };
 	const char *p[1] = { num(&a, id) };
-	PGresult *r = q(pg(base), "SELECT message, rcpt, code, text, at FROM rcpt_results"
-				  " WHERE message = $1::bigint ORDER BY at, rcpt",
-			1, p, err, "reading recipients' results");
-	int i;
+	struct rows all = ROWS(rcpt_row_from, struct rm_store_rcpt_row);
 
-	if (!r)
+	if (read_all(pg(base), "SELECT message, rcpt, code, text, at FROM rcpt_results"
+			       " WHERE message = $1::bigint ORDER BY at, rcpt",
+		     1, p, rows_add, &all, err, "reading recipients' results"))
 		return -1;
-	*n = (size_t)PQntuples(r);
-	*out = rm_xcalloc(*n + 1, sizeof(**out));
-	for (i = 0; i < PQntuples(r); i++) {
-		(*out)[i].message = get_ll(r, i, 0);
-		(*out)[i].rcpt = get_text(r, i, 1);
-		(*out)[i].code = (int)get_ll(r, i, 2);
-		(*out)[i].text = get_text(r, i, 3);
-		(*out)[i].at = (time_t)get_ll(r, i, 4);
-	}
-	PQclear(r);
+	*out = all.items;
+	*n = all.n;
 	return 0;
 }
 
@@ -1136,26 +1228,32 @@ static int pgs_thread_first(struct rm_store *base, const char *thread_key, char 
 	return found;
 }
 
+/* The keys ending in $1 are those whose key_rev starts with $1 reversed:
+ * a range of the index threads_key_rev (the planner makes ^@ with a known
+ * value a range on a "C" column); each key's newest report from
+ * messages_thread. */
+const char rm_store_pg_threads_ending_sql[] =
+	"SELECT t.key FROM threads t JOIN messages m ON m.thread_key = t.key"
+	" WHERE t.key_rev ^@ reverse($1) AND length(t.key) > length($1)"
+	" GROUP BY t.key ORDER BY max(m.id) DESC LIMIT $2::bigint";
+
 static int pgs_threads_ending(struct rm_store *base, const char *suffix, size_t limit, char ***keys,
 			      size_t *n, struct rm_error *err)
 {
 	struct num l = { "" };
 	const char *p[2] = { suffix, num(&l, (long long)limit) };
-	PGresult *r = q(pg(base),
-			"SELECT thread_key FROM messages WHERE length(thread_key) > length($1)"
-			" AND right(thread_key, length($1)) = $1"
-			" GROUP BY thread_key ORDER BY max(id) DESC LIMIT $2::bigint",
-			2, p, err, "reading threads");
-	int i, rows;
+	struct rows all = ROWS(text_from_row, char *);
 
-	if (!r)
+	if (read_all(pg(base),
+		     pg(base)->before_key_rev ?
+			     "SELECT thread_key FROM messages WHERE length(thread_key) > length($1)"
+			     " AND right(thread_key, length($1)) = $1"
+			     " GROUP BY thread_key ORDER BY max(id) DESC LIMIT $2::bigint" :
+			     rm_store_pg_threads_ending_sql,
+		     2, p, rows_add, &all, err, "reading threads"))
 		return -1;
-	rows = PQntuples(r);
-	*keys = rows ? rm_xcalloc((size_t)rows, sizeof(**keys)) : NULL;
-	for (i = 0; i < rows; i++)
-		(*keys)[i] = get_text(r, i, 0);
-	*n = (size_t)rows;
-	PQclear(r);
+	*keys = all.items;
+	*n = all.n;
 	return 0;
 }
 
@@ -1279,101 +1377,81 @@ static int pgs_counts(struct rm_store *base, struct rm_store_counts *c, struct r
 	return 0;
 }
 
+/* columns: dedupe_key, message_id, created_at */
+static void report_row_from(const PGresult *r, int row, void *element)
+{
+	struct rm_store_report_row *c = element;
+
+	c->dedupe_key = get_text(r, row, 0);
+	c->message_id = get_text(r, row, 1);
+	c->created_at = (time_t)get_ll(r, row, 2);
+}
+
+/* columns: tree, sha, found, facts, fetched_at, expires_at, attempts,
+ * first_failed_at, failure */
+static void cache_row_from(const PGresult *r, int row, void *element)
+{
+	struct rm_store_cache_row *c = element;
+
+	c->tree = get_text(r, row, 0);
+	c->sha = get_text(r, row, 1);
+	c->found = !strcmp(PQgetvalue(r, row, 2), "t");
+	c->facts = get_text(r, row, 3);
+	c->fetched_at = (time_t)get_ll(r, row, 4);
+	c->expires_at = (time_t)get_ll(r, row, 5);
+	c->attempts = (unsigned)get_ll(r, row, 6);
+	c->first_failed_at = (time_t)get_ll(r, row, 7);
+	c->failure = get_text(r, row, 8);
+}
+
 static int pgs_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_error *err)
 {
 	struct pg_store *s = pg(base);
-	PGresult *r;
+	struct rows reports = ROWS(report_row_from, struct rm_store_report_row);
+	struct rows rcpts = ROWS(rcpt_row_from, struct rm_store_rcpt_row);
+	struct rows cache = ROWS(cache_row_from, struct rm_store_cache_row);
 	int i;
 
 	if (pgs_list(base, &d->msgs, &d->nmsgs, err))
 		return -1;
-	r = q(s, "SELECT dedupe_key, message_id, created_at FROM reports ORDER BY created_at, dedupe_key",
-	      0, NULL, err, "reading reports");
-	if (!r)
+	if (read_all(s, "SELECT dedupe_key, message_id, created_at FROM reports"
+			" ORDER BY created_at, dedupe_key",
+		     0, NULL, rows_add, &reports, err, "reading reports"))
 		return -1;
-	d->nreports = (size_t)PQntuples(r);
-	d->reports = rm_xcalloc(d->nreports + 1, sizeof(*d->reports));
-	for (i = 0; i < PQntuples(r); i++) {
-		d->reports[i].dedupe_key = get_text(r, i, 0);
-		d->reports[i].message_id = get_text(r, i, 1);
-		d->reports[i].created_at = (time_t)get_ll(r, i, 2);
-	}
-	PQclear(r);
-	r = q(s, "SELECT message, rcpt, code, text, at FROM rcpt_results ORDER BY message, at, rcpt",
-	      0, NULL, err, "reading recipients' results");
-	if (!r)
+	d->reports = reports.items;
+	d->nreports = reports.n;
+	if (read_all(s, "SELECT message, rcpt, code, text, at FROM rcpt_results"
+			" ORDER BY message, at, rcpt",
+		     0, NULL, rows_add, &rcpts, err, "reading recipients' results"))
 		return -1;
-	d->nrcpts = (size_t)PQntuples(r);
-	d->rcpts = rm_xcalloc(d->nrcpts + 1, sizeof(*d->rcpts));
-	for (i = 0; i < PQntuples(r); i++) {
-		d->rcpts[i].message = get_ll(r, i, 0);
-		d->rcpts[i].rcpt = get_text(r, i, 1);
-		d->rcpts[i].code = (int)get_ll(r, i, 2);
-		d->rcpts[i].text = get_text(r, i, 3);
-		d->rcpts[i].at = (time_t)get_ll(r, i, 4);
-	}
-	PQclear(r);
-	r = q(s, s->before_backoff ?
-		      "SELECT tree, sha, found, facts, fetched_at, expires_at, 0, NULL, NULL"
-		      " FROM commit_cache ORDER BY tree, sha" :
-		      "SELECT tree, sha, found, facts, fetched_at, expires_at, attempts,"
-		      " first_failed_at, failure FROM commit_cache ORDER BY tree, sha",
-	      0, NULL, err, "reading the commit cache");
-	if (!r)
+	d->rcpts = rcpts.items;
+	d->nrcpts = rcpts.n;
+	if (read_all(s, s->before_backoff ?
+				"SELECT tree, sha, found, facts, fetched_at, expires_at, 0, NULL, NULL"
+				" FROM commit_cache ORDER BY tree, sha" :
+				"SELECT tree, sha, found, facts, fetched_at, expires_at, attempts,"
+				" first_failed_at, failure FROM commit_cache ORDER BY tree, sha",
+		     0, NULL, rows_add, &cache, err, "reading the commit cache"))
 		return -1;
-	d->ncache = (size_t)PQntuples(r);
-	d->cache = rm_xcalloc(d->ncache + 1, sizeof(*d->cache));
-	for (i = 0; i < PQntuples(r); i++) {
-		d->cache[i].tree = get_text(r, i, 0);
-		d->cache[i].sha = get_text(r, i, 1);
-		d->cache[i].found = !strcmp(PQgetvalue(r, i, 2), "t");
-		d->cache[i].facts = get_text(r, i, 3);
-		d->cache[i].fetched_at = (time_t)get_ll(r, i, 4);
-		d->cache[i].expires_at = (time_t)get_ll(r, i, 5);
-		d->cache[i].attempts = (unsigned)get_ll(r, i, 6);
-		d->cache[i].first_failed_at = (time_t)get_ll(r, i, 7);
-		d->cache[i].failure = get_text(r, i, 8);
-	}
-	PQclear(r);
+	d->cache = cache.items;
+	d->ncache = cache.n;
 	for (i = 0; i < RM_STORE_LISTEN_TABLES && !s->before_findings &&
 		    !(i == 4 && s->before_points) &&
 		    !(i == 5 && s->before_mentions); i++) {
 		const struct rm_store_listen_table *t = &rm_store_listen_tables[i];
 		char sql[256];
-		int row;
 
 		/* constant names of store.c's list, not input */
 		snprintf(sql, sizeof(sql), "SELECT %s FROM %s ORDER BY %s",
 			 i == 4 && s->before_labels ? rm_store_points_columns_v8 : t->columns,
 			 t->name, t->order);
-		r = q(s, sql, 0, NULL, err, "reading every row");
-		if (!r)
+		if (read_all(s, sql, 0, NULL, text_row_add, &d->listen[i], err, "reading every row"))
 			return -1;
-		for (row = 0; row < PQntuples(r); row++) {
-			char *cells[16];
-			size_t j;
-
-			for (j = 0; j < t->ncols; j++)
-				cells[j] = get_text(r, row, (int)j);
-			rm_store_text_rows_add(&d->listen[i], cells);
-		}
-		PQclear(r);
 	}
-	if (!s->before_threads) {
-		r = q(s, "SELECT key, message_id, created_at FROM threads ORDER BY key", 0, NULL, err,
-		      "reading threads");
-		if (!r)
-			return -1;
-		for (i = 0; i < PQntuples(r); i++) {
-			char *cells[3];
-			int j;
-
-			for (j = 0; j < 3; j++)
-				cells[j] = get_text(r, i, j);
-			rm_store_text_rows_add(&d->threads, cells);
-		}
-		PQclear(r);
-	}
+	if (!s->before_threads &&
+	    read_all(s, "SELECT key, message_id, created_at FROM threads ORDER BY key", 0, NULL,
+		     text_row_add, &d->threads, err, "reading threads"))
+		return -1;
 	return 0;
 }
 
@@ -1530,26 +1608,16 @@ static int pgs_findings(struct rm_store *base, struct rm_store_finding **out, si
 			struct rm_error *err)
 {
 	struct pg_store *s = pg(base);
-	PGresult *r;
-	int rows;
+	struct rows all = ROWS(finding_from_row, struct rm_store_finding);
 
 	if (s->before_findings)
 		return 0;
 	/* COLLATE "C": the byte order SQLite uses, whatever the database's locale */
-	r = q(s, "SELECT " FINDING_COLUMNS " FROM findings ORDER BY updated_at, key COLLATE \"C\"", 0,
-	      NULL, err, "reading findings");
-	if (!r)
+	if (read_all(s, "SELECT " FINDING_COLUMNS " FROM findings ORDER BY updated_at, key COLLATE \"C\"",
+		     0, NULL, rows_add, &all, err, "reading findings"))
 		return -1;
-	rows = PQntuples(r);
-	if (rows > 0) {
-		int i;
-
-		*out = rm_xcalloc((size_t)rows, sizeof(**out));
-		for (i = 0; i < rows; i++)
-			finding_from_row(r, i, &(*out)[i]);
-		*n = (size_t)rows;
-	}
-	PQclear(r);
+	*out = all.items;
+	*n = all.n;
 	return 0;
 }
 
@@ -1689,39 +1757,32 @@ static int pgs_finding_undo(struct rm_store *base, const char *key, const char *
 	return commit(s, err, what) ? -1 : 1;
 }
 
+static void event_from_row(const PGresult *r, int row, void *event)
+{
+	struct rm_store_event *e = event;
+
+	e->command = get_text(r, row, 0);
+	e->by = get_text(r, row, 1);
+	e->message_id = get_text(r, row, 2);
+	e->state = finding_from(PQgetisnull(r, row, 3) ? NULL : PQgetvalue(r, row, 3));
+	e->undone = !strcmp(PQgetvalue(r, row, 4), "t");
+	e->at = (time_t)get_ll(r, row, 5);
+}
+
 static int pgs_finding_events(struct rm_store *base, const char *key,
 			      struct rm_store_event **out, size_t *n, struct rm_error *err)
 {
 	struct pg_store *s = pg(base);
-	const char *p[1] = { key };
-	PGresult *r;
-	int rows;
+	struct rows all = ROWS(event_from_row, struct rm_store_event);
 
 	if (s->before_findings)
 		return 0;
-	r = q(s, "SELECT command, by_addr, message_id, state, undone, at FROM finding_events"
-		 " WHERE key = $1 ORDER BY id",
-	      1, p, err, "reading a finding's events");
-	if (!r)
+	if (read_all(s, "SELECT command, by_addr, message_id, state, undone, at FROM finding_events"
+			" WHERE key = $1 ORDER BY id",
+		     1, &key, rows_add, &all, err, "reading a finding's events"))
 		return -1;
-	rows = PQntuples(r);
-	if (rows > 0) {
-		int i;
-
-		*out = rm_xcalloc((size_t)rows, sizeof(**out));
-		for (i = 0; i < rows; i++) {
-			struct rm_store_event *e = &(*out)[i];
-
-			e->command = get_text(r, i, 0);
-			e->by = get_text(r, i, 1);
-			e->message_id = get_text(r, i, 2);
-			e->state = finding_from(PQgetisnull(r, i, 3) ? NULL : PQgetvalue(r, i, 3));
-			e->undone = !strcmp(PQgetvalue(r, i, 4), "t");
-			e->at = (time_t)get_ll(r, i, 5);
-		}
-		*n = (size_t)rows;
-	}
-	PQclear(r);
+	*out = all.items;
+	*n = all.n;
 	return 0;
 }
 
@@ -1809,70 +1870,62 @@ static int pgs_point_add(struct rm_store *base, const char *key, const char *tes
 	return stored;
 }
 
+static void point_from_row(const PGresult *r, int row, void *point)
+{
+	struct rm_store_point *p = point;
+
+	p->commit = get_text(r, row, 0);
+	p->role = get_text(r, row, 1);
+	p->vals = get_text(r, row, 2);
+	p->at = (time_t)get_ll(r, row, 3);
+	p->label = get_text(r, row, 4);
+}
+
 static int pgs_points(struct rm_store *base, const char *key, struct rm_store_point **out,
 		      size_t *n, struct rm_error *err)
 {
 	struct pg_store *s = pg(base);
-	const char *p[1] = { key };
-	PGresult *r;
-	int rows;
+	struct rows all = ROWS(point_from_row, struct rm_store_point);
 
 	if (s->before_points)
 		return 0;
-	r = q(s, s->before_labels ?
-		      "SELECT commit_sha, role, vals, at, NULL FROM finding_points"
-		      " WHERE key = $1 ORDER BY id" :
-		      "SELECT commit_sha, role, vals, at, label FROM finding_points"
-		      " WHERE key = $1 ORDER BY id",
-	      1, p, err, "reading a finding's values");
-	if (!r)
+	if (read_all(s, s->before_labels ?
+				"SELECT commit_sha, role, vals, at, NULL FROM finding_points"
+				" WHERE key = $1 ORDER BY id" :
+				"SELECT commit_sha, role, vals, at, label FROM finding_points"
+				" WHERE key = $1 ORDER BY id",
+		     1, &key, rows_add, &all, err, "reading a finding's values"))
 		return -1;
-	rows = PQntuples(r);
-	if (rows > 0) {
-		int i;
-
-		*out = rm_xcalloc((size_t)rows, sizeof(**out));
-		for (i = 0; i < rows; i++) {
-			(*out)[i].commit = get_text(r, i, 0);
-			(*out)[i].role = get_text(r, i, 1);
-			(*out)[i].vals = get_text(r, i, 2);
-			(*out)[i].at = (time_t)get_ll(r, i, 3);
-			(*out)[i].label = get_text(r, i, 4);
-		}
-		*n = (size_t)rows;
-	}
-	PQclear(r);
+	*out = all.items;
+	*n = all.n;
 	return 0;
+}
+
+/* read_all's row for two columns into two growing arrays of char * */
+static void two_texts_add(const PGresult *r, int row, void *ctx)
+{
+	struct rows **both = ctx;
+
+	rows_add(r, row, both[0]);
+	rows_add(r, row, both[1]);
 }
 
 static int pgs_point_findings(struct rm_store *base, const char *prefix, char ***keys,
 			      char ***tests, size_t *n, struct rm_error *err)
 {
 	struct pg_store *s = pg(base);
-	const char *p[1] = { prefix };
-	PGresult *r;
-	int rows;
+	struct rows k = ROWS(text_from_row, char *), t = ROWS(text2_from_row, char *);
+	struct rows *both[2] = { &k, &t };
 
 	if (s->before_points)
 		return 0;
-	r = q(s, "SELECT DISTINCT key, test FROM finding_points"
-		 " WHERE substr(test, 1, length($1)) = $1 ORDER BY key",
-	      1, p, err, "reading findings' values");
-	if (!r)
+	if (read_all(s, "SELECT DISTINCT key, test FROM finding_points"
+			" WHERE substr(test, 1, length($1)) = $1 ORDER BY key",
+		     1, &prefix, two_texts_add, both, err, "reading findings' values"))
 		return -1;
-	rows = PQntuples(r);
-	if (rows > 0) {
-		int i;
-
-		*keys = rm_xcalloc((size_t)rows, sizeof(char *));
-		*tests = rm_xcalloc((size_t)rows, sizeof(char *));
-		for (i = 0; i < rows; i++) {
-			(*keys)[i] = get_text(r, i, 0);
-			(*tests)[i] = get_text(r, i, 1);
-		}
-		*n = (size_t)rows;
-	}
-	PQclear(r);
+	*keys = k.items;
+	*tests = t.items;
+	*n = k.n;
 	return 0;
 }
 

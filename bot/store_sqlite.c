@@ -10,7 +10,20 @@
  * removed again at close.  Neither takes a lock: a dry run that overlaps a
  * run's checkpoint may read a torn page (SQLite then reports a malformed
  * database and the dry run fails; it never writes).  Good enough for a
- * preview; `run` itself always opens read-write with locking. */
+ * preview; `run` itself always opens read-write with locking.
+ *
+ * Reads: read_one(SQL, params, row, ctx) for one row or none;
+ * read_all(SQL, params, row, ctx) calls row(st, ctx) for every row.  For a
+ * list, pass rows_add and a `struct rows` made with ROWS(fill, element
+ * type): each row appends one zeroed element that fill(st, element) sets,
+ * and the caller takes .items and .n (also after an error: free them):
+ *
+ *     struct rows all = ROWS(point_from_row, struct rm_store_point);
+ *     rc = read_all(s, "SELECT ... WHERE key = ?", 1, &key, rows_add, &all, err, what);
+ *     *out = all.items; *n = all.n;
+ *
+ * Parameters are text (NULL: SQL NULL); a number goes as num()'s decimal
+ * text with CAST(?N AS INTEGER) in the SQL. */
 #include "store.h"
 
 #include <errno.h>
@@ -41,6 +54,7 @@ struct sq_store {
 			       * first message is its thread key's first by id */
 	bool before_backoff;  /* read-only at a schema before 7: commit_cache has no
 			       * attempts, first_failed_at or failure (dumps give 0/NULL) */
+	bool before_key_rev;  /* read-only at a schema before 11: threads has no key_rev */
 };
 
 static struct sq_store *sq(struct rm_store *st)
@@ -190,6 +204,14 @@ static const char *const migrations[] = {
 	"  at INTEGER NOT NULL,"
 	"  PRIMARY KEY (key, message_id)"
 	");",
+	/* 11: bracket lines look thread keys up by their end (the finding,
+	 * whatever the tree and commit: rm_store_threads_ending); the key read
+	 * backwards turns that end into a start, which an index finds.  key_rev
+	 * is rm_reverse(key) (characters in reverse order, as PostgreSQL's
+	 * reverse()), set by the enqueue that stores the row. */
+	"ALTER TABLE threads ADD COLUMN key_rev TEXT;"
+	"UPDATE threads SET key_rev = rm_reverse(key);"
+	"CREATE INDEX threads_key_rev ON threads (key_rev);",
 };
 
 /* The state names as stored (the CHECK above), indexed by enum rm_store_state. */
@@ -332,6 +354,103 @@ static int read_one(struct sq_store *s, const char *sql, int n, const char *cons
 fail:
 	sqlite3_finalize(st);
 	return db_error(s, err, what);
+}
+
+/* ---- reads of many rows (see the top comment) */
+
+/* Prepare sql, bind params[0..n) as text ?1..?n (NULL: SQL NULL; a number
+ * is bound as its decimal text, num()), step to the end: every row goes to
+ * row(st, ctx), in order.  Finalizes the statement.  0, or -1 with err set
+ * (what names the operation); rows before an error have gone to row(). */
+static int read_all(struct sq_store *s, const char *sql, int n, const char *const *params,
+		    sq_row_fn *row, void *ctx, struct rm_error *err, const char *what)
+{
+	sqlite3_stmt *st;
+	int i, rc;
+
+	if (prep(s, sql, &st))
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (b_text(st, i + 1, params[i]))
+			goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		row(st, ctx);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	return db_error(s, err, what);
+}
+
+/* A caller's growing array, read_all's usual ctx (with row = rows_add):
+ * each row appends one zeroed element of `size` bytes, which fill() sets
+ * from the row.  The caller owns items (NULL when no row) and its n
+ * elements, also after an error. */
+struct rows {
+	void *items;
+	size_t n, size, cap; /* cap: elements allocated (doubling) */
+	sq_row_fn *fill;
+};
+#define ROWS(fill, element) { NULL, 0, sizeof(element), 0, fill }
+
+static void rows_add(sqlite3_stmt *st, void *ctx)
+{
+	struct rows *a = ctx;
+	char *el;
+
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 8;
+		a->items = rm_xrealloc(a->items, a->cap * a->size);
+	}
+	el = (char *)a->items + a->n++ * a->size;
+	memset(el, 0, a->size);
+	a->fill(st, el);
+}
+
+/* numbers as parameters */
+struct num {
+	char b[32];
+};
+
+static const char *num(struct num *n, long long v)
+{
+	snprintf(n->b, sizeof(n->b), "%lld", v);
+	return n->b;
+}
+
+/* The n bytes of `in` into `out` (n bytes) with their characters in reverse
+ * order, as PostgreSQL's reverse(): a UTF-8 lead byte and the continuation
+ * bytes after it move as one; a stray byte as itself. */
+static void utf8_reverse(const char *in, size_t n, char *out)
+{
+	size_t i = 0, len;
+
+	while (i < n) {
+		for (len = 1; i + len < n && ((unsigned char)in[i + len] & 0xC0) == 0x80; len++)
+			;
+		memcpy(out + n - i - len, in + i, len);
+		i += len;
+	}
+}
+
+/* SQL rm_reverse(text): utf8_reverse; NULL stays NULL */
+static void sql_reverse(sqlite3_context *c, int argc, sqlite3_value **argv)
+{
+	const char *in = (const char *)sqlite3_value_text(argv[0]);
+	size_t n = (size_t)sqlite3_value_bytes(argv[0]);
+	char *out;
+
+	(void)argc;
+	if (!in) {
+		sqlite3_result_null(c);
+		return;
+	}
+	out = rm_xmalloc(n + 1);
+	utf8_reverse(in, n, out);
+	out[n] = '\0';
+	sqlite3_result_text(c, out, (int)n, free);
 }
 
 static int schema_version(struct sq_store *s, int *v)
@@ -579,6 +698,15 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 		sq_close(&s->base);
 		return -1;
 	}
+	/* this connection's own function: SQLite has no reverse() (not stored in
+	 * the schema: other programs read and write the file without it) */
+	if (sqlite3_create_function(s->db, "rm_reverse", 1,
+				    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, NULL,
+				    sql_reverse, NULL, NULL) != SQLITE_OK) {
+		db_error(s, err, "opening");
+		sq_close(&s->base);
+		return -1;
+	}
 	if (mode == RM_STORE_READWRITE) {
 		if (exec(s, "PRAGMA journal_mode = WAL", err) ||
 		    exec(s, "PRAGMA synchronous = FULL", err) || migrate(s, err)) {
@@ -609,6 +737,7 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 		s->before_points = v < 8;
 		s->before_labels = v < 9;
 		s->before_mentions = v < 10;
+		s->before_key_rev = v < 11;
 	}
 	*stp = &s->base;
 	return 0;
@@ -737,6 +866,18 @@ static char *col_text(sqlite3_stmt *st, int i)
 	return t ? rm_xstrdup((const char *)t) : NULL;
 }
 
+/* a row's first column into a char * element (rows_add) */
+static void text_from_row(sqlite3_stmt *st, void *element)
+{
+	*(char **)element = col_text(st, 0);
+}
+
+/* its second column */
+static void text2_from_row(sqlite3_stmt *st, void *element)
+{
+	*(char **)element = col_text(st, 1);
+}
+
 #define MSG_COLUMNS                                                                        \
 	"id, message_id, dedupe_key, tree, subject, mail_from, rcpts, bytes, state, attempts," \
 	" last_error, next_attempt, created_at, sent_at, thread_key, refs"
@@ -773,21 +914,6 @@ static void msg_from_row(sqlite3_stmt *st, void *msg)
 	m->sent_at = (time_t)sqlite3_column_int64(st, 13);
 	m->thread_key = col_text(st, 14);
 	m->refs = col_text(st, 15);
-}
-
-/* Every row of a prepared, bound SELECT of MSG_COLUMNS, added to *out;
- * finalizes the statement and sets *st to NULL.  0 or an SQLite code. */
-static int read_msgs(sqlite3_stmt **st, struct rm_store_msg **out, size_t *n)
-{
-	int rc;
-
-	while ((rc = sqlite3_step(*st)) == SQLITE_ROW) {
-		*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
-		msg_from_row(*st, &(*out)[(*n)++]);
-	}
-	sqlite3_finalize(*st);
-	*st = NULL;
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 struct report_row {
@@ -857,7 +983,8 @@ static int sq_enqueue(struct rm_store *base, const struct rm_store_msg *m, time_
 	}
 	if (m->thread_key) {
 		/* the thread's first message, unless it has one */
-		if (prep(s, "INSERT OR IGNORE INTO threads (key, message_id, created_at) VALUES (?, ?, ?)",
+		if (prep(s, "INSERT OR IGNORE INTO threads (key, message_id, created_at, key_rev)"
+			    " VALUES (?1, ?2, ?3, rm_reverse(?1))",
 			 &st) ||
 		    b_text(st, 1, m->thread_key) || b_text(st, 2, m->message_id) || b_int(st, 3, now) ||
 		    step_done(&st))
@@ -894,17 +1021,25 @@ static int sq_claim_due(struct rm_store *base, time_t now, size_t limit,
 {
 	struct sq_store *s = sq(base);
 	sqlite3_stmt *st = NULL;
-	struct rm_store_msg *v = NULL;
-	size_t cnt = 0, i;
+	struct rm_store_msg *v;
+	struct rows all = ROWS(msg_from_row, struct rm_store_msg);
+	struct num a = { "" }, b = { "" };
+	const char *p[2] = { num(&a, now), num(&b, (long long)limit) };
+	size_t cnt, i;
+	int rc;
 
 	if (exec(s, "BEGIN IMMEDIATE", err))
 		return -1;
-	if (prep(s, "SELECT " MSG_COLUMNS " FROM messages WHERE state = 'queued' AND next_attempt <= ?"
-		    " ORDER BY next_attempt, id LIMIT ?",
-		 &st) ||
-	    b_int(st, 1, now) || b_int(st, 2, (long long)limit) || read_msgs(&st, &v, &cnt)) {
-		sqlite3_finalize(st);
-		goto fail;
+	rc = read_all(s, "SELECT " MSG_COLUMNS " FROM messages WHERE state = 'queued'"
+			 " AND next_attempt <= CAST(?1 AS INTEGER)"
+			 " ORDER BY next_attempt, id LIMIT CAST(?2 AS INTEGER)",
+		      2, p, rows_add, &all, err, "claiming due messages");
+	v = all.items;
+	cnt = all.n;
+	if (rc) {
+		rollback(s);
+		rm_store_msgs_free(v, cnt);
+		return -1;
 	}
 	for (i = 0; i < cnt; i++) {
 		if (prep(s, "UPDATE messages SET state = 'sending', updated_at = ? WHERE id = ?", &st) ||
@@ -951,6 +1086,19 @@ static void keep_add(char ***v, size_t *n, const char *rcpt)
 		return;
 	*v = rm_xrealloc(*v, (*n + 1) * sizeof(char *));
 	(*v)[(*n)++] = rm_xstrdup(rcpt);
+}
+
+/* read_all's row: its first column added to a keep list (keep_add) */
+struct keep_list {
+	char ***v;
+	size_t *n;
+};
+
+static void keep_row(sqlite3_stmt *st, void *ctx)
+{
+	const struct keep_list *k = ctx;
+
+	keep_add(k->v, k->n, (const char *)sqlite3_column_text(st, 0));
 }
 
 static void keep_free(char **v, size_t n)
@@ -1011,17 +1159,17 @@ static int sq_record(struct rm_store *base, long long id, const struct rm_rcpt_r
 	}
 	if (*state == RM_STORE_FAILED) {
 		/* and those refused in an earlier attempt, no longer in the list */
-		if (prep(s, "SELECT rcpt FROM rcpt_results WHERE message = ?"
-			    " AND code NOT BETWEEN 200 AND 299 ORDER BY rowid",
-			 &st) ||
-		    b_int(st, 1, id))
-			goto fail;
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			keep_add(&keep, &nkeep, (const char *)sqlite3_column_text(st, 0));
-		sqlite3_finalize(st);
-		st = NULL;
-		if (rc != SQLITE_DONE)
-			goto fail;
+		struct num a = { "" };
+		const char *p[1] = { num(&a, id) };
+		struct keep_list k = { &keep, &nkeep };
+
+		if (read_all(s, "SELECT rcpt FROM rcpt_results WHERE message = CAST(?1 AS INTEGER)"
+				" AND code NOT BETWEEN 200 AND 299 ORDER BY rowid",
+			     1, p, keep_row, &k, err, "recording a delivery attempt")) {
+			rollback(s);
+			keep_free(keep, nkeep);
+			return -1;
+		}
 	}
 	rcpts = rm_store_join_lines(keep, nkeep);
 	rc = prep(s,
@@ -1099,17 +1247,15 @@ static int sq_rcpt_count_since(struct rm_store *base, const char *rcpt, time_t s
 static int sq_list(struct rm_store *base, struct rm_store_msg **out, size_t *n,
 		   struct rm_error *err)
 {
-	struct sq_store *s = sq(base);
-	sqlite3_stmt *st;
+	struct rows all = ROWS(msg_from_row, struct rm_store_msg);
 
-	if (prep(s, "SELECT " MSG_COLUMNS " FROM messages ORDER BY id", &st) ||
-	    read_msgs(&st, out, n)) {
-		sqlite3_finalize(st);
-		rm_store_msgs_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return db_error(s, err, "listing the queue");
+	if (read_all(sq(base), "SELECT " MSG_COLUMNS " FROM messages ORDER BY id", 0, NULL, rows_add,
+		     &all, err, "listing the queue")) {
+		rm_store_msgs_free(all.items, all.n);
+		return -1;
 	}
+	*out = all.items;
+	*n = all.n;
 	return 0;
 }
 
@@ -1169,38 +1315,33 @@ static int sq_set_state(struct rm_store *base, const char *which, enum rm_store_
 	return sqlite3_changes(s->db) > 0;
 }
 
+/* columns: message, rcpt, code, text, at */
+static void rcpt_row_from(sqlite3_stmt *st, void *row)
+{
+	struct rm_store_rcpt_row *r = row;
+
+	r->message = sqlite3_column_int64(st, 0);
+	r->rcpt = col_text(st, 1);
+	r->code = sqlite3_column_int(st, 2);
+	r->text = col_text(st, 3);
+	r->at = (time_t)sqlite3_column_int64(st, 4);
+}
+
 static int sq_results(struct rm_store *base, long long id, struct rm_store_rcpt_row **out,
 		      size_t *n, struct rm_error *err)
 {
-	struct sq_store *s = sq(base);
-	sqlite3_stmt *st;
-	int rc;
+	struct rows all = ROWS(rcpt_row_from, struct rm_store_rcpt_row);
+	struct num a = { "" };
+	const char *p[1] = { num(&a, id) };
 
-	if (prep(s, "SELECT message, rcpt, code, text, at FROM rcpt_results WHERE message = ?"
-		    " ORDER BY rowid",
-		 &st) ||
-	    b_int(st, 1, id)) {
-		sqlite3_finalize(st);
-		return db_error(s, err, "reading recipients' results");
+	if (read_all(sq(base), "SELECT message, rcpt, code, text, at FROM rcpt_results"
+			       " WHERE message = CAST(?1 AS INTEGER) ORDER BY rowid",
+		     1, p, rows_add, &all, err, "reading recipients' results")) {
+		rm_store_rcpt_rows_free(all.items, all.n);
+		return -1;
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rm_store_rcpt_row *r;
-
-		*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
-		r = &(*out)[(*n)++];
-		r->message = sqlite3_column_int64(st, 0);
-		r->rcpt = col_text(st, 1);
-		r->code = sqlite3_column_int(st, 2);
-		r->text = col_text(st, 3);
-		r->at = (time_t)sqlite3_column_int64(st, 4);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		rm_store_rcpt_rows_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return db_error(s, err, "reading recipients' results");
-	}
+	*out = all.items;
+	*n = all.n;
 	return 0;
 }
 
@@ -1234,32 +1375,54 @@ static int sq_thread_first(struct rm_store *base, const char *thread_key, char *
 	return rc == SQLITE_ROW;
 }
 
+/* The keys ending in ?3 are those whose key_rev starts with ?1 (?3
+ * reversed): key_rev in [?1, ?2) with ?2 the first string after every one
+ * that starts with ?1 (BINARY order is memcmp's), a range of the index
+ * threads_key_rev.  Each key's newest report from messages_thread.  (Grouped
+ * by key_rev, one per key as key is: by key, SQLite would rather walk the
+ * primary key's index in its order than search this one.) */
+const char rm_store_sqlite_threads_ending_sql[] =
+	"SELECT t.key FROM threads t CROSS JOIN messages m ON m.thread_key = t.key"
+	" WHERE t.key_rev >= ?1 AND t.key_rev < ?2 AND length(t.key) > length(?3)"
+	" GROUP BY t.key_rev ORDER BY max(m.id) DESC LIMIT CAST(?4 AS INTEGER)";
+
 /* (SQLite's length() and substr() both count characters of a TEXT value,
  * so the comparison is of the last length(suffix) characters) */
 static int sq_threads_ending(struct rm_store *base, const char *suffix, size_t limit, char ***keys,
 			     size_t *n, struct rm_error *err)
 {
 	struct sq_store *s = sq(base);
-	sqlite3_stmt *st;
+	struct rows all = ROWS(text_from_row, char *);
+	struct num l = { "" };
+	size_t len = strlen(suffix), end;
+	char *rev = rm_xmalloc(len + 1), *after = rm_xmalloc(len + 1);
+	const char *p[4] = { rev, after, suffix, num(&l, (long long)limit) };
 	int rc;
 
-	if (prep(s, "SELECT thread_key FROM messages WHERE thread_key IS NOT NULL"
-		    " AND length(thread_key) > length(?1)"
-		    " AND substr(thread_key, length(thread_key) - length(?1) + 1) = ?1"
-		    " GROUP BY thread_key ORDER BY max(id) DESC LIMIT ?2",
-		 &st) ||
-	    b_text(st, 1, suffix) || b_int(st, 2, (long long)limit)) {
-		sqlite3_finalize(st);
-		return db_error(s, err, "reading threads");
+	utf8_reverse(suffix, len, rev);
+	rev[len] = '\0';
+	/* the successor: the last byte below 0xff one up, what follows it cut */
+	memcpy(after, rev, len + 1);
+	for (end = len; end > 0 && (unsigned char)after[end - 1] == 0xff; end--)
+		;
+	if (end > 0) {
+		after[end - 1] = (char)((unsigned char)after[end - 1] + 1);
+		after[end] = '\0';
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*keys = rm_xrealloc(*keys, (*n + 1) * sizeof(**keys));
-		(*keys)[(*n)++] = col_text(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(s, err, "reading threads");
-	return 0;
+	if (end > 0 && !s->before_key_rev)
+		rc = read_all(s, rm_store_sqlite_threads_ending_sql, 4, p, rows_add, &all, err,
+			      "reading threads");
+	else /* before step 9, or no successor (an empty suffix): every key read */
+		rc = read_all(s, "SELECT thread_key FROM messages WHERE thread_key IS NOT NULL"
+				 " AND length(thread_key) > length(?3)"
+				 " AND substr(thread_key, length(thread_key) - length(?3) + 1) = ?3"
+				 " GROUP BY thread_key ORDER BY max(id) DESC LIMIT CAST(?4 AS INTEGER)",
+			      4, p, rows_add, &all, err, "reading threads");
+	free(rev);
+	free(after);
+	*keys = all.items;
+	*n = all.n;
+	return rc;
 }
 
 /* ---- findings, inbound mail, opt-outs */
@@ -1304,22 +1467,17 @@ static int sq_findings(struct rm_store *base, struct rm_store_finding **out, siz
 		       struct rm_error *err)
 {
 	struct sq_store *s = sq(base);
-	sqlite3_stmt *st;
+	struct rows all = ROWS(finding_from_row, struct rm_store_finding);
 	int rc;
 
 	if (s->before_findings)
 		return 0;
-
-	if (prep(s, "SELECT key, tree, state, arg, updated_at FROM findings ORDER BY updated_at, key",
-		 &st))
-		return db_error(s, err, "reading findings");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
-		memset(&(*out)[*n], 0, sizeof(**out));
-		finding_from_row(st, &(*out)[(*n)++]);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading findings");
+	rc = read_all(s, "SELECT key, tree, state, arg, updated_at FROM findings"
+			 " ORDER BY updated_at, key",
+		      0, NULL, rows_add, &all, err, "reading findings");
+	*out = all.items;
+	*n = all.n;
+	return rc;
 }
 
 /* The event and the new state, inside the caller's transaction. */
@@ -1466,40 +1624,35 @@ fail:
 	return -1;
 }
 
+static void event_from_row(sqlite3_stmt *st, void *event)
+{
+	struct rm_store_event *e = event;
+	char *v = col_text(st, 3);
+
+	e->command = col_text(st, 0);
+	e->by = col_text(st, 1);
+	e->message_id = col_text(st, 2);
+	e->state = finding_from(v);
+	free(v);
+	e->undone = sqlite3_column_int(st, 4) != 0;
+	e->at = (time_t)sqlite3_column_int64(st, 5);
+}
+
 static int sq_finding_events(struct rm_store *base, const char *key, struct rm_store_event **out,
 			     size_t *n, struct rm_error *err)
 {
 	struct sq_store *s = sq(base);
-	sqlite3_stmt *st;
+	struct rows all = ROWS(event_from_row, struct rm_store_event);
 	int rc;
 
 	if (s->before_findings)
 		return 0;
-
-	if (prep(s, "SELECT command, by_addr, message_id, state, undone, at FROM finding_events"
-		    " WHERE key = ? ORDER BY id",
-		 &st) ||
-	    b_text(st, 1, key)) {
-		sqlite3_finalize(st);
-		return db_error(s, err, "reading a finding's events");
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rm_store_event *e;
-		char *v;
-
-		*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
-		e = &(*out)[(*n)++];
-		e->command = col_text(st, 0);
-		e->by = col_text(st, 1);
-		e->message_id = col_text(st, 2);
-		v = col_text(st, 3);
-		e->state = finding_from(v);
-		free(v);
-		e->undone = sqlite3_column_int(st, 4) != 0;
-		e->at = (time_t)sqlite3_column_int64(st, 5);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading a finding's events");
+	rc = read_all(s, "SELECT command, by_addr, message_id, state, undone, at FROM finding_events"
+			 " WHERE key = ? ORDER BY id",
+		      1, &key, rows_add, &all, err, "reading a finding's events");
+	*out = all.items;
+	*n = all.n;
+	return rc;
 }
 
 static int sq_inbound_seen(struct rm_store *base, const char *source, const char *id,
@@ -1594,66 +1747,64 @@ static int sq_point_add(struct rm_store *base, const char *key, const char *test
 	return sqlite3_changes(s->db) > 0;
 }
 
+static void point_from_row(sqlite3_stmt *st, void *point)
+{
+	struct rm_store_point *p = point;
+
+	p->commit = col_text(st, 0);
+	p->role = col_text(st, 1);
+	p->vals = col_text(st, 2);
+	p->at = (time_t)sqlite3_column_int64(st, 3);
+	p->label = col_text(st, 4);
+}
+
 static int sq_points(struct rm_store *base, const char *key, struct rm_store_point **out,
 		     size_t *n, struct rm_error *err)
 {
 	struct sq_store *s = sq(base);
-	sqlite3_stmt *st;
+	struct rows all = ROWS(point_from_row, struct rm_store_point);
 	int rc;
 
 	if (s->before_points)
 		return 0;
-	if (prep(s, s->before_labels ?
-			    "SELECT commit_sha, role, vals, at, NULL FROM finding_points"
-			    " WHERE key = ? ORDER BY id" :
-			    "SELECT commit_sha, role, vals, at, label FROM finding_points"
-			    " WHERE key = ? ORDER BY id",
-		 &st) ||
-	    b_text(st, 1, key)) {
-		sqlite3_finalize(st);
-		return db_error(s, err, "reading a finding's values");
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rm_store_point *p;
+	rc = read_all(s, s->before_labels ?
+				 "SELECT commit_sha, role, vals, at, NULL FROM finding_points"
+				 " WHERE key = ? ORDER BY id" :
+				 "SELECT commit_sha, role, vals, at, label FROM finding_points"
+				 " WHERE key = ? ORDER BY id",
+		      1, &key, rows_add, &all, err, "reading a finding's values");
+	*out = all.items;
+	*n = all.n;
+	return rc;
+}
 
-		*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
-		p = &(*out)[(*n)++];
-		memset(p, 0, sizeof(*p));
-		p->commit = col_text(st, 0);
-		p->role = col_text(st, 1);
-		p->vals = col_text(st, 2);
-		p->at = (time_t)sqlite3_column_int64(st, 3);
-		p->label = col_text(st, 4);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading a finding's values");
+/* read_all's row for two columns into two growing arrays of char * */
+static void two_texts_add(sqlite3_stmt *st, void *ctx)
+{
+	struct rows **both = ctx;
+
+	rows_add(st, both[0]);
+	rows_add(st, both[1]);
 }
 
 static int sq_point_findings(struct rm_store *base, const char *prefix, char ***keys,
 			     char ***tests, size_t *n, struct rm_error *err)
 {
 	struct sq_store *s = sq(base);
-	sqlite3_stmt *st;
+	struct rows k = ROWS(text_from_row, char *), t = ROWS(text2_from_row, char *);
+	struct rows *both[2] = { &k, &t };
 	int rc;
 
 	if (s->before_points)
 		return 0;
 	/* substr, not LIKE: test keys hold '%' and '_' (nr_threads=100%) */
-	if (prep(s, "SELECT DISTINCT key, test FROM finding_points"
-		    " WHERE substr(test, 1, length(?1)) = ?1 ORDER BY key",
-		 &st) ||
-	    b_text(st, 1, prefix)) {
-		sqlite3_finalize(st);
-		return db_error(s, err, "reading findings' values");
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*keys = rm_xrealloc(*keys, (*n + 1) * sizeof(char *));
-		*tests = rm_xrealloc(*tests, (*n + 1) * sizeof(char *));
-		(*keys)[*n] = col_text(st, 0);
-		(*tests)[(*n)++] = col_text(st, 1);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading findings' values");
+	rc = read_all(s, "SELECT DISTINCT key, test FROM finding_points"
+			 " WHERE substr(test, 1, length(?1)) = ?1 ORDER BY key",
+		      1, &prefix, two_texts_add, both, err, "reading findings' values");
+	*keys = k.items;
+	*tests = t.items;
+	*n = k.n;
+	return rc;
 }
 
 static int sq_mention_add(struct rm_store *base, const char *key, const char *message_id,
@@ -1815,72 +1966,81 @@ static int sq_counts(struct rm_store *base, struct rm_store_counts *c, struct rm
 	return 0;
 }
 
+/* columns: dedupe_key, message_id, created_at */
+static void report_row_from(sqlite3_stmt *st, void *row)
+{
+	struct rm_store_report_row *r = row;
+
+	r->dedupe_key = col_text(st, 0);
+	r->message_id = col_text(st, 1);
+	r->created_at = (time_t)sqlite3_column_int64(st, 2);
+}
+
+/* columns: tree, sha, found, facts, fetched_at, expires_at, attempts,
+ * first_failed_at, failure */
+static void cache_row_from(sqlite3_stmt *st, void *row)
+{
+	struct rm_store_cache_row *r = row;
+
+	r->tree = col_text(st, 0);
+	r->sha = col_text(st, 1);
+	r->found = sqlite3_column_int(st, 2) != 0;
+	r->facts = col_text(st, 3);
+	r->fetched_at = (time_t)sqlite3_column_int64(st, 4);
+	r->expires_at = (time_t)sqlite3_column_int64(st, 5);
+	r->attempts = (unsigned)sqlite3_column_int(st, 6);
+	r->first_failed_at = (time_t)sqlite3_column_int64(st, 7); /* NULL reads 0 */
+	r->failure = col_text(st, 8);
+}
+
+/* read_all's row for a struct rm_store_text_rows: its ncols columns as text */
+static void text_row_add(sqlite3_stmt *st, void *ctx)
+{
+	struct rm_store_text_rows *t = ctx;
+	char *row[16];
+	size_t j;
+
+	for (j = 0; j < t->ncols; j++)
+		row[j] = col_text(st, (int)j);
+	rm_store_text_rows_add(t, row);
+}
+
 static int sq_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_error *err)
 {
 	struct sq_store *s = sq(base);
-	sqlite3_stmt *st = NULL;
+	struct rows reports = ROWS(report_row_from, struct rm_store_report_row);
+	struct rows rcpts = ROWS(rcpt_row_from, struct rm_store_rcpt_row);
+	struct rows cache = ROWS(cache_row_from, struct rm_store_cache_row);
+	const char *what = "reading every row";
 	size_t i;
 	int rc;
 
 	if (sq_list(base, &d->msgs, &d->nmsgs, err))
 		return -1;
-	if (prep(s, "SELECT dedupe_key, message_id, created_at FROM reports ORDER BY created_at, dedupe_key",
-		 &st))
-		goto fail;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rm_store_report_row *r;
-
-		d->reports = rm_xrealloc(d->reports, (d->nreports + 1) * sizeof(*d->reports));
-		r = &d->reports[d->nreports++];
-		r->dedupe_key = col_text(st, 0);
-		r->message_id = col_text(st, 1);
-		r->created_at = (time_t)sqlite3_column_int64(st, 2);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_DONE ||
-	    prep(s, "SELECT message, rcpt, code, text, at FROM rcpt_results ORDER BY message, rowid", &st))
-		goto fail;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rm_store_rcpt_row *r;
-
-		d->rcpts = rm_xrealloc(d->rcpts, (d->nrcpts + 1) * sizeof(*d->rcpts));
-		r = &d->rcpts[d->nrcpts++];
-		r->message = sqlite3_column_int64(st, 0);
-		r->rcpt = col_text(st, 1);
-		r->code = sqlite3_column_int(st, 2);
-		r->text = col_text(st, 3);
-		r->at = (time_t)sqlite3_column_int64(st, 4);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_DONE ||
-	    prep(s, s->before_backoff ?
-			    "SELECT tree, sha, found, facts, fetched_at, expires_at, 0, NULL, NULL"
-			    " FROM commit_cache ORDER BY tree, sha" :
-			    "SELECT tree, sha, found, facts, fetched_at, expires_at, attempts,"
-			    " first_failed_at, failure FROM commit_cache ORDER BY tree, sha",
-		 &st))
-		goto fail;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rm_store_cache_row *r;
-
-		d->cache = rm_xrealloc(d->cache, (d->ncache + 1) * sizeof(*d->cache));
-		r = &d->cache[d->ncache++];
-		r->tree = col_text(st, 0);
-		r->sha = col_text(st, 1);
-		r->found = sqlite3_column_int(st, 2) != 0;
-		r->facts = col_text(st, 3);
-		r->fetched_at = (time_t)sqlite3_column_int64(st, 4);
-		r->expires_at = (time_t)sqlite3_column_int64(st, 5);
-		r->attempts = (unsigned)sqlite3_column_int(st, 6);
-		r->first_failed_at = (time_t)sqlite3_column_int64(st, 7); /* NULL reads 0 */
-		r->failure = col_text(st, 8);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_DONE)
-		goto fail;
+	rc = read_all(s, "SELECT dedupe_key, message_id, created_at FROM reports"
+			 " ORDER BY created_at, dedupe_key",
+		      0, NULL, rows_add, &reports, err, what);
+	d->reports = reports.items;
+	d->nreports = reports.n;
+	if (rc)
+		return -1;
+	rc = read_all(s, "SELECT message, rcpt, code, text, at FROM rcpt_results"
+			 " ORDER BY message, rowid",
+		      0, NULL, rows_add, &rcpts, err, what);
+	d->rcpts = rcpts.items;
+	d->nrcpts = rcpts.n;
+	if (rc)
+		return -1;
+	rc = read_all(s, s->before_backoff ?
+				 "SELECT tree, sha, found, facts, fetched_at, expires_at, 0, NULL, NULL"
+				 " FROM commit_cache ORDER BY tree, sha" :
+				 "SELECT tree, sha, found, facts, fetched_at, expires_at, attempts,"
+				 " first_failed_at, failure FROM commit_cache ORDER BY tree, sha",
+		      0, NULL, rows_add, &cache, err, what);
+	d->cache = cache.items;
+	d->ncache = cache.n;
+	if (rc)
+		return -1;
 	for (i = 0; i < RM_STORE_LISTEN_TABLES && !s->before_findings &&
 		    !(i == 4 && s->before_points) &&
 		    !(i == 5 && s->before_mentions); i++) {
@@ -1891,40 +2051,14 @@ static int sq_dump(struct rm_store *base, struct rm_store_dump *d, struct rm_err
 		snprintf(sql, sizeof(sql), "SELECT %s FROM %s ORDER BY %s",
 			 i == 4 && s->before_labels ? rm_store_points_columns_v8 : t->columns,
 			 t->name, t->order);
-		if (prep(s, sql, &st))
-			goto fail;
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			char *row[16];
-			size_t j;
-
-			for (j = 0; j < t->ncols; j++)
-				row[j] = col_text(st, (int)j);
-			rm_store_text_rows_add(&d->listen[i], row);
-		}
-		sqlite3_finalize(st);
-		st = NULL;
-		if (rc != SQLITE_DONE)
-			goto fail;
+		if (read_all(s, sql, 0, NULL, text_row_add, &d->listen[i], err, what))
+			return -1;
 	}
-	if (!s->before_threads) {
-		if (prep(s, "SELECT key, message_id, created_at FROM threads ORDER BY key", &st))
-			goto fail;
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			char *row[3];
-
-			for (i = 0; i < 3; i++)
-				row[i] = col_text(st, (int)i);
-			rm_store_text_rows_add(&d->threads, row);
-		}
-		sqlite3_finalize(st);
-		st = NULL;
-		if (rc != SQLITE_DONE)
-			goto fail;
-	}
+	if (!s->before_threads &&
+	    read_all(s, "SELECT key, message_id, created_at FROM threads ORDER BY key", 0, NULL,
+		     text_row_add, &d->threads, err, what))
+		return -1;
 	return 0;
-fail:
-	sqlite3_finalize(st);
-	return db_error(s, err, "reading every row");
 }
 
 static const struct rm_store_ops sqlite_ops = {

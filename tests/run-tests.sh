@@ -23,6 +23,10 @@ export BUILD
 unset MAKEFLAGS MFLAGS MAKELEVEL
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/robotmail-tests.XXXXXX")
 trap 'rm -rf "$logdir"' EXIT
+# the generated test inputs that are the same on every run (the test git
+# repository, tests/gen-fixtures.py's trees, the forge's seed records): made
+# once by the first job that needs them, copied by the others
+export RM_FIXTURE_CACHE=$logdir/fixtures
 
 # count_tap JOB LOG: the ok/not ok lines of a TAP-ish log, into JOB's files
 count_tap() {

@@ -43,6 +43,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -318,9 +319,30 @@ def run(out, robotmail, cgit, forge_url):
     return failed
 
 
+def cached_prepare(out):
+    """prepare(out), or in one `make test` (RM_FIXTURE_CACHE, set by
+    tests/run-tests.sh) a copy of what it made there the first time:
+    injection.sh and its ASan pass read the same inputs."""
+    cache = os.environ.get("RM_FIXTURE_CACHE")
+    if not cache:
+        prepare(out)
+        return
+    made = os.path.join(cache, "injection")
+    if not os.path.exists(os.path.join(made, "done")):
+        os.makedirs(cache, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix="injection.", dir=cache)
+        prepare(os.path.join(tmp, "w"))
+        open(os.path.join(tmp, "done"), "w").close()
+        try:
+            os.rename(tmp, made)
+        except OSError:  # another run made it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(os.path.join(made, "w"), out, symlinks=True)
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "prepare":
-        prepare(sys.argv[2])
+        cached_prepare(sys.argv[2])
         return 0
     if len(sys.argv) == 6 and sys.argv[1] == "run":
         run(*sys.argv[2:])

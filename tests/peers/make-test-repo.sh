@@ -18,6 +18,22 @@ if [ -e "$DIR" ] && [ -n "$(ls -A "$DIR" 2>/dev/null)" ]; then
 	echo "$0: $DIR exists and is not empty" >&2
 	exit 1
 fi
+# RM_FIXTURE_CACHE (set by tests/run-tests.sh for one `make test`): the
+# repository, the same on every run, is made there once and copied from it
+if [ -n "${RM_FIXTURE_CACHE:-}" ]; then
+	C=$RM_FIXTURE_CACHE/test-repo
+	if [ ! -f "$C/done" ]; then
+		mkdir -p "$RM_FIXTURE_CACHE"
+		tmp=$(mktemp -d "$C.XXXXXX")
+		RM_FIXTURE_CACHE= "$0" "$tmp/repo" >"$tmp/manifest" || { rm -rf "$tmp"; exit 1; }
+		touch "$tmp/done"
+		mv -T "$tmp" "$C" 2>/dev/null || rm -rf "$tmp" # another run made it first
+	fi
+	mkdir -p "$DIR"
+	cp -a "$C/repo/." "$DIR/"
+	cat "$C/manifest"
+	exit 0
+fi
 mkdir -p "$DIR"
 
 # no dependence on ~/.gitconfig, /etc/gitconfig, hooks or the environment

@@ -14,6 +14,7 @@
 #   pg.sh kill DIR     immediate shutdown (clients see the server vanish)
 #   pg.sh restart DIR  start it again on the same port
 #   pg.sh psql DIR SQL run SQL as the superuser over the socket (trust)
+# initdb skips its fsync (-N): a throwaway cluster, run with fsync=off.
 #
 # The server binaries are Debian's (package postgresql): /usr/lib/postgresql/*/bin.
 set -eu
@@ -36,7 +37,7 @@ case $cmd in
 start)
 	[ "$(id -u)" = 0 ] && chown postgres "$DIR"
 	chmod 700 "$DIR"
-	as_pg "$BIN/initdb" -D "$DIR/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 \
+	as_pg "$BIN/initdb" -N -D "$DIR/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 \
 		>"$DIR/initdb.log" 2>&1 || die "initdb failed: $(tail -5 "$DIR/initdb.log")"
 	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' >"$DIR/port.new"
 	mv "$DIR/port.new" "$DIR/port"

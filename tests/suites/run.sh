@@ -51,10 +51,13 @@ run -v
 
 # the lock: a second run while one holds it exits 0 at once and does nothing
 reset; fill
-flock "$T/state.db.lock" sleep 3 &
+# held from before the run starts until it has ended (no fixed time)
+rm -f "$T/held" "$T/release"
+flock "$T/state.db.lock" sh -c 'touch "$1/held"; while [ ! -e "$1/release" ]; do sleep 0.05; done' sh "$T" &
 lp=$!
-sleep 0.5
+for _ in $(seq 200); do [ -e "$T/held" ] && break; sleep 0.05; done
 run
+touch "$T/release"
 wait $lp
 [ $rc -eq 0 ] && grep -q "another run is active" "$T/err" && [ "$(count_new)" = 0 ] && [ "$(ls "$T/inbox" | wc -l)" = 2 ] &&
 	ok "a second run exits 0 saying another run is active, and touches nothing" || not_ok "lock" "rc=$rc" "$(cat "$T/err")"
@@ -125,7 +128,11 @@ run
 	ok "... and its last line, even without -v, is the summary with true counts (2 queued, 0 sent, 2 waiting)" ||
 	not_ok "summary line after a deferral" "$(cat "$T/err")"
 printf '#!/bin/sh\ncat >>"%s/sendmail.in"\nexit 0\n' "$T" >"$T/sendmail"
-sleep 2
+# until the backoff (1 s) has passed: both due by the clock the run reads
+for _ in $(seq 50); do
+	[ "$(sqlite3 "$T/state.db" "SELECT count(*) FROM messages WHERE state = 'queued' AND next_attempt > CAST(strftime('%s', 'now') AS INTEGER)")" = 0 ] && break
+	sleep 0.1
+done
 run
 "$ROBOTMAIL" queue -c "$T/cfg.yaml" list >"$T/q" 2>&1
 [ $rc -eq 0 ] && [ "$(grep -c $'\tsent\t2\t' "$T/q")" = 2 ] && ok "sendmail: the retry after the backoff sends them" || not_ok "sendmail retry" "rc=$rc" "$(cat "$T/q")"

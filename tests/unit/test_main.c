@@ -35,6 +35,14 @@ int main(void)
 {
 	int failed = 0;
 
+	/* tests/suites/postgres.sh: the PostgreSQL group alone (the unit and
+	 * unit-asan jobs run every other group) */
+	if (getenv("ROBOTMAIL_TEST_PG_ONLY") && getenv("ROBOTMAIL_TEST_PG") && *getenv("ROBOTMAIL_TEST_PG"))
+		return _cmocka_run_group_tests("store-postgresql", unit_store_pg_tests, unit_store_pg_ntests,
+					       unit_store_pg_setup, unit_store_pg_teardown) ?
+			       1 :
+			       0;
+
 	failed += _cmocka_run_group_tests("table", unit_table_tests, unit_table_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("lookup-format", unit_lookup_format_tests, unit_lookup_format_ntests,
 					  NULL, NULL);
@@ -45,6 +53,8 @@ int main(void)
 	failed += _cmocka_run_group_tests("parse", unit_parse_tests, unit_parse_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("message", unit_message_tests, unit_message_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("store", unit_store_tests, unit_store_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("store-threads", unit_store_threads_tests,
+					  unit_store_threads_ntests, NULL, NULL);
 	if (getenv("ROBOTMAIL_TEST_PG") && *getenv("ROBOTMAIL_TEST_PG"))
 		failed += _cmocka_run_group_tests("store-postgresql", unit_store_pg_tests,
 						  unit_store_pg_ntests, unit_store_pg_setup,

@@ -96,9 +96,10 @@ static void test_enqueue_dedupe(void **state)
 	/* one schema for both backends: step 4 added leases and archive claims */
 	assert_string_equal(rm_store_backend(st), unit_store_pg_url ? "postgresql" : "sqlite");
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 10); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs;
+	assert_int_equal(v, 11); /* 4: leases, archive claims; 5: findings, inbound mail, opt-outs;
 				 * 6: threads; 7: the commit cache's miss records; 8: finding_points;
-				 * 9: finding_points' label; 10: finding_mentions */
+				 * 9: finding_points' label; 10: finding_mentions;
+				 * 11: threads' key_rev */
 	assert_int_equal(rm_store_report_seen(st, "k1", &seen, &err), 0);
 	assert_false(seen);
 	assert_int_equal(enqueue(st, "m1@example.org", "k1", rcpts, false, T0), 1);
@@ -544,7 +545,7 @@ static void test_schema_4_store(void **state)
 	/* to write: step 5 runs (and the steps after it), the findings are there */
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 10);
+	assert_int_equal(v, 11);
 	assert_int_equal(rm_store_finding_set(st, "k1", "linus", RM_FINDING_INVALID, NULL,
 					      "#robotmail invalid", "dora@example.org", "r1", T0, &err),
 			 1);
@@ -728,8 +729,8 @@ static void test_thread_key_unique(void **state)
 
 	(void)state;
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 10); /* 6: threads; 7: miss records; 8: finding_points; 9: its label;
-				  * 10: mentions */
+	assert_int_equal(v, 11); /* 6: threads; 7: miss records; 8: finding_points; 9: its label;
+				  * 10: mentions; 11: key_rev */
 	assert_thread_first(st, "T", NULL);
 	assert_int_equal(enqueue_in_thread(st, "a@example.org", "ka", "T", true, NULL), 1);
 	assert_thread_first(st, "T", "a@example.org");
@@ -755,7 +756,7 @@ static void test_thread_key_unique(void **state)
 	assert_int_equal(c.thread_orphans, 0);
 	rm_sb_init(&out);
 	assert_int_equal(rm_store_check(st, &out, &err), 0);
-	assert_non_null(strstr(out.buf, "\nschema version: 10\n"));
+	assert_non_null(strstr(out.buf, "\nschema version: 11\n"));
 	assert_non_null(strstr(out.buf, "\nrows: 2 threads (one first message per thread key)\n"));
 	assert_non_null(strstr(out.buf, "\nstore check: consistent\n"));
 	rm_sb_release(&out);
@@ -788,7 +789,9 @@ static void test_schema_8_store_points(void **state)
 			 1);
 	rm_store_close(st);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "DROP TABLE finding_mentions;"
+	assert_int_equal(sqlite3_exec(db, "DROP INDEX threads_key_rev;"
+				      " ALTER TABLE threads DROP COLUMN key_rev;"
+				      " DROP TABLE finding_mentions;"
 				      " ALTER TABLE finding_points DROP COLUMN label;"
 				      " PRAGMA user_version = 8", NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -808,7 +811,7 @@ static void test_schema_8_store_points(void **state)
 	rm_store_close(st);
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 10);
+	assert_int_equal(v, 11);
 	assert_int_equal(rm_store_point_keep(st, "k", "t", "c1", "seen", "linux-next/master", v3,
 					     1, 11, &err),
 			 1);
@@ -869,7 +872,7 @@ static void test_schema_5_store_threads(void **state)
 
 	assert_int_equal(rm_store_open(&st, path, RM_STORE_READWRITE, &err), 0);
 	assert_int_equal(rm_store_schema_version(st, &v, &err), 0);
-	assert_int_equal(v, 10);
+	assert_int_equal(v, 11);
 	assert_thread_first(st, "T", "a@example.org");
 	assert_thread_first(st, "U", "c@example.org");
 	assert_int_equal(enqueue_in_thread(st, "e@example.org", "ke", "T", true, NULL),
@@ -1351,6 +1354,8 @@ const struct CMUnitTest unit_store_pg_tests[] = {
 	cmocka_unit_test(unit_pg_test_parameters_not_sql),
 	cmocka_unit_test(unit_pg_test_points_before_labels),
 	cmocka_unit_test(unit_pg_test_delivery_rounds),
+	/* test_store_threads.c: thread keys by their end, an index range */
+	cmocka_unit_test(unit_pg_test_key_rev),
 	/* test_listen.c: findings, inbound mail, opt-outs (listen, status) */
 	cmocka_unit_test(unit_listen_test_store_findings),
 	cmocka_unit_test(unit_listen_test_recipients_optouts),

@@ -33,6 +33,8 @@ extern const struct CMUnitTest unit_parse_tests[];
 extern const size_t unit_parse_ntests;
 extern const struct CMUnitTest unit_store_tests[];
 extern const size_t unit_store_ntests;
+extern const struct CMUnitTest unit_store_threads_tests[];
+extern const size_t unit_store_threads_ntests;
 extern const struct CMUnitTest unit_recipients_tests[];
 extern const size_t unit_recipients_ntests;
 extern const struct CMUnitTest unit_report_tests[];
@@ -87,6 +89,8 @@ void unit_pg_test_migrate_before_threads(void **state);
 void unit_pg_test_parameters_not_sql(void **state);
 void unit_pg_test_points_before_labels(void **state);
 void unit_pg_test_delivery_rounds(void **state);
+/* test_store_threads.c: thread keys by their end, an index range */
+void unit_pg_test_key_rev(void **state);
 /* test_listen.c: findings, inbound mail, opt-outs */
 void unit_listen_test_store_findings(void **state);
 void unit_listen_test_recipients_optouts(void **state);
