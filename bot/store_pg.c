@@ -1947,34 +1947,29 @@ static int pgs_mention_add(struct rm_store *base, const char *key, const char *m
 	return stored;
 }
 
+static void mention_from_row(const PGresult *r, int row, void *mention)
+{
+	struct rm_store_mention *m = mention;
+
+	m->message_id = get_text(r, row, 0);
+	m->by_key = get_text(r, row, 1);
+	m->at = (time_t)get_ll(r, row, 2);
+}
+
 static int pgs_mentions(struct rm_store *base, const char *key, struct rm_store_mention **out,
 			size_t *n, struct rm_error *err)
 {
 	struct pg_store *s = pg(base);
-	const char *p[1] = { key };
-	PGresult *r;
-	int rows;
+	struct rows all = ROWS(mention_from_row, struct rm_store_mention);
 
 	if (s->before_mentions)
 		return 0;
-	r = q(s, "SELECT message_id, by_key, at FROM finding_mentions WHERE key = $1"
-		 " ORDER BY at, message_id",
-	      1, p, err, "reading the later reports' mentions");
-	if (!r)
+	if (read_all(s, "SELECT message_id, by_key, at FROM finding_mentions WHERE key = $1"
+			" ORDER BY at, message_id",
+		     1, &key, rows_add, &all, err, "reading the later reports' mentions"))
 		return -1;
-	rows = PQntuples(r);
-	if (rows > 0) {
-		int i;
-
-		*out = rm_xcalloc((size_t)rows, sizeof(**out));
-		for (i = 0; i < rows; i++) {
-			(*out)[i].message_id = get_text(r, i, 0);
-			(*out)[i].by_key = get_text(r, i, 1);
-			(*out)[i].at = (time_t)get_ll(r, i, 2);
-		}
-		*n = (size_t)rows;
-	}
-	PQclear(r);
+	*out = all.items;
+	*n = all.n;
 	return 0;
 }
 

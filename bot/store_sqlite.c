@@ -1824,33 +1824,30 @@ static int sq_mention_add(struct rm_store *base, const char *key, const char *me
 	return sqlite3_changes(s->db) > 0;
 }
 
+static void mention_from_row(sqlite3_stmt *st, void *mention)
+{
+	struct rm_store_mention *m = mention;
+
+	m->message_id = col_text(st, 0);
+	m->by_key = col_text(st, 1);
+	m->at = (time_t)sqlite3_column_int64(st, 2);
+}
+
 static int sq_mentions(struct rm_store *base, const char *key, struct rm_store_mention **out,
 		       size_t *n, struct rm_error *err)
 {
 	struct sq_store *s = sq(base);
-	sqlite3_stmt *st;
+	struct rows all = ROWS(mention_from_row, struct rm_store_mention);
 	int rc;
 
 	if (s->before_mentions)
 		return 0;
-	if (prep(s, "SELECT message_id, by_key, at FROM finding_mentions WHERE key = ?"
-		    " ORDER BY at, message_id",
-		 &st) ||
-	    b_text(st, 1, key)) {
-		sqlite3_finalize(st);
-		return db_error(s, err, "reading the later reports' mentions");
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct rm_store_mention *m;
-
-		*out = rm_xrealloc(*out, (*n + 1) * sizeof(**out));
-		m = &(*out)[(*n)++];
-		m->message_id = col_text(st, 0);
-		m->by_key = col_text(st, 1);
-		m->at = (time_t)sqlite3_column_int64(st, 2);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_error(s, err, "reading the later reports' mentions");
+	rc = read_all(s, "SELECT message_id, by_key, at FROM finding_mentions WHERE key = ?"
+			 " ORDER BY at, message_id",
+		      1, &key, rows_add, &all, err, "reading the later reports' mentions");
+	*out = all.items;
+	*n = all.n;
+	return rc;
 }
 
 static int sq_optout_add(struct rm_store *base, const char *addr, const char *scope,
