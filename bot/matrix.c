@@ -1132,7 +1132,7 @@ int rm_matrix_read(struct rm_matrix *m, const char *file, const char *buf, size_
 
 /* ------------------------------------------------------------ streaming */
 
-size_t rm_matrix_stream_window = 1u << 20;
+size_t rm_matrix_stream_window = 64u << 10;
 
 struct window {
 	unsigned char *buf;

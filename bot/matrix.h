@@ -98,12 +98,14 @@ int rm_matrix_read(struct rm_matrix *m, const char *file, const char *buf, size_
 typedef long (*rm_matrix_read_fn)(void *ctx, char *buf, size_t cap);
 
 /* rm_matrix_read over a stream of the file's bytes, holding about one
- * window (1 MiB, more only for a longer stat) instead of the whole file.
+ * window (64 KiB, more only for a longer stat) instead of the whole file.
  * Returns 0 with m filled, exactly as rm_matrix_read would; or 1, with m
  * empty, whenever it cannot be sure without the whole file (any error, a
  * read failure, a hash of a dropped key met twice): the caller then reads
  * the whole file and calls rm_matrix_read, which decides and words it. */
-/* The stream's first window in bytes (1 MiB; tests make it tiny so that
+/* The stream's first window in bytes (64 KiB: a 1 MiB window added 0.8 MiB
+ * to the peak RSS of a 10x20k comparison, and refills cost nothing measurable;
+ * tests make it tiny so that
  * every pair straddles a refill). */
 extern size_t rm_matrix_stream_window;
 
