@@ -6,7 +6,7 @@
 # size in BENCH_SIZES (RUNSxSTATS: 10x2000 10x20000 50x20000 10x200000).  On
 # each, `robotmail compare` runs BENCH_REPEAT times (best wall, cpu = user +
 # sys, and peak RSS printed; times to the microsecond, from wait4 through
-# tests/bench-rusage.py: /usr/bin/time's 10 ms grain was most of a ratio),
+# tests/bench-rusage.c: /usr/bin/time's 10 ms grain was most of a ratio),
 # beside the floor of its own work: the tiny
 # tests/bench-rawscan.c, which only turns the numbers of the same two
 # matrix.json files into doubles; the ratio is printed.  With LKP_SRC (a clone
@@ -85,8 +85,12 @@ gen_tree() { # SIZE -> sets TREE
 	awk -v a="$t0" -v b="$(date +%s.%N)" -v s="$size" 'BEGIN {printf "generated the %s tree in %.1f s\n", s, b - a}'
 }
 
-if [ -z "$PY" ]; then
-	echo "bench: python3 is not installed (make deps): no figures" >&2
+# the launcher of every timed run (built as bench-rawscan.c is below)
+RUSAGE=$W/bench-rusage
+# shellcheck disable=SC2086 # CFLAGS are words
+if ! ${CC:-cc} ${CFLAGS:--O2} -o "$RUSAGE" tests/bench-rusage.c 2>"$W/cc.log"; then
+	echo "bench: tests/bench-rusage.c does not build: no figures" >&2
+	sed 's/^/    /' "$W/cc.log" | head >&2
 	exit 1
 fi
 # best CMD...: run it BENCH_REPEAT times; sets RC, WALL and CPU (s, best of
@@ -95,7 +99,7 @@ best() {
 	local i wall usr sys rss cpu
 	WALL="" CPU="" RSS=""
 	for ((i = 0; i < BENCH_REPEAT; i++)); do
-		"$PY" tests/bench-rusage.py "$W/time" "$@" >"$W/out" 2>"$W/err"
+		"$RUSAGE" "$W/time" "$@" >"$W/out" 2>"$W/err"
 		RC=$?
 		[ "$RC" -eq 0 ] || return
 		read -r wall usr sys rss < <(tail -1 "$W/time")
