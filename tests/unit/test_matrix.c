@@ -489,6 +489,46 @@ static void test_rules_keep_decisions(void **state)
 	assert_true(rm_rules_is_reportable(r, "will-it-scale.per_thread_ops"));
 }
 
+/* The decision cache keeps its names in 64 KiB chunks: thousands of names
+ * (several chunks, several table growths) and one name longer than a chunk
+ * are answered the same when asked again, and as a fresh rule set answers. */
+static void test_rules_cache_many_names(void **state)
+{
+	const struct rm_rules *shared = unit_rules();
+	struct rm_rules r;
+	struct rm_error err;
+	char name[96], *longname;
+	bool first[6000];
+	size_t i, n = sizeof(first) / sizeof(first[0]);
+
+	(void)state;
+	rm_error_clear(&err);
+	assert_int_equal(rm_rules_load(&r, shared->metrics_file, shared->programs_file, &err), 0);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), i % 2 ? "interrupts.CPU%zu.LOC:Local_timer_interrupts"
+						   : "will-it-scale.%zu.per_thread_ops_padded_to_be_long",
+			 i);
+		first[i] = rm_rules_keep_stat(&r, name);
+		assert_int_equal(first[i], !(i % 2));
+	}
+	longname = malloc(70000 + 1);
+	assert_non_null(longname);
+	memcpy(longname, "will-it-scale.", 14);
+	memset(longname + 14, 'a', 70000 - 14);
+	longname[70000] = '\0';
+	assert_int_equal(rm_rules_keep_stat(&r, longname), rm_rules_keep_stat(shared, longname));
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), i % 2 ? "interrupts.CPU%zu.LOC:Local_timer_interrupts"
+						   : "will-it-scale.%zu.per_thread_ops_padded_to_be_long",
+			 i);
+		assert_int_equal(rm_rules_keep_stat(&r, name), first[i]);
+		assert_int_equal(rm_rules_is_reportable(&r, name), rm_rules_is_reportable(shared, name));
+	}
+	assert_int_equal(rm_rules_keep_stat(&r, longname), rm_rules_keep_stat(shared, longname));
+	free(longname);
+	rm_rules_free(&r);
+}
+
 /* A stat name that the pattern likely matches (for the comparison below). */
 static char *sample_of(const char *p)
 {
@@ -689,6 +729,7 @@ const struct CMUnitTest unit_matrix_tests[] = {
 	cmocka_unit_test(test_matrix_reals_are_strtods),
 	cmocka_unit_test(test_matrix_number_edges),
 	cmocka_unit_test(test_rules_keep_decisions),
+	cmocka_unit_test(test_rules_cache_many_names),
 	cmocka_unit_test(test_rules_combined_first_match),
 	cmocka_unit_test(test_rules_list_as_patterns_one_by_one),
 	cmocka_unit_test(test_rules_literal_shapes),
