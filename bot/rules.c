@@ -859,7 +859,7 @@ static struct decision *decide(const struct rm_rules *r, const char *stat,
 	scratch->h = h;
 	if (c->n >= RM_RULES_CACHE_MAX)
 		return scratch;
-	if ((c->n + 1) * 2 > c->cap)
+	if ((c->n + 1) * 4 > c->cap * 3) /* 3/4 full at most (1/2: 0.3 MiB more at 10x20k) */
 		cache_grow(c);
 	for (j = h & (c->cap - 1); c->v[j].name; j = (j + 1) & (c->cap - 1))
 		;
