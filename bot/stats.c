@@ -276,8 +276,9 @@ static void process(struct pass_ctx *p, const char *k, const struct rm_series *a
 		      matrix_has_base(p->b, k, bl)))
 			return;
 	}
-	/* a missing side is a column of Integer zeros */
-	{
+	/* a missing side is a column of Integer zeros (made only then: one
+	 * malloc pair per row of a 200k-stat comparison otherwise) */
+	if (!as || !bs) {
 		size_t zn = (cols_a > cols_b ? cols_a : cols_b) + 1;
 
 		zeros = rm_xcalloc(zn, sizeof(double));
