@@ -3,6 +3,7 @@
 
 #include <curl/curl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,13 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 	}
 	if (optind >= argc)
 		return rm_error_set(err, RM_ERR_USAGE, "compare: expected an ARCHIVE or BASE_DIR HEAD_DIR");
+	/* blocks of 128 KiB and more mapped on their own, always (glibc raises
+	 * the bar after each such block is freed, and the rule file parser
+	 * frees one): a freed table then leaves the process at once and a
+	 * growing one is moved by mremap, not copied.  Measured on the bench
+	 * trees: peak RSS 10x2k 14.9 -> 14.3 MiB, 10x20k 25.8 -> 24.7 MiB, for
+	 * ~480 more page faults at 10x20k (4,288 -> 4,771; cpu +3-8%). */
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
 	if (rm_setup_open(&e, config, metrics, programs, true, true, err)) {
 		rm_setup_close(&e);
 		return -1;
