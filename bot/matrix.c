@@ -904,7 +904,7 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 {
 	struct scan *s = &r->s;
 	size_t off = (size_t)(s->p - s->buf), n = 0, count = 0;
-	const char *name;
+	const char *name, *stored = NULL;
 	bool want = false, is_string = false, is_bad = false, suspect = false;
 	bool source, array;
 	int kind;
@@ -938,7 +938,7 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 	} else {
 		if (regex_stem(name, r->key.len))
 			m->regex_stem = true;
-		want = r->key_err.kind == RM_OK && (!keep || keep(ctx, name));
+		want = r->key_err.kind == RM_OK && (!keep || keep(ctx, name, &stored));
 		if (read_row(r, want, &n, &is_string, &is_bad))
 			return -1;
 	}
@@ -987,10 +987,14 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 		se = &m->s[m->n++];
 		memset(se, 0, sizeof(*se));
 		se->pooled = true;
-		se->v = pool_alloc(m, alloc * sizeof(*se->v) + alloc + r->key.len + 1);
+		se->v = pool_alloc(m, alloc * sizeof(*se->v) + alloc + (stored ? 0 : r->key.len + 1));
 		se->is_int = (unsigned char *)(se->v + alloc);
-		se->name = (char *)se->is_int + alloc;
-		memcpy(se->name, name, r->key.len + 1);
+		if (stored) {
+			se->name = (char *)stored; /* keep()'s copy (matrix.h): not ours */
+		} else {
+			se->name = (char *)se->is_int + alloc;
+			memcpy(se->name, name, r->key.len + 1);
+		}
 		if (want) {
 			memcpy(se->v, r->tv, n * sizeof(*se->v));
 			memcpy(se->is_int, r->ti, n);

@@ -76,8 +76,12 @@ void rm_matrix_free(struct rm_matrix *m);
 
 /* Which rows to keep: called once per stat name (NUL-terminated) before its
  * values are read.  A row whose values hold a string or a non-number is kept
- * whatever keep() says (stats.c counts and skips such stats by name). */
-typedef bool (*rm_matrix_keep_fn)(void *ctx, const char *name);
+ * whatever keep() says (stats.c counts and skips such stats by name).  keep()
+ * may set *stored to a copy of name it keeps for longer than the matrix
+ * lives (the rules' decision cache does): the series then points at it
+ * instead of holding a copy of its own (a 10x20k comparison held each name
+ * three times: both matrices and the cache).  *stored is NULL on the call. */
+typedef bool (*rm_matrix_keep_fn)(void *ctx, const char *name, const char **stored);
 
 /* Read a _result_root/matrix.json held in buf[0..len) (need not be
  * NUL-terminated) into m, as archive-format.md 2.4 says: every key but

@@ -1205,6 +1205,13 @@ bool rm_rules_is_reportable(const struct rm_rules *r, const char *stat)
 
 bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat)
 {
+	const char *stored;
+
+	return rm_rules_keep_stat_stored(r, stat, &stored);
+}
+
+bool rm_rules_keep_stat_stored(const struct rm_rules *r, const char *stat, const char **stored)
+{
 	struct decision scratch, *d = decide(r, stat, &scratch);
 
 	if (!(d->known & D_KEEP)) {
@@ -1227,6 +1234,7 @@ bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat)
 		    !strcmp(stat, "boot_failures") || !strcmp(stat, "boot_successes"))
 			d->value |= D_KEEP;
 	}
+	*stored = d == &scratch ? NULL : d->name;
 	return (d->value & D_KEEP) != 0;
 }
 
