@@ -435,7 +435,7 @@ static int read_member(struct archive *ar, const char *source, const char *path,
 	return 0;
 }
 
-static bool keep_stat(void *ctx, const char *name);
+static bool keep_stat(void *ctx, const char *name, const char **stored);
 
 /* A member being read from an open tarball, as a matrix stream source. */
 struct tar_src {
@@ -1070,10 +1070,12 @@ static void root_free(struct rm_result_root *r)
 	rm_matrix_free(&r->complete);
 }
 
-/* Rows of matrix.json worth reading (rm_matrix_keep_fn over the rules). */
-static bool keep_stat(void *ctx, const char *name)
+/* Rows of matrix.json worth reading (rm_matrix_keep_fn over the rules; the
+ * series borrow the names of the rules' cache, which outlives every archive:
+ * setup.c frees the rules after the pipeline). */
+static bool keep_stat(void *ctx, const char *name, const char **stored)
 {
-	return rm_rules_keep_stat(ctx, name);
+	return rm_rules_keep_stat_stored(ctx, name, stored);
 }
 
 /* A commit matrix.json(.gz) a directory walk left on disk, streamed

@@ -1,7 +1,9 @@
 /* cli.c - see cli.h. */
 #include "cli.h"
 
+#include <curl/curl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,11 +76,23 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 	}
 	if (optind >= argc)
 		return rm_error_set(err, RM_ERR_USAGE, "compare: expected an ARCHIVE or BASE_DIR HEAD_DIR");
+	/* blocks of 128 KiB and more mapped on their own, always (glibc raises
+	 * the bar after each such block is freed, and the rule file parser
+	 * frees one): a freed table then leaves the process at once and a
+	 * growing one is moved by mremap, not copied.  Measured on the bench
+	 * trees: peak RSS 10x2k 14.9 -> 14.3 MiB, 10x20k 25.8 -> 24.7 MiB, for
+	 * ~480 more page faults at 10x20k (4,288 -> 4,771; cpu +3-8%). */
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
 	if (rm_setup_open(&e, config, metrics, programs, true, true, err)) {
 		rm_setup_close(&e);
 		return -1;
 	}
-	/* commit subjects only when a configuration names the trees */
+	/* commit subjects only when a configuration names the trees: libcurl
+	 * then, and only then (main.c leaves its set-up to compare) */
+	if (e.cfg.file && curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		rm_setup_close(&e);
+		return rm_error_set(err, RM_ERR_INTERNAL, "compare: cannot initialise libcurl");
+	}
 	rc = rm_pipeline_compare(&e.rules, e.cfg.file ? &e.cfg : NULL, e.ob ? &e.cache : NULL, &opts,
 				 argv + optind, (size_t)(argc - optind), verbose, err);
 	rm_setup_close(&e);

@@ -762,21 +762,56 @@ struct decision {
 	int direction;      /* first matching direction rule, -1 none */
 };
 
+/* The names of the cache's entries, packed into chunks (one malloc per
+ * chunk, not one per name: a 10x20k comparison asks about ~40,000 names). */
+struct name_chunk {
+	struct name_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+#define NAME_CHUNK (64u << 10)
+
 struct cache {
 	struct decision *v;
 	size_t n, cap;
 	size_t thresholds_uses, direction_uses; /* first_rule */
+	struct name_chunk *names;
 };
+
+/* A copy of name[0..len) (and its NUL) in the cache's chunks. */
+static char *cache_name(struct cache *c, const char *name, size_t len)
+{
+	struct name_chunk *k = c->names;
+	char *p;
+
+	if (!k || k->cap - k->used < len + 1) {
+		size_t cap = len + 1 > NAME_CHUNK ? len + 1 : NAME_CHUNK;
+
+		k = rm_xmalloc(sizeof(*k) + cap);
+		k->next = c->names;
+		k->used = 0;
+		k->cap = cap;
+		c->names = k;
+	}
+	p = k->data + k->used;
+	memcpy(p, name, len + 1);
+	k->used += len + 1;
+	return p;
+}
 
 static void cache_free(struct rm_rules *r)
 {
 	struct cache *c = r->cache;
-	size_t i;
 
 	if (!c)
 		return;
-	for (i = 0; i < c->cap; i++)
-		free(c->v[i].name);
+	while (c->names) {
+		struct name_chunk *next = c->names->next;
+
+		free(c->names);
+		c->names = next;
+	}
 	free(c->v);
 	free(c);
 	r->cache = NULL;
@@ -808,7 +843,8 @@ static struct decision *decide(const struct rm_rules *r, const char *stat,
 			       struct decision *scratch)
 {
 	struct cache *c = r->cache;
-	uint32_t h = (uint32_t)rm_hash(stat, strlen(stat));
+	size_t len = strlen(stat);
+	uint32_t h = (uint32_t)rm_hash(stat, len);
 	size_t j;
 
 	if (!c) {
@@ -823,12 +859,12 @@ static struct decision *decide(const struct rm_rules *r, const char *stat,
 	scratch->h = h;
 	if (c->n >= RM_RULES_CACHE_MAX)
 		return scratch;
-	if ((c->n + 1) * 2 > c->cap)
+	if ((c->n + 1) * 4 > c->cap * 3) /* 3/4 full at most (1/2: 0.3 MiB more at 10x20k) */
 		cache_grow(c);
 	for (j = h & (c->cap - 1); c->v[j].name; j = (j + 1) & (c->cap - 1))
 		;
 	c->v[j] = *scratch;
-	c->v[j].name = rm_xstrdup(stat);
+	c->v[j].name = cache_name(c, stat, len);
 	c->n++;
 	return &c->v[j];
 }
@@ -1169,6 +1205,13 @@ bool rm_rules_is_reportable(const struct rm_rules *r, const char *stat)
 
 bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat)
 {
+	const char *stored;
+
+	return rm_rules_keep_stat_stored(r, stat, &stored);
+}
+
+bool rm_rules_keep_stat_stored(const struct rm_rules *r, const char *stat, const char **stored)
+{
 	struct decision scratch, *d = decide(r, stat, &scratch);
 
 	if (!(d->known & D_KEEP)) {
@@ -1191,6 +1234,7 @@ bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat)
 		    !strcmp(stat, "boot_failures") || !strcmp(stat, "boot_successes"))
 			d->value |= D_KEEP;
 	}
+	*stored = d == &scratch ? NULL : d->name;
 	return (d->value & D_KEEP) != 0;
 }
 

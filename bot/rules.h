@@ -182,6 +182,10 @@ double rm_rules_direction(const struct rm_rules *r, const char *stat);
  * last_state.is_incomplete_run).  Rows refused here are dropped while
  * reading (matrix.h). */
 bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat);
+/* rm_rules_keep_stat, and *stored set to the decision cache's copy of stat
+ * (valid until rm_rules_free or rm_rules_load_eras), or NULL when the cache
+ * is full (RM_RULES_CACHE_MAX) and keeps no copy. */
+bool rm_rules_keep_stat_stored(const struct rm_rules *r, const char *stat, const char **stored);
 
 /* Compile `pattern` (PCRE2, UTF-8) and match it against s.  *ok is false when
  * the pattern does not compile (then the result is false). */

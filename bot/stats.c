@@ -66,17 +66,48 @@ struct tv {
 	unsigned char is_int;
 };
 
-static int cmp_tv(const void *a, const void *b)
+/* A stable sort of s[0..n) by value (tmp: room for n more): insertion sort
+ * of runs of 16, then merges, each taking from the right run only when its
+ * value is strictly smaller.  Stable, so the order is the one any stable sort
+ * gives, that of the merge sort behind rm_sort (glibc's qsort) before it;
+ * values are never NaN (the reader leaves such stats out).  Inline
+ * comparisons: qsort's calls were 20% of `compare` on 50 runs x 20k stats. */
+static void sort_tv(struct tv *s, size_t n, struct tv *tmp)
 {
-	double x = ((const struct tv *)a)->v, y = ((const struct tv *)b)->v;
+	size_t run = 16, i, w;
 
-	return (x > y) - (x < y);
+	for (i = 0; i < n; i += run) {
+		size_t end = i + run < n ? i + run : n, k;
+
+		for (k = i + 1; k < end; k++) {
+			struct tv t = s[k];
+			size_t j = k;
+
+			for (; j > i && s[j - 1].v > t.v; j--)
+				s[j] = s[j - 1];
+			s[j] = t;
+		}
+	}
+	for (w = run; w < n; w *= 2) {
+		for (i = 0; i + w < n; i += 2 * w) {
+			size_t mid = i + w, end = i + 2 * w < n ? i + 2 * w : n;
+			size_t a = i, b = mid, o = i;
+
+			while (a < mid && b < end)
+				tmp[o++] = s[b].v < s[a].v ? s[b++] : s[a++];
+			while (a < mid)
+				tmp[o++] = s[a++];
+			while (b < end)
+				tmp[o++] = s[b++];
+			memcpy(s + i, tmp + i, (end - i) * sizeof(*s));
+		}
+	}
 }
 
 bool rm_stats_summarize(const double *v, const unsigned char *is_int, size_t n, size_t max_margin,
 		  struct rm_summary *out)
 {
-	struct tv stackbuf[64], *s = n <= 64 ? stackbuf : rm_xmalloc(n * sizeof(*s));
+	struct tv stackbuf[128], *s = n <= 64 ? stackbuf : rm_xmalloc(2 * n * sizeof(*s));
 	size_t margin = n >> 5, i, start = 0, size;
 	bool ok = false;
 
@@ -87,21 +118,9 @@ bool rm_stats_summarize(const double *v, const unsigned char *is_int, size_t n, 
 		s[i].v = v[i];
 		s[i].is_int = is_int[i];
 	}
-	if (n <= 32) {
-		/* a stat's runs are few: a stable insertion sort, the order the
-		 * merge sort behind rm_sort (glibc's qsort) gives, without its
-		 * set-up per call (measured: 11% of `compare` on 20k stats) */
-		for (i = 1; i < n; i++) {
-			struct tv t = s[i];
-			size_t j = i;
-
-			for (; j > 0 && s[j - 1].v > t.v; j--)
-				s[j] = s[j - 1];
-			s[j] = t;
-		}
-	} else {
-		rm_sort(s, n, sizeof(*s), cmp_tv);
-	}
+	/* a stat's runs are few: sorted here, not by rm_sort (glibc's qsort:
+	 * its set-up per call was 11% of `compare` on 20k stats x 10 runs) */
+	sort_tv(s, n, s + n);
 	while (start < n && s[start].v == -1)
 		start++;
 	size = n - start;
@@ -276,8 +295,9 @@ static void process(struct pass_ctx *p, const char *k, const struct rm_series *a
 		      matrix_has_base(p->b, k, bl)))
 			return;
 	}
-	/* a missing side is a column of Integer zeros */
-	{
+	/* a missing side is a column of Integer zeros (made only then: one
+	 * malloc pair per row of a 200k-stat comparison otherwise) */
+	if (!as || !bs) {
 		size_t zn = (cols_a > cols_b ? cols_a : cols_b) + 1;
 
 		zeros = rm_xcalloc(zn, sizeof(double));

@@ -5,7 +5,9 @@
 # (2 commits x RUNS runs x STATS stats per run, perf-profile heavy), one per
 # size in BENCH_SIZES (RUNSxSTATS: 10x2000 10x20000 50x20000 10x200000).  On
 # each, `robotmail compare` runs BENCH_REPEAT times (best wall, cpu = user +
-# sys, and peak RSS printed), beside the floor of its own work: the tiny
+# sys, and peak RSS printed; times to the microsecond, from wait4 through
+# tests/bench-rusage.c: /usr/bin/time's 10 ms grain was most of a ratio),
+# beside the floor of its own work: the tiny
 # tests/bench-rawscan.c, which only turns the numbers of the same two
 # matrix.json files into doubles; the ratio is printed.  With LKP_SRC (a clone
 # of intel/lkp-tests) and ruby, lkp-tests' sbin/ncompare runs on the same tree
@@ -32,12 +34,12 @@
 #
 # Environment: BUILD (build), ROBOTMAIL (binary), BENCH_SIZES, BENCH_RUNS and
 # BENCH_STATS (one size), LKP_SRC, NCOMPARE_REPEAT (1), NCOMPARE_TIMEOUT
-# (1800 s), BENCH_REPEAT (3), BENCH_DIR (a temp dir, removed at
+# (1800 s), BENCH_REPEAT (5), BENCH_DIR (a temp dir, removed at
 # exit; set it to keep the tree and reuse it on the next run), BENCH_COMMITS
 # (1000), BENCH_GITWEB (0: skip the git web part), BENCH_GITWEB_BUDGET (120), BENCH_CLI_CALLS (20), CC (cc), CFLAGS (-O2).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-: "${BUILD:=build}" "${BENCH_REPEAT:=3}"
+: "${BUILD:=build}" "${BENCH_REPEAT:=5}"
 # BENCH_RUNS/BENCH_STATS (the old single tree) still pick one size
 if [ -n "${BENCH_RUNS:-}${BENCH_STATS:-}" ]; then
 	: "${BENCH_SIZES:=${BENCH_RUNS:-10}x${BENCH_STATS:-20000}}"
@@ -83,8 +85,12 @@ gen_tree() { # SIZE -> sets TREE
 	awk -v a="$t0" -v b="$(date +%s.%N)" -v s="$size" 'BEGIN {printf "generated the %s tree in %.1f s\n", s, b - a}'
 }
 
-if [ ! -x /usr/bin/time ]; then
-	echo "bench: /usr/bin/time is not installed (make deps): no figures" >&2
+# the launcher of every timed run (built as bench-rawscan.c is below)
+RUSAGE=$W/bench-rusage
+# shellcheck disable=SC2086 # CFLAGS are words
+if ! ${CC:-cc} ${CFLAGS:--O2} -o "$RUSAGE" tests/bench-rusage.c 2>"$W/cc.log"; then
+	echo "bench: tests/bench-rusage.c does not build: no figures" >&2
+	sed 's/^/    /' "$W/cc.log" | head >&2
 	exit 1
 fi
 # best CMD...: run it BENCH_REPEAT times; sets RC, WALL and CPU (s, best of
@@ -93,11 +99,11 @@ best() {
 	local i wall usr sys rss cpu
 	WALL="" CPU="" RSS=""
 	for ((i = 0; i < BENCH_REPEAT; i++)); do
-		/usr/bin/time -f '%e %U %S %M' -o "$W/time" "$@" >"$W/out" 2>"$W/err"
+		"$RUSAGE" "$W/time" "$@" >"$W/out" 2>"$W/err"
 		RC=$?
 		[ "$RC" -eq 0 ] || return
 		read -r wall usr sys rss < <(tail -1 "$W/time")
-		cpu=$(awk -v u="$usr" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')
+		cpu=$(awk -v u="$usr" -v s="$sys" 'BEGIN {printf "%.6f", u + s}')
 		if [ -z "$WALL" ] || awk -v a="$wall" -v b="$WALL" 'BEGIN {exit !(a < b)}'; then WALL=$wall; fi
 		if [ -z "$CPU" ] || awk -v a="$cpu" -v b="$CPU" 'BEGIN {exit !(a < b)}'; then CPU=$cpu; fi
 		if [ -z "$RSS" ] || [ "$rss" -lt "$RSS" ]; then RSS=$rss; fi
@@ -114,7 +120,7 @@ failed() { # LABEL
 }
 figures() { # LABEL: the last best() as one line
 	awk -v l="$1" -v w="$WALL" -v c="$CPU" -v r="$RSS" \
-		'BEGIN {printf "  %-22s wall %7.2f s   cpu %7.2f s   peak RSS %7.1f MiB\n", l, w, c, r / 1024}'
+		'BEGIN {printf "  %-22s wall %7.3f s   cpu %7.3f s   peak RSS %7.1f MiB\n", l, w, c, r / 1024}'
 }
 ratio() { # A B: A / B with 2 decimals, or "-" when B is 0
 	awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else printf "-"}'

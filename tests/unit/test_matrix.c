@@ -211,9 +211,10 @@ static void test_matrix_shape_errors(void **state)
 	assert_non_null(strstr(err.msg, "invalid JSON"));
 }
 
-static bool keep_k(void *ctx, const char *name)
+static bool keep_k(void *ctx, const char *name, const char **stored)
 {
 	(void)ctx;
+	(void)stored;
 	return !strncmp(name, "k.", 2);
 }
 
@@ -265,6 +266,60 @@ static long chunk_read(void *ctx, char *buf, size_t cap)
 	c->p += n;
 	c->left -= n;
 	return (long)n;
+}
+
+/* keep() that keeps every row and lends its own copies of the names. */
+static const char *lent[] = { "k.a", "k.c", "d.b" };
+
+static bool keep_lend(void *ctx, const char *name, const char **stored)
+{
+	size_t i;
+
+	(void)ctx;
+	assert_null(*stored);
+	for (i = 0; i < sizeof(lent) / sizeof(lent[0]); i++)
+		if (!strcmp(lent[i], name))
+			*stored = lent[i];
+	return true;
+}
+
+/* Series borrow the names keep() lends (matrix.h), whole file or streamed;
+ * a name it does not lend is the matrix's own copy; values are as read. */
+static void test_matrix_borrows_stored_names(void **state)
+{
+	const char *text = "{\"k.a\": [1, 2], \"d.b\": [3, 4], \"x.own\": [7, 8], \"k.c\": [5]}";
+	struct rm_matrix m;
+	struct rm_error err;
+	const struct rm_series *s;
+	int pass;
+
+	(void)state;
+	for (pass = 0; pass < 2; pass++) {
+		struct chunks c = { text, strlen(text), 3 };
+
+		if (pass == 0)
+			assert_int_equal(read_text(&m, text, keep_lend, &err), 0);
+		else
+			assert_int_equal(rm_matrix_read_stream(&m, "r/matrix.json", chunk_read, &c,
+							       keep_lend, NULL),
+					 0);
+		assert_int_equal(m.n, 4);
+		assert_ptr_equal(rm_matrix_get(&m, "k.a")->name, lent[0]);
+		assert_ptr_equal(rm_matrix_get(&m, "d.b")->name, lent[2]);
+		s = rm_matrix_get(&m, "x.own");
+		assert_non_null(s);
+		assert_string_equal(s->name, "x.own");
+		assert_true(s->v[0] == 7 && s->v[1] == 8);
+		/* k.c is padded to the 2 columns: its own arrays and name */
+		s = rm_matrix_get(&m, "k.c");
+		assert_ptr_not_equal(s->name, lent[1]);
+		assert_string_equal(s->name, "k.c");
+		assert_int_equal(s->n, 2);
+		assert_true(s->v[0] == 5 && s->v[1] == 0);
+		s = rm_matrix_get(&m, "d.b");
+		assert_true(s->v[0] == 3 && s->v[1] == 4);
+		rm_matrix_free(&m);
+	}
 }
 
 static void assert_same_matrix(const struct rm_matrix *a, const struct rm_matrix *b)
@@ -489,6 +544,46 @@ static void test_rules_keep_decisions(void **state)
 	assert_true(rm_rules_is_reportable(r, "will-it-scale.per_thread_ops"));
 }
 
+/* The decision cache keeps its names in 64 KiB chunks: thousands of names
+ * (several chunks, several table growths) and one name longer than a chunk
+ * are answered the same when asked again, and as a fresh rule set answers. */
+static void test_rules_cache_many_names(void **state)
+{
+	const struct rm_rules *shared = unit_rules();
+	struct rm_rules r;
+	struct rm_error err;
+	char name[96], *longname;
+	bool first[6000];
+	size_t i, n = sizeof(first) / sizeof(first[0]);
+
+	(void)state;
+	rm_error_clear(&err);
+	assert_int_equal(rm_rules_load(&r, shared->metrics_file, shared->programs_file, &err), 0);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), i % 2 ? "interrupts.CPU%zu.LOC:Local_timer_interrupts"
+						   : "will-it-scale.%zu.per_thread_ops_padded_to_be_long",
+			 i);
+		first[i] = rm_rules_keep_stat(&r, name);
+		assert_int_equal(first[i], !(i % 2));
+	}
+	longname = malloc(70000 + 1);
+	assert_non_null(longname);
+	memcpy(longname, "will-it-scale.", 14);
+	memset(longname + 14, 'a', 70000 - 14);
+	longname[70000] = '\0';
+	assert_int_equal(rm_rules_keep_stat(&r, longname), rm_rules_keep_stat(shared, longname));
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), i % 2 ? "interrupts.CPU%zu.LOC:Local_timer_interrupts"
+						   : "will-it-scale.%zu.per_thread_ops_padded_to_be_long",
+			 i);
+		assert_int_equal(rm_rules_keep_stat(&r, name), first[i]);
+		assert_int_equal(rm_rules_is_reportable(&r, name), rm_rules_is_reportable(shared, name));
+	}
+	assert_int_equal(rm_rules_keep_stat(&r, longname), rm_rules_keep_stat(shared, longname));
+	free(longname);
+	rm_rules_free(&r);
+}
+
 /* A stat name that the pattern likely matches (for the comparison below). */
 static char *sample_of(const char *p)
 {
@@ -685,10 +780,12 @@ const struct CMUnitTest unit_matrix_tests[] = {
 	cmocka_unit_test(test_matrix_depth_limit),
 	cmocka_unit_test(test_matrix_shape_errors),
 	cmocka_unit_test(test_matrix_drops_rows_while_reading),
+	cmocka_unit_test(test_matrix_borrows_stored_names),
 	cmocka_unit_test(test_matrix_stream_matches_whole_file),
 	cmocka_unit_test(test_matrix_reals_are_strtods),
 	cmocka_unit_test(test_matrix_number_edges),
 	cmocka_unit_test(test_rules_keep_decisions),
+	cmocka_unit_test(test_rules_cache_many_names),
 	cmocka_unit_test(test_rules_combined_first_match),
 	cmocka_unit_test(test_rules_list_as_patterns_one_by_one),
 	cmocka_unit_test(test_rules_literal_shapes),

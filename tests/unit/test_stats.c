@@ -66,6 +66,63 @@ static void test_summary_upper_median_and_margin(void **state)
 	assert_true(s.min == 3 && s.mean == 5 && s.max == 7 && s.size == 3);
 }
 
+/* The summary of any number of runs is that of a stable sort by value:
+ * equal values keep their run order, so which run's Integer-or-Float class
+ * the median has is the one lkp-tests' sort gives (checked against a plain
+ * stable insertion sort of (value, run) on 1..300 runs of tied values). */
+static void test_summary_is_a_stable_sort(void **state)
+{
+	static const double pick[] = { -1, 0, 1, 2, 2.5, 3, 1e9 };
+	double v[300], sv[300];
+	unsigned char is_int[300], si[300];
+	unsigned long x = 12345;
+	size_t n, i, j;
+
+	(void)state;
+	for (n = 1; n <= 300; n++) {
+		struct rm_summary got, want;
+		size_t margin = n >> 5, start = 0, size;
+		bool ok;
+
+		if (margin > 3)
+			margin = 3;
+		for (i = 0; i < n; i++) {
+			x = x * 6364136223846793005ul + 1442695040888963407ul;
+			v[i] = pick[(x >> 33) % (sizeof(pick) / sizeof(pick[0]))];
+			is_int[i] = (unsigned char)((x >> 20) & 1);
+		}
+		/* the reference: insertion sort, moving only past larger values */
+		for (i = 0; i < n; i++) {
+			for (j = i; j > 0 && sv[j - 1] > v[i]; j--) {
+				sv[j] = sv[j - 1];
+				si[j] = si[j - 1];
+			}
+			sv[j] = v[i];
+			si[j] = is_int[i];
+		}
+		while (start < n && sv[start] == -1)
+			start++;
+		size = n - start;
+		memset(&want, 0, sizeof(want));
+		ok = size > 2 * margin;
+		if (ok) {
+			size_t m = size - 2 * margin, f = start + margin;
+
+			want.min = sv[f];
+			want.mean = sv[f + m / 2];
+			want.mean_is_int = si[f + m / 2];
+			want.max = sv[f + m - 1];
+			want.size = m;
+		}
+		assert_int_equal(rm_stats_summarize(v, is_int, n, 3, &got), ok);
+		if (!ok)
+			continue;
+		assert_true(got.min == want.min && got.mean == want.mean && got.max == want.max);
+		assert_int_equal(got.mean_is_int, want.mean_is_int);
+		assert_int_equal(got.size, want.size);
+	}
+}
+
 /* ---- building result roots in memory */
 
 struct fake {
@@ -426,6 +483,7 @@ const struct CMUnitTest unit_stats_tests[] = {
 	cmocka_unit_test(test_mean_and_population_stddev),
 	cmocka_unit_test(test_ruby_sum_is_compensated),
 	cmocka_unit_test(test_summary_upper_median_and_margin),
+	cmocka_unit_test(test_summary_is_a_stable_sort),
 	cmocka_unit_test(test_detection_of_section8_example),
 	cmocka_unit_test(test_stat_only_in_head_is_never_shown),
 	cmocka_unit_test(test_perf_profile_new_in_head_is_shown),
