@@ -112,7 +112,7 @@ static void test_malformed_moved(void **state)
 		"programs:\n  fileio: sysbench-fileio\nmoved_to_programs:\n  will-it-scale: 1685076941\n",
 		"programs:\n  fileio: sysbench-fileio\ntests_set_until: 1770827458\nmoved_to_programs:\n  will-it-scale: soon\n",
 	};
-	static const char *const line[] = { "line 3", "line 5" };
+	static const char *const line[] = { "line 4", "line 5" };
 	size_t i;
 
 	(void)state;
