@@ -689,7 +689,7 @@ enum {
 	V_HAS_BRACKETS, V_TESTCASE, V_PARAM_BLOCK, V_VERSION, V_KCONFIG, V_COMPILER, V_MACHINE,
 	V_PARAMS, V_IN_ADDITION, V_REPORTED_BY, V_CLOSES_URL, V_ARCHIVE_URL, V_FAILURE, V_DETAILS,
 	V_BOOT_TABLE, V_EXCERPT, V_CONFIG_LINE, V_ROBOT_NAME, V_DISCLAIMER, V_SIGNATURE, V_HAS_DETAILS,
-	V_COUNT
+	V_WIDE_GAP, V_COUNT
 };
 
 static const char *const param_items[] = { "key", "value", NULL };
@@ -735,6 +735,7 @@ const struct rm_report_var rm_report_vars[] = {
 	[V_DISCLAIMER] = { "disclaimer", NULL },
 	[V_SIGNATURE] = { "signature", NULL },
 	[V_HAS_DETAILS] = { "has_details", NULL },
+	[V_WIDE_GAP] = { "wide_gap", NULL },
 };
 const size_t rm_report_nvars = V_COUNT;
 
@@ -1179,6 +1180,16 @@ static char *excerpt_text(const struct rm_report_test *t)
 
 /* 2025-01-01 00:00:00 UTC */
 #define CONFIG_LINE_SINCE ((time_t)1735689600)
+/* Performance reports print "config:" and "compiler:" since a day between
+ * 2024-08-08 (the last report seen without them: tests/data 2423's of
+ * 2024-08-06, and <3577dbb192> of 2024-08-08) and 2024-11-07 (the first seen
+ * with them, on d4148aeab4): the first day seen, 2024-11-07 00:00:00 UTC */
+#define PERF_CONFIG_LINE_SINCE ((time_t)1730937600)
+/* Improvements without "In addition" printed six blank lines after the
+ * parameters (four more than now) until a day between 2025-02-17 (the last
+ * seen, on e38e699a42) and 2025-07-31 (the first seen with two, on
+ * 36df6e3dbd): the first day seen, 2025-07-31 00:00:00 UTC */
+#define PERF_NARROW_GAP_SINCE ((time_t)1753920000)
 
 /* The template variables of the body (all but the patch ones, which
  * report_subject() sets). */
@@ -1235,8 +1246,11 @@ static void report_vars(struct rm_report *r, const struct rm_config *cfg, const 
 	set_var(v, V_KCONFIG, rm_job_field(job, "kconfig"));
 	/* functional boot reports print "config:" only since 2025
 	 * (report-format.md section 4 item 6): by the report's time */
-	set_var(v, V_CONFIG_LINE, r->kind == RM_REPORT_FUNCTIONAL && tc && !strcmp(tc, "boot") &&
-					  r->created < CONFIG_LINE_SINCE ? "" : "yes");
+	set_var(v, V_CONFIG_LINE, (r->kind == RM_REPORT_FUNCTIONAL && tc && !strcmp(tc, "boot") &&
+				   r->created < CONFIG_LINE_SINCE) ||
+					  (r->kind != RM_REPORT_FUNCTIONAL && r->created < PERF_CONFIG_LINE_SINCE)
+				  ? ""
+				  : "yes");
 	set_var(v, V_COMPILER, rm_job_axis(job, "compiler"));
 	m = rm_hosts_machine_line(job);
 	set_var(v, V_MACHINE, m);
@@ -1261,6 +1275,8 @@ static void report_vars(struct rm_report *r, const struct rm_config *cfg, const 
 	} else {
 		set_var(v, V_IN_ADDITION, "");
 	}
+	set_var(v, V_WIDE_GAP, r->kind == RM_REPORT_IMPROVEMENT && r->ntests == 1 &&
+				       r->created < PERF_NARROW_GAP_SINCE ? "yes" : "");
 	/* identity, links, disclaimer and signature: all from the configuration */
 	set_var(v, V_ROBOT_NAME, cfg->robot_name);
 	set_varf(v, V_REPORTED_BY, "%s <%s>", cfg->robot_name ? cfg->robot_name : "",

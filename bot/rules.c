@@ -3,6 +3,7 @@
 #include "rules.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <pcre2.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -959,6 +960,9 @@ fail:
 	return -1;
 }
 
+static int load_moved(struct rm_rules *r, struct rm_yaml *y, yaml_node_t *root, const char *file,
+		      struct rm_error *err);
+
 int rm_rules_load_eras(struct rm_rules *r, const char *file, struct rm_error *err)
 {
 	struct rm_yaml y;
@@ -991,8 +995,63 @@ int rm_rules_load_eras(struct rm_rules *r, const char *file, struct rm_error *er
 		r->era_old[r->neras] = rm_xstrdup(o);
 		r->era_new[r->neras++] = rm_xstrdup(n);
 	}
+	if (load_moved(r, &y, root, file, err)) {
+		rm_yaml_free(&y);
+		return -1;
+	}
 	rm_yaml_free(&y);
 	cache_free(r); /* decisions made before the table are stale */
+	return 0;
+}
+
+/* An epoch of the era table: decimal seconds > 0; -1 when not. */
+static long long era_epoch(const char *s)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	return *end || errno || v <= 0 ? -1 : v;
+}
+
+/* eras.yaml's optional tests_set_until: EPOCH and moved_to_programs:
+ * {NAME: EPOCH} (rm_rules_resets_count). */
+static int load_moved(struct rm_rules *r, struct rm_yaml *y, yaml_node_t *root, const char *file,
+		      struct rm_error *err)
+{
+	yaml_node_t *until = rm_yaml_get(y, root, "tests_set_until");
+	yaml_node_t *moved = rm_yaml_get(y, root, "moved_to_programs");
+	yaml_node_pair_t *p;
+
+	if (!until && !moved)
+		return 0;
+	if (!until || !moved || moved->type != YAML_MAPPING_NODE ||
+	    (r->tests_set_until = era_epoch(rm_yaml_scalar(until))) < 0) {
+		rm_error_set(err, RM_ERR_CONFIG,
+			     "'%s' line %d: tests_set_until: EPOCH and moved_to_programs: {NAME: EPOCH} go together",
+			     file, rm_yaml_line(until ? until : moved));
+		r->tests_set_until = 0;
+		return -1;
+	}
+	for (p = moved->data.mapping.pairs.start; p < moved->data.mapping.pairs.top; p++) {
+		yaml_node_t *kn = rm_yaml_node(y, p->key), *vn = rm_yaml_node(y, p->value);
+		const char *n = rm_yaml_scalar(kn);
+		long long at = era_epoch(rm_yaml_scalar(vn));
+
+		if (!n || !*n || strchr(n, '.') || at < 0) {
+			rm_error_set(err, RM_ERR_CONFIG,
+				     "'%s' line %d: moved_to_programs: expected NAME: EPOCH (a program name, seconds)",
+				     file, rm_yaml_line(kn));
+			return -1;
+		}
+		r->moved_name = rm_xrealloc(r->moved_name, (r->nmoved + 1) * sizeof(char *));
+		r->moved_at = rm_xrealloc(r->moved_at, (r->nmoved + 1) * sizeof(long long));
+		r->moved_name[r->nmoved] = rm_xstrdup(n);
+		r->moved_at[r->nmoved++] = at;
+	}
 	return 0;
 }
 
@@ -1025,6 +1084,10 @@ void rm_rules_free(struct rm_rules *r)
 	}
 	free(r->era_old);
 	free(r->era_new);
+	for (i = 0; i < r->nmoved; i++)
+		free(r->moved_name[i]);
+	free(r->moved_name);
+	free(r->moved_at);
 
 	free(r->metrics_file);
 	free(r->programs_file);
@@ -1336,4 +1399,18 @@ bool rm_rules_is_test_program(const struct rm_rules *r, const char *name)
 	const struct rm_program *p = rm_rules_program(r, name);
 
 	return p && (p->kinds & (RM_PROG_RUN | RM_PROG_DAEMON));
+}
+
+bool rm_rules_resets_count(const struct rm_rules *r, const char *name, long long when)
+{
+	size_t i;
+
+	if (!rm_rules_is_test_program(r, name))
+		return false;
+	if (!when || when >= r->tests_set_until)
+		return true;
+	for (i = 0; i < r->nmoved; i++)
+		if (!strcmp(r->moved_name[i], name))
+			return when < r->moved_at[i];
+	return true;
 }

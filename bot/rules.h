@@ -139,6 +139,13 @@ struct rm_rules {
 	 * name the programs file knows (rm_rules_load_eras) */
 	char **era_old, **era_new;
 	size_t neras;
+	/* config/eras.yaml: until tests_set_until (epoch, 0: none) a test
+	 * program's row count was reset only for programs not yet moved to
+	 * programs/ (moved_at[i] of moved_name[i]; rm_rules_resets_count) */
+	long long tests_set_until;
+	char **moved_name;
+	long long *moved_at;
+	size_t nmoved;
 
 	void *match_data; /* pcre2_match_data * shared by all matches */
 	/* the decision cache: what the rules say about each stat name seen,
@@ -161,6 +168,12 @@ int rm_rules_load(struct rm_rules *r, const char *metrics_file, const char *prog
  * threshold, direction) as "<new>.<rest>"; names are printed as they are.
  * -1 with err naming the file and line on a malformed table. */
 int rm_rules_load_eras(struct rm_rules *r, const char *file, struct rm_error *err);
+/* Does the comparison table reset the row count of test program NAME (its
+ * rows print first) for a job that ended at WHEN (epoch seconds, 0:
+ * unknown)?  True for a test program, except in the era before
+ * tests_set_until for a program already moved to programs/ then
+ * (config/eras.yaml). */
+bool rm_rules_resets_count(const struct rm_rules *r, const char *name, long long when);
 void rm_rules_free(struct rm_rules *r);
 
 bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list *l,

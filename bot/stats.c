@@ -1,6 +1,7 @@
 /* stats.c - see stats.h. */
 #include "stats.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -458,7 +459,22 @@ static size_t sort_key_len(const char *k)
 	return p ? (size_t)(p - k) : strlen(k);
 }
 
-static void sort_rows(const struct rm_rules *rules, struct rm_comparison *c)
+/* The job's end_time (epoch seconds), 0 when it has none: the era of the
+ * table's row order (rm_rules_resets_count). */
+static long long job_end_time(const struct rm_job *job)
+{
+	const char *s = rm_job_field(job, "end_time");
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	return *end || errno || v <= 0 ? 0 : v;
+}
+
+static void sort_rows(const struct rm_rules *rules, long long when, struct rm_comparison *c)
 {
 	struct sortable *s = rm_xcalloc(c->n + 1, sizeof(*s));
 	struct rm_row *sorted = rm_xcalloc(c->n + 1, sizeof(*sorted));
@@ -476,7 +492,7 @@ static void sort_rows(const struct rm_rules *rules, struct rm_comparison *c)
 		if (count > 0) {
 			char *b = rm_xstrndup(c->rows[i].name, bl);
 
-			if (rm_rules_is_test_program(rules, b))
+			if (rm_rules_resets_count(rules, b, when))
 				count = 0;
 			free(b);
 		}
@@ -545,7 +561,7 @@ int rm_stats_compare(const struct rm_rules *rules, const struct rm_result_root *
 		free(p.changed[i]);
 	free(p.changed);
 	out->skipped_bad = p.skipped_bad;
-	sort_rows(rules, out);
+	sort_rows(rules, job_end_time(&head->job), out);
 	return 0;
 }
 

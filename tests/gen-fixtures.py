@@ -106,6 +106,7 @@
 #   Integer-median stats of item 7; all-Integer-zero stats (proc-vmstat.pgmajfault, dropped
 #   from matrix.json); sched_debug per-CPU keys (dropped from matrix.json).
 
+import difflib
 import hashlib
 import importlib.util
 import json
@@ -280,7 +281,8 @@ SEC8 = {
 
 # ------------------------------------------------------------------ golden parsing
 def parse_golden(name):
-    with open(os.path.join(GOLDEN, name + '.table'), 'rb') as f:
+    path = name if os.sep in name else os.path.join(GOLDEN, name + '.table')
+    with open(path, 'rb') as f:
         lines = f.read().decode('utf-8').split('\n')
     i = lines.index('             \\          |                \\  ')
     rows = []
@@ -302,8 +304,13 @@ def _sd(s):
 
 
 # ------------------------------------------------------------------ value design
+DECIMALS = {}   # a case's own hidden decimals per stat (gen_case: SPEC "decimals")
+
+
 def kind_of(name):
     """('int', 0) or ('float', decimals) for a stat name."""
+    if name in DECIMALS:
+        return ('float', DECIMALS[name])
     if name.startswith('perf-profile.'):
         return ('float', 4)
     if name.startswith(('proc-vmstat.', 'interrupts.', 'softirqs.', 'slabinfo.')):
@@ -655,7 +662,7 @@ def job_yaml(cfg, commit, run, rt, head, base, times):
     L += ['', '#! queue options', 'queue_cmdline_keys:', '- branch', '- commit', 'queue: bisect',
           'testbox: ' + tb, 'tbox_group: ' + tb, 'submit_id: ' + hexof('submit', commit, run, n=24),
           'job_file: "/lkp/jobs/scheduled/%s/%s-%s-%s-%s-%s-%d.yaml"' % (
-              tb, T, cfg['path_params'], ROOTFS, commit[:12], times['date'], run),
+              tb, T, cfg['path_params'], cfg.get('rootfs', ROOTFS), commit[:12], times['date'], run),
           'id: ' + hexof('id', commit, run)]
     L += ['', '#! hosts/' + tb, 'model: ' + h['model'], 'nr_node: %d' % h['nr_node'],
           'nr_cpu: %d' % h['nr_cpu'], 'memory: ' + h['memory'], 'brand: ' + h['brand']]
@@ -666,11 +673,12 @@ def job_yaml(cfg, commit, run, rt, head, base, times):
           'sched_debug:', 'perf-stat:', 'mpstat:', 'perf-c2c:', 'perf-profile:', '  lite_mode: 1']
     L += ['', '#! include/category/ALL', 'cpufreq_governor: performance']
     L += ['', '#! include/queue/cyclic', 'commit: ' + commit, 'head_commit: ' + head, 'base_commit: ' + base,
-          'rootfs: ' + ROOTFS, 'kconfig: ' + KCONFIG,
+          'rootfs: ' + cfg.get('rootfs', ROOTFS), 'kconfig: ' + cfg.get('kconfig', KCONFIG),
           'enqueue_time: %s' % times['enqueue'], '_rt: "%s"' % rt]
-    L += ['', '#! schedule options', 'user: lkp', 'compiler: ' + COMPILER, 'branch: ' + BRANCH,
+    kc, cc = cfg.get('kconfig', KCONFIG), cfg.get('compiler', COMPILER)
+    L += ['', '#! schedule options', 'user: lkp', 'compiler: ' + cc, 'branch: ' + cfg.get('branch', BRANCH),
           'result_root: "%s/%d"' % (rt, run), 'arch: x86_64',
-          'kernel: "/pkg/linux/%s/%s/%s/vmlinuz-%s"' % (KCONFIG, COMPILER, commit, times['release']),
+          'kernel: "/pkg/linux/%s/%s/%s/vmlinuz-%s"' % (kc, cc, commit, times['release']),
           'dequeue_time: %s' % times['dequeue']]
     L += ['', '#! runtime status', 'job_state: finished', 'loadavg: %s' % times['loadavg'],
           "start_time: '%d'" % times['start'], "end_time: '%d'" % times['end'], '']
@@ -692,8 +700,8 @@ def job_sh(cfg, commit, run, rt):
         top += ['\texport nr_task=%d' % nr]
     top += ["\texport job_origin='%s'" % cfg['job_origin'], "\texport testbox='%s'" % cfg['tbox'],
             "\texport tbox_group='%s'" % cfg['tbox'], "\texport commit='%s'" % commit,
-            "\texport rootfs='%s'" % ROOTFS, "\texport kconfig='%s'" % KCONFIG,
-            "\texport compiler='%s'" % COMPILER, "\texport result_root='%s/%d'" % (rt, run)]
+            "\texport rootfs='%s'" % cfg.get('rootfs', ROOTFS), "\texport kconfig='%s'" % cfg.get('kconfig', KCONFIG),
+            "\texport compiler='%s'" % cfg.get('compiler', COMPILER), "\texport result_root='%s/%d'" % (rt, run)]
     mons = ['kmsg', 'vmstat', 'proc-vmstat', 'meminfo', 'slabinfo', 'interrupts', 'softirqs',
             'sched_debug', 'perf-stat', 'mpstat']
     L = ['#!/bin/sh', '', 'export_top_env()', '{'] + top + [
@@ -726,7 +734,7 @@ def reproduce_sh(cfg):
               'stress-ng --timeout 60 --times --verify --metrics --no-rand-seed --pathological --%s %d'
               % (cfg['test'], nr)]
     else:
-        L += ['python3 ./runtest.py %s 295 thread 0 0 %d' % (cfg['test'], nr)]
+        L += ['python3 ./runtest.py %s 295 %s 0 0 %d' % (cfg['test'], cfg.get('mode', 'thread'), nr)]
     return '\n'.join(L) + '\n'
 
 
@@ -755,7 +763,8 @@ def civil_from_days(z):
 def write_tree(outroot, cfg, runs_by_commit, orders, head, base):
     """runs_by_commit[commit] = list (per run index) of ordered dicts of stats."""
     T = cfg['testcase']
-    rel = '/'.join([T, cfg['path_params'], cfg['tbox'], ROOTFS, KCONFIG, COMPILER])
+    rel = '/'.join([T, cfg['path_params'], cfg['tbox'], cfg.get('rootfs', ROOTFS), cfg.get('kconfig', KCONFIG),
+                    cfg.get('compiler', COMPILER)])
     for ci, commit in enumerate([base, head]):
         rt = '/result/' + rel + '/' + commit
         d = os.path.join(outroot, 'result', *rel.split('/'), commit)
@@ -833,6 +842,44 @@ def gen_tree(name, outroot):
     orders = {base: cfg['base_order'] or list(range(nb)), head: cfg['head_order'] or list(range(nh))}
     write_tree(os.path.join(outroot, name), cfg, {base: b_runs, head: h_runs}, orders, head, base)
     return dis
+
+
+def gen_case(spec_path, outroot):
+    """A published report's archive (tests/data/24xx): the tree of SPEC (a JSON object with
+    TREES' keys, plus rootfs/kconfig/compiler/branch/mode of the job and `table`, the
+    published table's file next to SPEC, header through the last row), whose comparison
+    reproduces that table byte for byte (checked with the model; exit 1 if not).  No
+    distractors: the published table is the oracle."""
+    cfg = json.load(open(spec_path))
+    table = os.path.join(os.path.dirname(os.path.abspath(spec_path)), cfg['table'])
+    nb, nh = cfg['nb'], cfg['nh']
+    head = cfg['head']
+    base = synth_base_sha(cfg['base16'])
+    rows = parse_golden(table)
+    SEC8_ACTIVE.clear()
+    DECIMALS.clear()
+    DECIMALS.update(cfg.get('decimals', {}))
+    design = design_table(rows, nb, nh)
+    b_stats, h_stats = {}, {}
+    for row in rows:
+        bv, hv = design[row['name']]
+        b_stats[row['name']] = list(bv) if bv is not None else [None] * nb
+        h_stats[row['name']] = list(hv)
+    b_runs = runs_from_table(b_stats, nb, cfg['testcase'])
+    h_runs = runs_from_table(h_stats, nh, cfg['testcase'])
+    orders = {base: list(range(nb)), head: list(range(nh))}
+    write_tree(outroot, cfg, {base: b_runs, head: h_runs}, orders, head, base)
+    got = CK.compare_tree(outroot)
+    with open(table, encoding='utf-8') as f:
+        want = f.read()
+    # the model prints the commit lines with full SHAs; compare from the header line on
+    got = got[got.index(base[:16] + ' '):]
+    if got != want:
+        sys.stderr.write('FAIL %s: the comparison is not the published table\n' % outroot)
+        for d in difflib.unified_diff(want.split('\n'), got.split('\n'), 'published', 'model', lineterm=''):
+            sys.stderr.write(d + '\n')
+        return 1
+    return 0
 
 
 def verify_distractors(tree_dir, dis):
@@ -1052,8 +1099,10 @@ def main(argv):
         gen_bench(outdir, nruns, nstats)
         print('wrote %s/bench (2 commits x %d runs x %d stats)' % (outdir, nruns, nstats))
         return 0
+    if len(argv) == 3 and argv[0] == '--case':
+        return gen_case(argv[1], argv[2])
     if len(argv) != 1:
-        sys.stderr.write('usage: gen-fixtures.py OUTDIR | --bench OUTDIR [--runs N] [--stats N]\n')
+        sys.stderr.write('usage: gen-fixtures.py OUTDIR | --bench OUTDIR [--runs N] [--stats N] | --case SPEC OUTDIR\n')
         return 2
     outdir = argv[0]
     cache = os.environ.get('RM_FIXTURE_CACHE')

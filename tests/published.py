@@ -63,12 +63,14 @@ LIST = False
 
 def check(out_path, case):
     name = case.rstrip('/').split('/')[-1]
-    raw = open(out_path, encoding='utf-8').read()
-    m = re.search(r'(?ms)^DATA\n(.*?\n)\.\n', raw)
+    raw = open(out_path, 'rb').read()
+    m = re.search(rb'(?ms)^DATA\n(.*?\n)\.\n', raw)
     if not m:
         print('not ok - a report was printed')
         return
-    mine_h, mine = split_mail(m.group(1))
+    # the message in its declared charset (performance reports: ISO-8859-1)
+    cs = re.search(rb'(?mi)^Content-Type:.*charset="?([\w-]+)', m.group(1))
+    mine_h, mine = split_mail(m.group(1).decode(cs.group(1).decode() if cs else 'utf-8'))
     pub_h, pub = split_mail(open(case + '/published.eml', encoding='utf-8').read())
     mid, pmid = mine_h.get('message-id', '').strip('<>'), pub_h['message-id'].strip('<>')
     if mid:
