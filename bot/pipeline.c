@@ -1648,6 +1648,9 @@ static int enqueue_mail(struct rm_queue_sink *q, const struct rm_report *r,
 	m.thread_key = mail->reflect ? NULL : r->thread_key;
 	/* built as the finding's first report (a reply to a patch mail too) */
 	m.starts_thread = m.thread_key && !mail->thread.first_id;
+	/* the earlier findings it mentions, kept with it (store.h) */
+	m.mentions = mail->reflect ? NULL : mail->mention_keys;
+	m.nmentions = mail->reflect ? 0 : mail->nmentions;
 	m.refs = refs;
 	m.tree = r->tree_name;
 	m.subject = mail->thread.subject;
@@ -1821,20 +1824,6 @@ static int keep_points(struct rm_pipeline *p, const struct rm_report *r, struct 
 	return rc;
 }
 
-/* The earlier findings this queued report mentions, kept for their pages
- * (store.h; once per finding and report). */
-static int keep_mentions(struct rm_pipeline *p, const struct rm_report *r,
-			 const struct rm_mail *mail, struct rm_error *err)
-{
-	size_t i;
-
-	for (i = 0; i < mail->nmentions; i++)
-		if (rm_store_mention_add(p->ob, mail->mention_keys[i], mail->message_id,
-					 r->thread_key, p->now, err) < 0)
-			return -1;
-	return 0;
-}
-
 static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *fate_failed,
 			struct rm_error *err)
 {
@@ -1920,7 +1909,8 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	p->st.queued++;
 	if (held)
 		p->st.held++;
-	if (!mail->reflect && (keep_points(p, r, err) || keep_mentions(p, r, mail, err)))
+	/* (the mentions were kept with the message: enqueue_mail) */
+	if (!mail->reflect && keep_points(p, r, err))
 		return -1;
 	write_materials(q->materials, it->archive, r->tests[0].head, &r->tests[0].evidence,
 			mail->message_id, p->verbose);
