@@ -1333,8 +1333,58 @@ out:
 	return rc;
 }
 
+/* A later archive's head `tested` that shows the finding `key` (test key
+ * `test`) again without a report of its own (the failure in its base too,
+ * the change already there): its values of `metric` kept as "seen" on the
+ * finding's plot or table, labelled with its tree/branch (unless the
+ * finding has that commit already: the store keeps the first).  Shows: a
+ * failure id counted in one of its runs; a metric whose mean is nearer the
+ * reported commit's than its parent's (the values kept at report time).  A
+ * dry run or a --to reflection keeps nothing. */
+static int seen_again(struct rm_pipeline *p, const struct rm_group *grp, const char *key,
+		      const char *test, const char *metric, bool failure, struct rm_error *err)
+{
+	const struct rm_result_root *head = grp->members[1];
+	const struct rm_series *se =
+		rm_matrix_get(failure ? &head->all : &head->complete, metric);
+	struct rm_store_point *pt = NULL;
+	const struct rm_store_point *b = NULL, *h = NULL;
+	size_t npt = 0, i;
+	bool shows = false;
+	int rc = 0;
+
+	if (!p->ob || p->ob->readonly || p->to || !se || !se->n || se->is_string || se->is_bad)
+		return 0;
+	if (rm_store_points(p->ob, key, &pt, &npt, err))
+		return -1;
+	for (i = 0; i < npt; i++) {
+		if (!b && !strcmp(pt[i].role, "base") && pt[i].n)
+			b = &pt[i];
+		if (!h && !strcmp(pt[i].role, "head") && pt[i].n)
+			h = &pt[i];
+	}
+	for (i = 0; failure && i < se->n; i++)
+		shows |= se->v[i] > 0;
+	if (!failure && b && h) {
+		double mv = mean_of(se->v, se->n);
+
+		shows = fabs(mv - mean_of(h->v, h->n)) < fabs(mv - mean_of(b->v, b->n));
+	}
+	if (shows && h && strcmp(h->commit, head->commit)) {
+		char *where = rm_report_where(p->cfg, rm_job_field(&head->job, "branch"), NULL);
+
+		if (rm_store_point_keep(p->ob, key, test, head->commit, "seen", where, se->v, se->n,
+					p->now, err) < 0)
+			rc = -1;
+		free(where);
+	}
+	rm_store_points_free(pt, npt);
+	return rc;
+}
+
 /* The findings of each test of an archive that its later commit no longer
- * shows (after the archive's reports: their values are kept first). */
+ * shows, or shows again without a report (after the archive's reports:
+ * their values are kept first). */
 static int gone_archive(struct rm_pipeline *p, const struct rm_archive *ar, struct rm_error *err)
 {
 	size_t g, k;
@@ -1359,10 +1409,15 @@ static int gone_archive(struct rm_pipeline *p, const struct rm_archive *ar, stru
 			const char *rest = tests[k] + pl, *bar = strrchr(rest, '|');
 			char *metric;
 
-			if (!bar || strcmp(bar + 1, "regression"))
+			if (!bar)
 				continue;
 			metric = rm_xstrndup(rest, (size_t)(bar - rest));
-			rc = gone_one(p, tree, grp, keys[k], metric, err);
+			rc = seen_again(p, grp, keys[k], tests[k], metric, !strcmp(bar + 1, "failure"),
+					err);
+			/* only a regression is followed to its end (an
+			 * improvement gone is no news to fix) */
+			if (!rc && !strcmp(bar + 1, "regression"))
+				rc = gone_one(p, tree, grp, keys[k], metric, err);
 			free(metric);
 		}
 		for (k = 0; k < n; k++) {
