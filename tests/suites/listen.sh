@@ -540,3 +540,18 @@ rc=$?
 st=$(sqlite3 "$G3/state.db" "select state || ' ' || arg from findings")
 [ $rc -eq 0 ] && [ "$st" = "fixed $D" ] && grep -q "<$GR>: no longer seen since $D: reply queued" "$G3/err" &&
 	ok "ancestry: run replies and marks the finding fixed by the descendant" || not_ok "ancestry run" "rc=$rc st=$st" "$(cat "$G3/err")"
+
+# a later head still showing the regression without a report of its own
+# (8807 on b5ac, both with the reported commit's runs: no change, no report)
+# is added to the finding's plot as seen; a dry run keeps nothing
+G4=$T/seen-again
+gone_store "$G4"
+"$PY" "$G/remix.py" "$G4/in/again.tar" $D $E $D=$A $E=$A
+"$ROBOTMAIL" --dry-run -c "$G4/cfg.yaml" "$G4/in/again.tar" >"$G4/dry" 2>&1
+dry=$(sqlite3 "$G4/state.db" "select count(*) from finding_points where role = 'seen'")
+"$ROBOTMAIL" run -c "$G4/cfg.yaml" >"$G4/out" 2>"$G4/err"
+rc=$?
+seen=$(sqlite3 "$G4/state.db" "select commit_sha || ' ' || label from finding_points where role = 'seen'")
+[ -n "$GR" ] && [ $rc -eq 0 ] && [ "$dry" = 0 ] && [ "$seen" = "$D linus/master" ] &&
+	[ "$(sqlite3 "$G4/state.db" "select count(*) from messages")" = 1 ] && ! grep -q 'no longer seen' "$G4/err" &&
+	ok "a later head still regressed without its own report: kept on the finding's plot as seen (not by a dry run)" || not_ok "seen again" "rc=$rc dry=$dry seen=$seen" "$(cat "$G4/err")"
