@@ -241,6 +241,11 @@ char *rm_forge_ancestry_url(enum rm_provider p, const char *api, const char *anc
 	if (p == RM_PROVIDER_GITLAB) /* refs[]= percent-encoded */
 		return rm_xstrfmt("%s/repository/merge_base?refs%%5B%%5D=%s&refs%%5B%%5D=%s", api,
 				  ancestor, commit);
+	/* Gitea's compare has no status, only the commits head has that base
+	 * has not (git log base..head); asked the other way round, none means
+	 * `ancestor` is in `commit`'s history */
+	if (p == RM_PROVIDER_GITEA)
+		return rm_xstrfmt("%s/compare/%s...%s", api, commit, ancestor);
 	return NULL;
 }
 
@@ -252,6 +257,16 @@ int rm_forge_ancestry(enum rm_provider p, const char *body, size_t len, const ch
 	const char *v = jstr(j, p == RM_PROVIDER_GITHUB ? "status" : "id");
 	int rc = -1;
 
+	if (p == RM_PROVIDER_GITEA) {
+		json_t *t = json_is_object(j) ? json_object_get(j, "total_commits") : NULL;
+
+		if (!json_is_integer(t) || json_integer_value(t) < 0)
+			snprintf(why, n, "the answer has no \"total_commits\" count");
+		else
+			rc = json_integer_value(t) == 0;
+		json_decref(j);
+		return rc;
+	}
 	if (!v)
 		snprintf(why, n, "the answer has no \"%s\"", p == RM_PROVIDER_GITHUB ? "status" : "id");
 	else if (p == RM_PROVIDER_GITLAB)

@@ -36,14 +36,18 @@ char *rm_forge_search_result(enum rm_provider p, const char *body, size_t len,
 /* Ancestry: the URL that tells whether `ancestor` is an ancestor of (or
  * the same as) `commit` (malloc()ed): GitHub's compare
  * (<api>/compare/A...B), GitLab's merge base
- * (<api>/repository/merge_base?refs[]=A&refs[]=B); NULL for a forge without
- * one (Gitea's compare lists commits but says nothing of ancestry).  Both
- * shas must have passed rm_commit_valid_sha. */
+ * (<api>/repository/merge_base?refs[]=A&refs[]=B), Gitea's compare the
+ * other way round (<api>/compare/B...A: the commits A has and B has not;
+ * Gitea 1.22 and older compare only branches and tags and answer 404,
+ * go-gitea/gitea#31838: a failed request, which tells nothing);
+ * NULL for a forge without one.  Both shas must have passed
+ * rm_commit_valid_sha. */
 char *rm_forge_ancestry_url(enum rm_provider p, const char *api, const char *ancestor,
 			    const char *commit);
 /* Its answer: 1 an ancestor (GitHub: status "ahead" or "identical"; GitLab:
- * the merge base is `ancestor`), 0 not ("behind", "diverged"; another merge
- * base), -1 when the answer says neither (why into `why`). */
+ * the merge base is `ancestor`; Gitea: "total_commits" 0), 0 not ("behind",
+ * "diverged"; another merge base; commits of `ancestor` missing), -1 when the
+ * answer says neither (why into `why`). */
 int rm_forge_ancestry(enum rm_provider p, const char *body, size_t len, const char *ancestor,
 		      char *why, size_t n);
 

@@ -87,9 +87,10 @@ void rm_lookup_format(const struct rm_lookup_req *r, struct rm_sb *out);
  * in the tree's history?  1 yes, 0 no, -1 when it cannot be known (err
  * says why: a provider that tells no ancestry, a commit unknown to it, a
  * failed request, git failing).  Asked of a local clone (`git merge-base
- * --is-ancestor`), GitHub's compare or GitLab's merge base (forge.c, over
- * the gitweb engine with the tree's credentials, options `o`); cgit and
- * Gitea tell no ancestry: -1 saying so.  Nothing is cached. */
+ * --is-ancestor`), GitHub's compare, GitLab's merge base or Gitea's
+ * compare the other way round (forge.c, over the gitweb engine with the
+ * tree's credentials, options `o`); cgit tells no ancestry: -1 saying so.
+ * Nothing is cached. */
 int rm_lookup_is_ancestor(const struct rm_tree_cfg *tree, const struct rm_gitweb_opts *o,
 			  const char *ancestor, const char *commit, struct rm_error *err);
 

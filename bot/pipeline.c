@@ -1333,8 +1333,58 @@ out:
 	return rc;
 }
 
+/* A later archive's head `tested` that shows the finding `key` (test key
+ * `test`) again without a report of its own (the failure in its base too,
+ * the change already there): its values of `metric` kept as "seen" on the
+ * finding's plot or table, labelled with its tree/branch (unless the
+ * finding has that commit already: the store keeps the first).  Shows: a
+ * failure id counted in one of its runs; a metric whose mean is nearer the
+ * reported commit's than its parent's (the values kept at report time).  A
+ * dry run or a --to reflection keeps nothing. */
+static int seen_again(struct rm_pipeline *p, const struct rm_group *grp, const char *key,
+		      const char *test, const char *metric, bool failure, struct rm_error *err)
+{
+	const struct rm_result_root *head = grp->members[1];
+	const struct rm_series *se =
+		rm_matrix_get(failure ? &head->all : &head->complete, metric);
+	struct rm_store_point *pt = NULL;
+	const struct rm_store_point *b = NULL, *h = NULL;
+	size_t npt = 0, i;
+	bool shows = false;
+	int rc = 0;
+
+	if (!p->ob || p->ob->readonly || p->to || !se || !se->n || se->is_string || se->is_bad)
+		return 0;
+	if (rm_store_points(p->ob, key, &pt, &npt, err))
+		return -1;
+	for (i = 0; i < npt; i++) {
+		if (!b && !strcmp(pt[i].role, "base") && pt[i].n)
+			b = &pt[i];
+		if (!h && !strcmp(pt[i].role, "head") && pt[i].n)
+			h = &pt[i];
+	}
+	for (i = 0; failure && i < se->n; i++)
+		shows |= se->v[i] > 0;
+	if (!failure && b && h) {
+		double mv = mean_of(se->v, se->n);
+
+		shows = fabs(mv - mean_of(h->v, h->n)) < fabs(mv - mean_of(b->v, b->n));
+	}
+	if (shows && h && strcmp(h->commit, head->commit)) {
+		char *where = rm_report_where(p->cfg, rm_job_field(&head->job, "branch"), NULL);
+
+		if (rm_store_point_keep(p->ob, key, test, head->commit, "seen", where, se->v, se->n,
+					p->now, err) < 0)
+			rc = -1;
+		free(where);
+	}
+	rm_store_points_free(pt, npt);
+	return rc;
+}
+
 /* The findings of each test of an archive that its later commit no longer
- * shows (after the archive's reports: their values are kept first). */
+ * shows, or shows again without a report (after the archive's reports:
+ * their values are kept first). */
 static int gone_archive(struct rm_pipeline *p, const struct rm_archive *ar, struct rm_error *err)
 {
 	size_t g, k;
@@ -1359,10 +1409,15 @@ static int gone_archive(struct rm_pipeline *p, const struct rm_archive *ar, stru
 			const char *rest = tests[k] + pl, *bar = strrchr(rest, '|');
 			char *metric;
 
-			if (!bar || strcmp(bar + 1, "regression"))
+			if (!bar)
 				continue;
 			metric = rm_xstrndup(rest, (size_t)(bar - rest));
-			rc = gone_one(p, tree, grp, keys[k], metric, err);
+			rc = seen_again(p, grp, keys[k], tests[k], metric, !strcmp(bar + 1, "failure"),
+					err);
+			/* only a regression is followed to its end (an
+			 * improvement gone is no news to fix) */
+			if (!rc && !strcmp(bar + 1, "regression"))
+				rc = gone_one(p, tree, grp, keys[k], metric, err);
 			free(metric);
 		}
 		for (k = 0; k < n; k++) {
@@ -1648,6 +1703,9 @@ static int enqueue_mail(struct rm_queue_sink *q, const struct rm_report *r,
 	m.thread_key = mail->reflect ? NULL : r->thread_key;
 	/* built as the finding's first report (a reply to a patch mail too) */
 	m.starts_thread = m.thread_key && !mail->thread.first_id;
+	/* the earlier findings it mentions, kept with it (store.h) */
+	m.mentions = mail->reflect ? NULL : mail->mention_keys;
+	m.nmentions = mail->reflect ? 0 : mail->nmentions;
 	m.refs = refs;
 	m.tree = r->tree_name;
 	m.subject = mail->thread.subject;
@@ -1821,20 +1879,6 @@ static int keep_points(struct rm_pipeline *p, const struct rm_report *r, struct 
 	return rc;
 }
 
-/* The earlier findings this queued report mentions, kept for their pages
- * (store.h; once per finding and report). */
-static int keep_mentions(struct rm_pipeline *p, const struct rm_report *r,
-			 const struct rm_mail *mail, struct rm_error *err)
-{
-	size_t i;
-
-	for (i = 0; i < mail->nmentions; i++)
-		if (rm_store_mention_add(p->ob, mail->mention_keys[i], mail->message_id,
-					 r->thread_key, p->now, err) < 0)
-			return -1;
-	return 0;
-}
-
 static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *fate_failed,
 			struct rm_error *err)
 {
@@ -1920,7 +1964,8 @@ static int queue_report(struct rm_sink *s, const struct rm_pipe_item *it, bool *
 	p->st.queued++;
 	if (held)
 		p->st.held++;
-	if (!mail->reflect && (keep_points(p, r, err) || keep_mentions(p, r, mail, err)))
+	/* (the mentions were kept with the message: enqueue_mail) */
+	if (!mail->reflect && keep_points(p, r, err))
 		return -1;
 	write_materials(q->materials, it->archive, r->tests[0].head, &r->tests[0].evidence,
 			mail->message_id, p->verbose);

@@ -134,6 +134,12 @@ struct rm_store_msg {
 	bool starts_thread; /* rm_store_enqueue() only (never read back): the
 			     * caller built this mail as the first of its thread
 			     * (no reply to an earlier report of the finding) */
+	char **mentions;    /* rm_store_enqueue() only: the thread keys of the
+			     * earlier findings this report mentions, kept as
+			     * by thread_key (rm_store_mention_add) in the
+			     * message's own transaction: a run killed after
+			     * queueing it never leaves them out */
+	size_t nmentions;
 };
 
 /* Free a message's strings (not the struct), or an array from the store. */

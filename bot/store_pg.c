@@ -796,12 +796,16 @@ static int insert_msg(struct pg_store *s, const struct rm_store_msg *m, bool kee
 	return 0;
 }
 
+static int pgs_mention_add(struct rm_store *base, const char *key, const char *message_id,
+			   const char *by_key, time_t at, struct rm_error *err);
+
 static int pgs_enqueue(struct rm_store *base, const struct rm_store_msg *m, time_t now,
 		       struct rm_error *err)
 {
 	struct pg_store *s = pg(base);
 	struct rm_store_msg copy = *m;
 	bool added = true;
+	size_t i;
 
 	if (x(s, "SET synchronous_commit = on", 0, NULL, err, "queueing a message") ||
 	    begin(s, err, "queueing a message"))
@@ -858,6 +862,11 @@ static int pgs_enqueue(struct rm_store *base, const struct rm_store_msg *m, time
 			return RM_STORE_THREAD_TAKEN;
 		}
 	}
+	for (i = 0; m->thread_key && i < m->nmentions; i++)
+		if (pgs_mention_add(base, m->mentions[i], m->message_id, m->thread_key, now, err) < 0) {
+			rollback(s);
+			return -1;
+		}
 	return commit(s, err, "queueing a message") ? -1 : 1;
 }
 

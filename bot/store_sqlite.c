@@ -938,12 +938,16 @@ static int sq_report_get(struct rm_store *base, const char *key, char **message_
 			&key, report_from_row, &r, err, "reading the reports seen");
 }
 
+static int sq_mention_add(struct rm_store *base, const char *key, const char *message_id,
+			  const char *by_key, time_t at, struct rm_error *err);
+
 static int sq_enqueue(struct rm_store *base, const struct rm_store_msg *m, time_t now,
 		      struct rm_error *err)
 {
 	struct sq_store *s = sq(base);
 	sqlite3_stmt *st = NULL;
 	char *rcpts;
+	size_t i;
 	int rc;
 
 	if (exec(s, "PRAGMA synchronous = FULL", err) || exec(s, "BEGIN IMMEDIATE", err))
@@ -994,6 +998,11 @@ static int sq_enqueue(struct rm_store *base, const struct rm_store_msg *m, time_
 			return RM_STORE_THREAD_TAKEN;
 		}
 	}
+	for (i = 0; m->thread_key && i < m->nmentions; i++)
+		if (sq_mention_add(base, m->mentions[i], m->message_id, m->thread_key, now, err) < 0) {
+			rollback(s);
+			return -1;
+		}
 	if (exec(s, "COMMIT", err)) {
 		rollback(s);
 		return -1;

@@ -501,6 +501,22 @@ def strip_partials(text):
     return "".join(l for l in text.splitlines(True) if "{{>" not in l)
 
 
+# GitHub's compare (status), Gitea's compare the other way round
+# (total_commits), GitLab's merge base (id): rm_forge_ancestry's answers
+ANCESTRY_SEEDS = {
+    "github-ahead.json": b'\x00{"status": "ahead", "ahead_by": 7, "behind_by": 0}',
+    "github-diverged.json": b'\x00{"status": "diverged"}',
+    "github-not-found.json": b'\x00{"message": "Not Found"}',
+    "gitea-none-missing.json": b'\x01{"commits": [], "total_commits": 0}',
+    "gitea-missing.json": b'\x01{"commits": [{"sha": "3d47c79463956a7bbf8cfa997664e7dcd7acf8f1"}], '
+                          b'"total_commits": 1}',
+    "gitea-negative.json": b'\x01{"total_commits": -3}',
+    "gitlab-ancestor.json": b'\x02{"id": "3d47c79463956a7bbf8cfa997664e7dcd7acf8f1", "short_id": "3d47c794"}',
+    "gitlab-other.json": b'\x02{"id": "84e39935160611a9a2d5791c335339ee6c6ce0c3"}',
+    "gitlab-broken.json": b'\x02[1, 2',
+}
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")
     # the real cgit seeds survive a run on a machine without the cgit peer
@@ -614,6 +630,10 @@ def main():
     put(out, "fuzz_forge_json", "gitlab-short-sha.json",
         b'\x02{"id": "e5e1a8d3", "message": "x", "parent_ids": [1, "y"], "author_name": "a\\tb"}')
     put(out, "fuzz_forge_json", "gitea-not-object.json", b'\x01["sha", "commit"]')
+
+    # ancestry answers: the first byte picks the provider as above
+    for name, data in sorted(ANCESTRY_SEEDS.items()):
+        put(out, "fuzz_forge_ancestry", name, data)
 
     # templates
     tdir = os.path.join(TOP, "templates")

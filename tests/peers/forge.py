@@ -8,7 +8,8 @@ Binds 127.0.0.1 only, prints "listening PORT" (flushed) and serves until
 killed (SIGTERM is fine).  Python 3 standard library only.
 
 GET /<path>[?query] serves DIR/<path> (DIR/<path>/index.json when <path> is a
-directory) as application/json.  No fixture: 404 {"message":"Not Found"}.
+directory) as application/json (e.g. GitHub's repos/O/R/compare/A...B
+{"status": "ahead"}, Gitea's {"commits": [], "total_commits": 0}).  No fixture: 404 {"message":"Not Found"}.
 Every request except GET /__count is appended to FILE as "METHOD TARGET"
 (TARGET with its query string), before it is answered; GET /__count answers
 the number of such requests as text.

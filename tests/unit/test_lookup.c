@@ -240,7 +240,10 @@ static void test_ancestry(void **state)
 	assert_string_equal(u, "https://gl.example.org/api/v4/projects/7/repository/merge_base"
 			       "?refs%5B%5D=abc1&refs%5B%5D=" SHA);
 	free(u);
-	assert_null(rm_forge_ancestry_url(RM_PROVIDER_GITEA, "https://gitea.example.org/api/v1/repos/o/r", "abc1", SHA));
+	/* Gitea: the other way round (the commits abc1 has and SHA has not) */
+	u = rm_forge_ancestry_url(RM_PROVIDER_GITEA, "https://gitea.example.org/api/v1/repos/o/r", "abc1", SHA);
+	assert_string_equal(u, "https://gitea.example.org/api/v1/repos/o/r/compare/" SHA "...abc1");
+	free(u);
 	assert_null(rm_forge_ancestry_url(RM_PROVIDER_CGIT, "https://git.example.org/linux.git", "abc1", SHA));
 #define GH(body) rm_forge_ancestry(RM_PROVIDER_GITHUB, body, strlen(body), "abc1", why, sizeof(why))
 	assert_int_equal(GH("{\"status\": \"ahead\", \"ahead_by\": 3}"), 1);
@@ -257,6 +260,15 @@ static void test_ancestry(void **state)
 	assert_int_equal(GL("{\"id\": \"def4560000000000000000000000000000000000\"}"), 0);
 	assert_int_equal(GL("{\"id\": 7}"), -1);
 #undef GL
+#define GT(body) rm_forge_ancestry(RM_PROVIDER_GITEA, body, strlen(body), "abc1", why, sizeof(why))
+	assert_int_equal(GT("{\"commits\": [], \"total_commits\": 0}"), 1);
+	assert_int_equal(GT("{\"commits\": [{\"sha\": \"abc1\"}], \"total_commits\": 1}"), 0);
+	assert_int_equal(GT("{\"total_commits\": -1}"), -1);
+	assert_int_equal(GT("{\"total_commits\": \"0\"}"), -1);
+	assert_int_equal(GT("{\"commits\": []}"), -1);
+	assert_non_null(strstr(why, "total_commits"));
+	assert_int_equal(GT("[0]"), -1);
+#undef GT
 	/* providers without ancestry: cannot be known, never "no" */
 	memset(&t, 0, sizeof(t));
 	memset(&o, 0, sizeof(o));

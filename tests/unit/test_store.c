@@ -1188,6 +1188,39 @@ static void test_mentions(void **state)
 	assert_int_equal(d.listen[5].nrows, 3);
 	assert_int_equal(d.listen[5].ncols, 4);
 	rm_store_dump_free(&d);
+	{
+		/* a queued report's mentions are kept with it, by its thread
+		 * key at the queueing time; its dedupe key seen before: neither */
+		char *keys[2] = { (char *)"F", (char *)"H" };
+		struct rm_store_msg m;
+
+		memset(&m, 0, sizeof(m));
+		m.message_id = (char *)"late3@example.org";
+		m.dedupe_key = (char *)"dk3";
+		m.thread_key = (char *)"K3";
+		m.mail_from = (char *)"robot@example.org";
+		m.bytes = (char *)"Subject: x\r\n\r\nbody\r\n";
+		m.len = strlen(m.bytes);
+		m.state = RM_STORE_QUEUED;
+		m.mentions = keys;
+		m.nmentions = 2;
+		assert_int_equal(rm_store_enqueue(st, &m, T0 + 40, &err), 1);
+		m.message_id = (char *)"late4@example.org";
+		keys[1] = (char *)"G";
+		assert_int_equal(rm_store_enqueue(st, &m, T0 + 50, &err), 0);
+		assert_int_equal(rm_store_mentions(st, "F", &v, &n, &err), 0);
+		assert_int_equal(n, 3);
+		assert_string_equal(v[2].message_id, "late3@example.org");
+		assert_string_equal(v[2].by_key, "K3");
+		assert_int_equal(v[2].at, T0 + 40);
+		rm_store_mentions_free(v, n);
+		assert_int_equal(rm_store_mentions(st, "H", &v, &n, &err), 0);
+		assert_int_equal(n, 1);
+		rm_store_mentions_free(v, n);
+		assert_int_equal(rm_store_mentions(st, "G", &v, &n, &err), 0);
+		assert_int_equal(n, 1); /* late1's only */
+		rm_store_mentions_free(v, n);
+	}
 	rm_store_close(st);
 	assert_int_equal(rm_store_mentions(NULL, "F", &v, &n, &err), 0);
 	assert_int_equal(n, 0);
