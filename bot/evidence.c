@@ -729,11 +729,11 @@ int rm_evidence_scan_file(const char *path, const char *stamp,
 	return 0;
 }
 
-void rm_evidence_scan_memory(const char *name, const void *data, size_t len, const char *stamp,
-			     const struct rm_evidence_limits *lim, struct rm_evidence *out)
+/* A log held in memory (an archive member), scanned for the target tg. */
+static void scan_memory(const char *name, const void *data, size_t len, const struct target *tg,
+			const struct rm_evidence_limits *lim, struct rm_evidence *out)
 {
 	struct archive *ar = raw_reader();
-	struct target tg = { stamp, NULL, NULL };
 
 	memset(out, 0, sizeof(*out));
 	out->file = rm_xstrdup(name);
@@ -743,27 +743,25 @@ void rm_evidence_scan_memory(const char *name, const void *data, size_t len, con
 		set_problem(out, "%s cannot be read: %s", name,
 			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
 	else
-		scan_reader(ar, name, &tg, lim, out);
+		scan_reader(ar, name, tg, lim, out);
 	archive_read_free(ar);
+}
+
+void rm_evidence_scan_memory(const char *name, const void *data, size_t len, const char *stamp,
+			     const struct rm_evidence_limits *lim, struct rm_evidence *out)
+{
+	struct target tg = { stamp, NULL, NULL };
+
+	scan_memory(name, data, len, &tg, lim, out);
 }
 
 void rm_evidence_scan_test_memory(const char *name, const void *data, size_t len,
 				  const char *test, const char *testcase,
 				  const struct rm_evidence_limits *lim, struct rm_evidence *out)
 {
-	struct archive *ar = raw_reader();
 	struct target tg = { NULL, test, testcase };
 
-	memset(out, 0, sizeof(*out));
-	out->file = rm_xstrdup(name);
-	if (!len)
-		set_problem(out, "%s is empty%s", name, "");
-	else if (archive_read_open_memory(ar, data, len) != ARCHIVE_OK)
-		set_problem(out, "%s cannot be read: %s", name,
-			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
-	else
-		scan_reader(ar, name, &tg, lim, out);
-	archive_read_free(ar);
+	scan_memory(name, data, len, &tg, lim, out);
 }
 
 /* A member of a tarball, read through the outer reader as the inner raw

@@ -1,6 +1,7 @@
 /* job.c - see job.h. */
 #include "job.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,21 @@ static const char *kv_get(const struct rm_kv *v, size_t n, const char *key)
 const char *rm_job_field(const struct rm_job *job, const char *key)
 {
 	return kv_get(job->fields, job->nfields, key);
+}
+
+time_t rm_job_epoch(const struct rm_job *job, const char *key)
+{
+	const char *s = rm_job_field(job, key);
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end || errno || v <= 0 || v >= 253402300800LL - 86400)
+		return 0;
+	return (time_t)v;
 }
 
 const char *rm_job_axis(const struct rm_job *job, const char *key)

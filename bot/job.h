@@ -17,6 +17,7 @@
 #define RM_JOB_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include "error.h"
 #include "rules.h"
@@ -45,6 +46,10 @@ void rm_job_free(struct rm_job *job);
 
 /* A top-level field's value or NULL. */
 const char *rm_job_field(const struct rm_job *job, const char *key);
+/* Epoch seconds from a top-level field (end_time, start_time), or 0 when it
+ * is missing or not a time between 1970 and 9999 (strtoll's overflow
+ * included). */
+time_t rm_job_epoch(const struct rm_job *job, const char *key);
 /* An axis value or NULL. */
 const char *rm_job_axis(const struct rm_job *job, const char *key);
 

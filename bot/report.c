@@ -240,31 +240,14 @@ char *rm_report_message_id(const struct rm_config *cfg, const char *dedupe_key, 
 	return rm_sb_detach(&sb, NULL);
 }
 
-/* Epoch seconds from a job.yaml field, or 0 when it is missing or not a
- * time between 1970 and 9999 (strtoll's overflow included). */
-static time_t job_epoch(const struct rm_job *job, const char *field)
-{
-	const char *s = rm_job_field(job, field);
-	char *end;
-	long long v;
-
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (*end || errno || v <= 0 || v >= 253402300800LL - 86400)
-		return 0;
-	return (time_t)v;
-}
-
 /* The report's time: the head's end_time (epoch seconds in job.yaml), else
  * its start_time, else now. */
 static time_t archive_time(const struct rm_report_test *t, time_t now)
 {
-	time_t v = job_epoch(&t->head->job, "end_time");
+	time_t v = rm_job_epoch(&t->head->job, "end_time");
 
 	if (!v)
-		v = job_epoch(&t->head->job, "start_time");
+		v = rm_job_epoch(&t->head->job, "start_time");
 	return v ? v : now;
 }
 

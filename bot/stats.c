@@ -459,21 +459,6 @@ static size_t sort_key_len(const char *k)
 	return p ? (size_t)(p - k) : strlen(k);
 }
 
-/* The job's end_time (epoch seconds), 0 when it has none: the era of the
- * table's row order (rm_rules_resets_count). */
-static long long job_end_time(const struct rm_job *job)
-{
-	const char *s = rm_job_field(job, "end_time");
-	char *end;
-	long long v;
-
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	return *end || errno || v <= 0 ? 0 : v;
-}
-
 static void sort_rows(const struct rm_rules *rules, long long when, struct rm_comparison *c)
 {
 	struct sortable *s = rm_xcalloc(c->n + 1, sizeof(*s));
@@ -561,7 +546,8 @@ int rm_stats_compare(const struct rm_rules *rules, const struct rm_result_root *
 		free(p.changed[i]);
 	free(p.changed);
 	out->skipped_bad = p.skipped_bad;
-	sort_rows(rules, job_end_time(&head->job), out);
+	/* the job's end_time: the era of the table's row order (rm_rules_resets_count) */
+	sort_rows(rules, (long long)rm_job_epoch(&head->job, "end_time"), out);
 	return 0;
 }
 
