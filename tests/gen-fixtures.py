@@ -939,7 +939,7 @@ def gen_bench(outdir, nruns, nstats):
     cfg.update(tbox='lkp-spr-2sp4', host=dict(model='Sapphire Rapids', nr_node=2, nr_cpu=224,
                                               memory='512G', brand='Intel(R) Xeon(R) Platinum 8480CTDX'),
                head=hexof('bench-head'), base16=hexof('bench-base', n=16), base_order=None, head_order=None,
-               t0=1766000000)
+               t0=1772000000)  # after lkp-tests 2409d6a4b (2026-02-12): the row order of today's ncompare
     head, base = cfg['head'], synth_base_sha(cfg['base16'])
     names = []
     seen = set()
