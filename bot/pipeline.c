@@ -446,9 +446,7 @@ static int add_seen(struct rm_pipeline *e, struct batch *b, size_t i, struct rm_
 		free(branch);
 		free(commit);
 	}
-	for (k = 0; k < nkeys; k++)
-		free(keys[k]);
-	free(keys);
+	rm_store_keys_free(keys, nkeys);
 	free(suffix);
 	return 0;
 }
@@ -929,9 +927,7 @@ static int find_mentions(struct rm_pipeline *p, const struct rm_report *r, struc
 		if (got > 0)
 			rm_message_thread_first_free(&first);
 	}
-	for (k = 0; k < nkeys; k++)
-		free(keys[k]);
-	free(keys);
+	rm_store_keys_free(keys, nkeys);
 	free(suffix);
 	return rc;
 }
@@ -1420,12 +1416,8 @@ static int gone_archive(struct rm_pipeline *p, const struct rm_archive *ar, stru
 				rc = gone_one(p, tree, grp, keys[k], metric, err);
 			free(metric);
 		}
-		for (k = 0; k < n; k++) {
-			free(keys[k]);
-			free(tests[k]);
-		}
-		free(keys);
-		free(tests);
+		rm_store_keys_free(keys, n);
+		rm_store_keys_free(tests, n);
 		free(prefix);
 		if (rc)
 			return -1;
@@ -1829,9 +1821,7 @@ static int keep_cross(struct rm_pipeline *p, const struct rm_report *r, const ch
 		free(branch);
 		free(commit);
 	}
-	for (k = 0; k < nkeys; k++)
-		free(keys[k]);
-	free(keys);
+	rm_store_keys_free(keys, nkeys);
 	free(suffix);
 	return rc;
 }

@@ -441,6 +441,15 @@ int rm_store_inbound_newest(struct rm_store *st, const char *source, time_t *at,
 	return st ? st->ops->inbound_newest(st, source, at, err) : 0;
 }
 
+void rm_store_keys_free(char **keys, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
+}
+
 void rm_store_points_free(struct rm_store_point *v, size_t n)
 {
 	size_t i;

@@ -168,10 +168,12 @@ int rm_store_thread_first(struct rm_store *st, const char *thread_key, char **me
 /* The thread keys of earlier reports that end with `suffix` (the finding
  * whatever the tree and tested commit: report.c's rm_report_finding_suffix),
  * newest report first, at most `limit`: *keys[0..*n) malloc'd, the caller
- * frees each and the array.  A NULL store has none.  (Bracket lines: where
- * else the same failure was seen.) */
+ * frees them with rm_store_keys_free.  A NULL store has none.  (Bracket
+ * lines: where else the same failure was seen.) */
 int rm_store_threads_ending(struct rm_store *st, const char *suffix, size_t limit, char ***keys,
 			    size_t *n, struct rm_error *err);
+/* Frees n strings of a list the store returned, and the list (NULL is fine). */
+void rm_store_keys_free(char **keys, size_t n);
 /* Its SQL at the current schema, per backend (tests EXPLAIN it: an index
  * range, not a scan).  SQLite: ?1 the suffix reversed, ?2 the first string
  * after every one starting with ?1, ?3 the suffix, ?4 the limit;
@@ -384,7 +386,7 @@ int rm_store_points(struct rm_store *st, const char *key, struct rm_store_point 
 		    size_t *n, struct rm_error *err);
 /* The findings with values kept under a test key beginning with `prefix`
  * (the same test on the same tree, any metric): their keys and test keys
- * into *keys and *tests (the caller frees each and both arrays). */
+ * into *keys and *tests (the caller frees both with rm_store_keys_free). */
 int rm_store_point_findings(struct rm_store *st, const char *prefix, char ***keys,
 			    char ***tests, size_t *n, struct rm_error *err);
 
