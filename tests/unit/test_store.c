@@ -1100,6 +1100,26 @@ static void test_config_store_lease(void **state)
 	rm_dir(d);
 }
 
+void unit_enqueue_keyed(struct rm_store *st, const char *prefix, size_t i, const char *thread_key,
+			long long when)
+{
+	struct rm_store_msg m;
+	struct rm_error err;
+	char mid[64], dk[24];
+
+	memset(&m, 0, sizeof(m));
+	snprintf(mid, sizeof(mid), "%s%zu@example.org", prefix, i);
+	snprintf(dk, sizeof(dk), "d%zu", i);
+	m.message_id = mid;
+	m.dedupe_key = dk;
+	m.thread_key = (char *)thread_key;
+	m.mail_from = (char *)"robot@example.org";
+	m.bytes = (char *)"Subject: x\r\n\r\nbody\r\n";
+	m.len = strlen(m.bytes);
+	m.state = RM_STORE_QUEUED;
+	assert_int_equal(rm_store_enqueue(st, &m, (time_t)when, &err), 1);
+}
+
 /* rm_store_threads_ending: the thread keys ending in a suffix, newest report
  * first, each once, at most `limit`; a '_' or '%' in the suffix is itself
  * (no LIKE pattern); none for a NULL store */
@@ -1118,22 +1138,8 @@ static void test_threads_ending(void **state)
 	size_t i, n;
 
 	(void)state;
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		struct rm_store_msg m;
-		char mid[32], dk[8];
-
-		memset(&m, 0, sizeof(m));
-		snprintf(mid, sizeof(mid), "t%zu@example.org", i);
-		snprintf(dk, sizeof(dk), "d%zu", i);
-		m.message_id = mid;
-		m.dedupe_key = dk;
-		m.thread_key = (char *)keys[i];
-		m.mail_from = (char *)"robot@example.org";
-		m.bytes = (char *)"Subject: x\r\n\r\nbody\r\n";
-		m.len = strlen(m.bytes);
-		m.state = RM_STORE_QUEUED;
-		assert_int_equal(rm_store_enqueue(st, &m, T0 + (time_t)i, &err), 1);
-	}
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		unit_enqueue_keyed(st, "t", i, keys[i], T0 + (long long)i);
 	assert_int_equal(rm_store_threads_ending(st, "|x=1/|dmesg.BUG_x|failure", 10, &got, &n, &err), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(got[0], keys[0]); /* its newest report is the last one */

@@ -34,25 +34,10 @@ static const char *const keys[] = {
 
 static void fill(struct rm_store *st)
 {
-	struct rm_error err;
 	size_t i;
 
-	for (i = 0; i < NKEYS; i++) {
-		struct rm_store_msg m;
-		char mid[32], dk[8];
-
-		memset(&m, 0, sizeof(m));
-		snprintf(mid, sizeof(mid), "k%zu@example.org", i);
-		snprintf(dk, sizeof(dk), "d%zu", i);
-		m.message_id = mid;
-		m.dedupe_key = dk;
-		m.thread_key = (char *)keys[i];
-		m.mail_from = (char *)"robot@example.org";
-		m.bytes = (char *)"Subject: x\r\n\r\nbody\r\n";
-		m.len = strlen(m.bytes);
-		m.state = RM_STORE_QUEUED;
-		assert_int_equal(rm_store_enqueue(st, &m, T0 + (time_t)i, &err), 1);
-	}
+	for (i = 0; i < NKEYS; i++)
+		unit_enqueue_keyed(st, "k", i, keys[i], T0 + (long long)i);
 }
 
 /* the answers fill()'s keys give, whichever query reads them */

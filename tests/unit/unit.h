@@ -80,6 +80,11 @@ extern const char *unit_store_pg_url;
 struct rm_store;
 /* An empty store of the current backend (PostgreSQL: every table dropped). */
 struct rm_store *unit_fresh_store(void);
+/* Queue one small report (test_store.c): Message-ID "<prefix><i>@example.org",
+ * dedupe key "d<i>", thread_key as given, queued at `when`; asserts that the
+ * store took it (returns only then). */
+void unit_enqueue_keyed(struct rm_store *st, const char *prefix, size_t i, const char *thread_key,
+			long long when);
 int unit_store_pg_setup(void **state);
 void unit_pg_test_two_hosts_claim(void **state);
 void unit_pg_test_dedupe_across_hosts(void **state);
