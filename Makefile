@@ -28,10 +28,25 @@ PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive gnutls l
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 # libetpan's .pc leaks Debian's -specs= flag (see the project notes, deps-and-peers.md)
 PKG_LIBS = $(filter-out -specs=%,$(shell pkg-config --libs $(PKGS))) -lm
+# robotmail itself links these only: libcurl, libpq, libetpan, libarchive and
+# GnuTLS (and the ~45 libraries they pull in) are opened with dlopen on first
+# use (bot/dynlib.h); the unit tests, fuzz targets and bench drivers call
+# them directly and link PKG_LIBS
+LINK_PKGS := libpcre2-8 yaml-0.1 jansson sqlite3
+LINK_LIBS = $(shell pkg-config --libs $(LINK_PKGS)) -lm
+# the SONAME of pkg-config package $(1): read from its first -l library's .so
+# as the compiler finds it (libcurl -> libcurl-gnutls.so.4 on Debian 12)
+dynlib_soname = $(shell so=$$($(CC) -print-file-name=lib$(patsubst -l%,%,$(firstword $(filter -l%,$(shell \
+	pkg-config --libs $(1))))).so) && objdump -p "$$so" 2>/dev/null | awk '$$1 == "SONAME" {print $$2}')
+# found once per make run, when first needed (after `make deps`)
+DYNLIB_SONAMES = $(eval DYNLIB_SONAMES := -DRM_SONAME_CURL='"$(call dynlib_soname,libcurl)"' \
+	-DRM_SONAME_PQ='"$(call dynlib_soname,libpq)"' -DRM_SONAME_ETPAN='"$(call dynlib_soname,libetpan)"' \
+	-DRM_SONAME_ARCHIVE='"$(call dynlib_soname,libarchive)"' \
+	-DRM_SONAME_GNUTLS='"$(call dynlib_soname,gnutls)"')$(DYNLIB_SONAMES)
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -g \
 	-DRM_DATADIR='"$(DATADIR)"' -DRM_TEMPLATEDIR='"$(TEMPLATEDIR)"' -DRM_VERSION='"$(VERSION)"' \
-	$(PKG_CFLAGS)
+	$(PKG_CFLAGS) $(DYNLIB_SONAMES)
 CFLAGS ?= -O2
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -81,10 +96,10 @@ $(BUILD)/obj $(BUILD)/asan $(BUILD)/fuzz $(BUILD)/fuzzobj:
 	mkdir -p $@
 
 $(BUILD)/robotmail: $(LIB_OBJS) $(BUILD)/obj/main.o
-	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LINK_LIBS)
 
 $(BUILD)/robotmail-asan: $(ASAN_OBJS) $(BUILD)/asan/main.o
-	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(SAN) -o $@ $^ $(LINK_LIBS)
 
 $(BUILD)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS) tests/unit/*.h
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -iquote bot -o $@ $(UNIT_SRCS) $(LIB_OBJS) $(PKG_LIBS) -lcmocka

@@ -1,8 +1,6 @@
 /* archive.c - see archive.h. */
 #include "archive.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dynlib_archive.h"
 #include "fileutil.h"
 #include "jsonload.h"
 #include "strbuf.h"

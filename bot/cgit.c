@@ -3,7 +3,6 @@
 #include "cgit.h"
 
 #include <ctype.h>
-#include <libetpan/libetpan.h>
 #include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "dynlib_etpan.h"
 #include "gitweb.h"
 #include "patchmail.h"
 #include "strbuf.h"

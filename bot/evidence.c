@@ -2,14 +2,13 @@
 #define _GNU_SOURCE /* memmem */
 #include "evidence.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dynlib_archive.h"
 #include "fileutil.h"
 #include "strbuf.h"
 

@@ -1,7 +1,6 @@
 /* gitweb.c - see gitweb.h. */
 #include "gitweb.h"
 
-#include <curl/curl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "dynlib_curl.h"
 #include "fileutil.h"
 #include "strbuf.h"
 

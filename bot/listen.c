@@ -2,10 +2,7 @@
  * commands in them. */
 #include "listen.h"
 
-#include <archive.h>
 #include <ctype.h>
-#include <curl/curl.h>
-#include <libetpan/libetpan.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dynlib_archive.h"
+#include "dynlib_curl.h"
+#include "dynlib_etpan.h"
 #include "fileutil.h"
 #include "message.h"
 #include "report.h"

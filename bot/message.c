@@ -1,11 +1,11 @@
 /* message.c - see message.h. */
 #include "message.h"
 
-#include <libetpan/libetpan.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dynlib_etpan.h"
 #include "strbuf.h"
 #include "text.h"
 

@@ -2,12 +2,12 @@
 #include "patchmail.h"
 
 #include <ctype.h>
-#include <libetpan/libetpan.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commit.h"
+#include "dynlib_etpan.h"
 #include "gitweb.h"
 #include "strbuf.h"
 

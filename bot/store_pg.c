@@ -37,9 +37,9 @@
  * Parameters are text (NULL: SQL NULL); a number goes as num()'s decimal
  * text with a cast ($1::bigint) in the SQL.
  */
+#include "dynlib_pq.h"
 #include "store.h"
 
-#include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
