@@ -258,6 +258,14 @@ static int open_session(struct rm_smtp *s, char *why, size_t len)
 		snprintf(why, len, "'%s': expected smtp://HOST[:PORT] or smtps://HOST[:PORT]", s->cfg.url);
 		return -1;
 	}
+	{
+		struct rm_error e;
+
+		if (rm_dynlib_need(RM_LIB_ETPAN, &e) || rm_dynlib_need(RM_LIB_GNUTLS, &e)) {
+			snprintf(why, len, "%.400s", e.msg);
+			return -1;
+		}
+	}
 	s->session = mailsmtp_new(0, NULL);
 	if (!s->session) {
 		snprintf(why, len, "out of memory");

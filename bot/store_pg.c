@@ -502,8 +502,12 @@ static const struct rm_store_ops pg_ops;
 int rm_store_pg_open(struct rm_store **stp, const char *url, enum rm_store_mode mode,
 		     struct rm_error *err)
 {
-	struct pg_store *s = rm_xcalloc(1, sizeof(*s));
+	struct pg_store *s;
+
 	*stp = NULL;
+	if (rm_dynlib_need(RM_LIB_PQ, err))
+		return -1;
+	s = rm_xcalloc(1, sizeof(*s));
 	s->base.ops = &pg_ops;
 	s->base.readonly = mode == RM_STORE_READONLY;
 	s->base.lease = 60;
