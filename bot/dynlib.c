@@ -143,8 +143,13 @@ int rm_dynlib_need(enum rm_dynlib_id lib, struct rm_error *err)
 	h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *why = dlerror();
+		size_t n = strlen(file);
 
-		return rm_error_set(err, RM_ERR_CONFIG, "cannot load %s: %s", file, why ? why : "dlopen failed");
+		if (!why)
+			why = "dlopen failed";
+		else if (!strncmp(why, file, n) && !strncmp(why + n, ": ", 2))
+			why += n + 2; /* glibc's words start with the file's name */
+		return rm_error_set(err, RM_ERR_CONFIG, "cannot load %s: %s", file, why);
 	}
 	/* a handle that fails stays open: dlclose of a library whose
 	 * constructors ran is not worth the risk, and the process ends soon */
