@@ -14,10 +14,14 @@
 #error "include dynlib_curl.h instead of the library's headers"
 #endif
 /* curl.h makes curl_easy_setopt/getinfo macros of the same names (gcc's
- * type-checking wrappers, or a check of the argument count): not wanted, the
- * names are the table's below (the options' types go unchecked at compile
- * time; the suites run every option gitweb.c and listen.c set) */
+ * type-checking wrappers, or a check of the argument count): the names are
+ * the table's below instead.  The Makefile compiles the modules that use
+ * libcurl once more with RM_DYNLIB_CURL_TYPECHECK (to /dev/null), where the
+ * two stay curl's wrappers over its own functions, so every option's type is
+ * still checked at build time. */
+#ifndef RM_DYNLIB_CURL_TYPECHECK
 #define CURL_DISABLE_TYPECHECK
+#endif
 #include <curl/curl.h>
 
 #include "dynlib.h"
@@ -68,15 +72,19 @@ static inline const struct rm_dynlib_curl *rm_dynlib_curl(void)
 #ifndef RM_DYNLIB_IMPL
 #define curl_easy_cleanup(...) (*rm_dynlib_curl()->curl_easy_cleanup)(__VA_ARGS__)
 #define curl_easy_escape(...) (*rm_dynlib_curl()->curl_easy_escape)(__VA_ARGS__)
+#ifndef RM_DYNLIB_CURL_TYPECHECK
 #undef curl_easy_getinfo
 #define curl_easy_getinfo(...) (*rm_dynlib_curl()->curl_easy_getinfo)(__VA_ARGS__)
+#endif
 #define curl_easy_init(...) (*rm_dynlib_curl()->curl_easy_init)(__VA_ARGS__)
 #define curl_easy_perform(...) (*rm_dynlib_curl()->curl_easy_perform)(__VA_ARGS__)
 #define curl_easy_recv(...) (*rm_dynlib_curl()->curl_easy_recv)(__VA_ARGS__)
 #define curl_easy_reset(...) (*rm_dynlib_curl()->curl_easy_reset)(__VA_ARGS__)
 #define curl_easy_send(...) (*rm_dynlib_curl()->curl_easy_send)(__VA_ARGS__)
+#ifndef RM_DYNLIB_CURL_TYPECHECK
 #undef curl_easy_setopt
 #define curl_easy_setopt(...) (*rm_dynlib_curl()->curl_easy_setopt)(__VA_ARGS__)
+#endif
 #define curl_easy_strerror(...) (*rm_dynlib_curl()->curl_easy_strerror)(__VA_ARGS__)
 #define curl_easy_unescape(...) (*rm_dynlib_curl()->curl_easy_unescape)(__VA_ARGS__)
 #define curl_free(...) (*rm_dynlib_curl()->curl_free)(__VA_ARGS__)
