@@ -28,10 +28,25 @@ PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive gnutls l
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 # libetpan's .pc leaks Debian's -specs= flag (see the project notes, deps-and-peers.md)
 PKG_LIBS = $(filter-out -specs=%,$(shell pkg-config --libs $(PKGS))) -lm
+# robotmail itself links these only: libcurl, libpq, libetpan, libarchive and
+# GnuTLS (and the ~45 libraries they pull in) are opened with dlopen on first
+# use (bot/dynlib.h); the unit tests, fuzz targets and bench drivers call
+# them directly and link PKG_LIBS
+LINK_PKGS := libpcre2-8 yaml-0.1 jansson sqlite3
+LINK_LIBS = $(shell pkg-config --libs $(LINK_PKGS)) -lm
+# the SONAME of pkg-config package $(1): read from its first -l library's .so
+# as the compiler finds it (libcurl -> libcurl-gnutls.so.4 on Debian 12)
+dynlib_soname = $(shell so=$$($(CC) -print-file-name=lib$(patsubst -l%,%,$(firstword $(filter -l%,$(shell \
+	pkg-config --libs $(1))))).so) && objdump -p "$$so" 2>/dev/null | awk '$$1 == "SONAME" {print $$2}')
+# found once per make run, when first needed (after `make deps`)
+DYNLIB_SONAMES = $(eval DYNLIB_SONAMES := -DRM_SONAME_CURL='"$(call dynlib_soname,libcurl)"' \
+	-DRM_SONAME_PQ='"$(call dynlib_soname,libpq)"' -DRM_SONAME_ETPAN='"$(call dynlib_soname,libetpan)"' \
+	-DRM_SONAME_ARCHIVE='"$(call dynlib_soname,libarchive)"' \
+	-DRM_SONAME_GNUTLS='"$(call dynlib_soname,gnutls)"')$(DYNLIB_SONAMES)
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -g \
 	-DRM_DATADIR='"$(DATADIR)"' -DRM_TEMPLATEDIR='"$(TEMPLATEDIR)"' -DRM_VERSION='"$(VERSION)"' \
-	$(PKG_CFLAGS)
+	$(PKG_CFLAGS) $(DYNLIB_SONAMES)
 CFLAGS ?= -O2
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -52,7 +67,7 @@ endif
 all: deps
 	@$(MAKE) --no-print-directory -j$$(nproc) build
 
-build: $(BUILD)/robotmail
+build: $(BUILD)/robotmail $(BUILD)/obj/curl-typecheck
 
 # postfix is installed with debconf "No configuration": the system instance stays
 # unconfigured and stopped (nothing listens on port 25); tests run private
@@ -80,11 +95,20 @@ $(BUILD)/asan/%.o: bot/%.c bot/*.h | $(BUILD)/asan
 $(BUILD)/obj $(BUILD)/asan $(BUILD)/fuzz $(BUILD)/fuzzobj:
 	mkdir -p $@
 
+# curl's compile-time check of curl_easy_setopt/getinfo's argument types,
+# which bot/dynlib_curl.h turns off for the real build: the modules that call
+# libcurl compiled once more with it (and -O2: its warnings need optimising)
+CURL_MODULES := $(shell grep -l '^\#include "dynlib_curl.h"' bot/*.c)
+$(BUILD)/obj/curl-typecheck: $(CURL_MODULES) bot/*.h | $(BUILD)/obj
+	for f in $(CURL_MODULES); do \
+		$(CC) $(CFLAGS_COMMON) -O2 -DRM_DYNLIB_CURL_TYPECHECK -c -o /dev/null $$f || exit 1; done
+	touch $@
+
 $(BUILD)/robotmail: $(LIB_OBJS) $(BUILD)/obj/main.o
-	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LINK_LIBS)
 
 $(BUILD)/robotmail-asan: $(ASAN_OBJS) $(BUILD)/asan/main.o
-	$(CC) $(SAN) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(SAN) -o $@ $^ $(LINK_LIBS)
 
 $(BUILD)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS) tests/unit/*.h
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -iquote bot -o $@ $(UNIT_SRCS) $(LIB_OBJS) $(PKG_LIBS) -lcmocka
@@ -114,7 +138,7 @@ test: deps
 	@$(MAKE) --no-print-directory -j$$(nproc) test-build
 	@BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-tests.sh
 
-test-build: $(BUILD)/robotmail $(BUILD)/robotmail-asan $(BUILD)/unit-tests $(BUILD)/unit-tests-asan fuzz-build
+test-build: $(BUILD)/robotmail $(BUILD)/obj/curl-typecheck $(BUILD)/robotmail-asan $(BUILD)/unit-tests $(BUILD)/unit-tests-asan fuzz-build
 
 test-only: test-build
 	@BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run-tests.sh

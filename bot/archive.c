@@ -1,8 +1,6 @@
 /* archive.c - see archive.h. */
 #include "archive.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dynlib_archive.h"
 #include "fileutil.h"
 #include "jsonload.h"
 #include "strbuf.h"
@@ -651,12 +650,15 @@ static int read_tarball(struct filelist *fl, const char *source, const struct rm
 static int gunzip(const char *name, const char *data, size_t len, char **out, size_t *outlen,
 		  struct rm_error *err)
 {
-	struct archive *ar = archive_read_new();
+	struct archive *ar;
 	struct archive_entry *e;
 	struct rm_sb sb = RM_SB_INIT;
 	char buf[65536];
 	int rc = 0;
 
+	if (rm_dynlib_need(RM_LIB_ARCHIVE, err))
+		return -1;
+	ar = archive_read_new();
 	archive_read_support_filter_gzip(ar);
 	archive_read_support_format_raw(ar);
 	rm_sb_init(&sb);
@@ -1118,7 +1120,8 @@ static int stream_matrix(const struct rm_archive *a, struct rm_result_root *r,
 	memset(&s, 0, sizeof(s));
 	s.fd = -1;
 	if (gz) {
-		if (read_regular(f->abs, &raw, &rawlen, &ignored))
+		/* without libarchive, the whole-file path says why */
+		if (rm_dynlib_need(RM_LIB_ARCHIVE, &ignored) || read_regular(f->abs, &raw, &rawlen, &ignored))
 			return 1;
 		s.ar = archive_read_new();
 		archive_read_support_filter_gzip(s.ar);
@@ -1668,7 +1671,7 @@ static int load_files(struct rm_archive *a, const char *path, const struct rm_ru
 		rc = read_deferred(&fl, &df, path, rc, err);
 	} else if (S_ISREG(st.st_mode)) {
 		a->is_tarball = true;
-		rc = read_tarball(&fl, path, rules, err);
+		rc = rm_dynlib_need(RM_LIB_ARCHIVE, err) ? -1 : read_tarball(&fl, path, rules, err);
 	} else {
 		rc = rm_error_set(err, RM_ERR_INPUT,
 				  "'%s': expected a result directory or a tar archive", path);

@@ -3,7 +3,6 @@
 #include "cgit.h"
 
 #include <ctype.h>
-#include <libetpan/libetpan.h>
 #include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "dynlib_etpan.h"
 #include "gitweb.h"
 #include "patchmail.h"
 #include "strbuf.h"
@@ -43,6 +43,8 @@ int rm_cgit_parse_patch(struct rm_commit_facts *f, const char *buf, size_t len, 
 	struct rm_sb message = RM_SB_INIT;
 
 	memset(f, 0, sizeof(*f));
+	if (rm_dynlib_need(RM_LIB_ETPAN, err))
+		return -1;
 	/* "From <40-hex> Mon Sep 17 00:00:00 2001": libetpan would take the
 	 * whole text as a body, so the mbox separator is read here */
 	if (len < 46 || strncmp(buf, "From ", 5))

@@ -1,7 +1,6 @@
 /* cli.c - see cli.h. */
 #include "cli.h"
 
-#include <curl/curl.h>
 #include <getopt.h>
 #include <malloc.h>
 #include <unistd.h>
@@ -88,11 +87,7 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 		return -1;
 	}
 	/* commit subjects only when a configuration names the trees: libcurl
-	 * then, and only then (main.c leaves its set-up to compare) */
-	if (e.cfg.file && curl_global_init(CURL_GLOBAL_DEFAULT)) {
-		rm_setup_close(&e);
-		return rm_error_set(err, RM_ERR_INTERNAL, "compare: cannot initialise libcurl");
-	}
+	 * is loaded (and set up) by the first lookup (dynlib.h) */
 	rc = rm_pipeline_compare(&e.rules, e.cfg.file ? &e.cfg : NULL, e.ob ? &e.cache : NULL, &opts,
 				 argv + optind, (size_t)(argc - optind), verbose, err);
 	rm_setup_close(&e);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dynlib.h"
 #include "strbuf.h"
 
 extern char **environ;
@@ -111,6 +112,10 @@ int rm_deliver_open(struct rm_transport **tp, const char *spec, const struct rm_
 	*tp = NULL;
 	if (!spec || !*spec)
 		return rm_error_set(err, RM_ERR_CONFIG, "delivery.transport: empty");
+	/* SMTP is libetpan's, its certificate checks GnuTLS's (dynlib.h) */
+	if ((!strncmp(spec, "smtp://", 7) || !strncmp(spec, "smtps://", 8)) &&
+	    (rm_dynlib_need(RM_LIB_ETPAN, err) || rm_dynlib_need(RM_LIB_GNUTLS, err)))
+		return -1;
 	t = rm_xcalloc(1, sizeof(*t));
 	t->spec = rm_xstrdup(spec);
 	if (!strncmp(spec, "smtp://", 7) || !strncmp(spec, "smtps://", 8)) {

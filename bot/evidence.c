@@ -2,14 +2,13 @@
 #define _GNU_SOURCE /* memmem */
 #include "evidence.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dynlib_archive.h"
 #include "fileutil.h"
 #include "strbuf.h"
 
@@ -724,6 +723,8 @@ int rm_evidence_scan_file(const char *path, const char *stamp,
 	if (!probe)
 		return rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", path, strerror(errno));
 	fclose(probe);
+	if (rm_dynlib_need(RM_LIB_ARCHIVE, err))
+		return -1;
 	out->file = rm_xstrdup(path);
 	scan_path(path, path, &tg, lim, out);
 	return 0;
@@ -898,9 +899,10 @@ int rm_evidence_for_test(const struct rm_archive *a, const struct rm_result_root
 	bool any = false;
 	size_t i;
 
-	(void)err;
 	memset(out, 0, sizeof(*out));
 	memset(&first, 0, sizeof(first));
+	if (rm_dynlib_need(RM_LIB_ARCHIVE, err))
+		return -1;
 	if (!testcase || !*testcase || strchr(testcase, '/') || !strcmp(testcase, ".") ||
 	    !strcmp(testcase, "..")) {
 		set_problem(out, "the job names no testcase whose output could be read%s%s", "", "");
@@ -955,9 +957,10 @@ int rm_evidence_for_failure(const struct rm_archive *a, const struct rm_result_r
 	bool any_log = false;
 	struct rm_evidence first;
 
-	(void)err;
 	memset(out, 0, sizeof(*out));
 	memset(&first, 0, sizeof(first));
+	if (rm_dynlib_need(RM_LIB_ARCHIVE, err))
+		return -1;
 	if (!dot || (strncmp(name, "dmesg.", 6) && !kmsg)) {
 		set_problem(out, "'%s' is not a kernel-log failure%s", name, "");
 		return 0;
@@ -1008,11 +1011,14 @@ int rm_evidence_for_failure(const struct rm_archive *a, const struct rm_result_r
 int rm_evidence_copy_log(const struct rm_archive *a, const char *rel, const char *dst,
 			 struct rm_error *err)
 {
-	FILE *out = fopen(dst, "wb");
+	FILE *out;
 	char buf[65536];
 	bool werr = false;
 	int rc = 0;
 
+	if (a->is_tarball && rm_dynlib_need(RM_LIB_ARCHIVE, err))
+		return -1;
+	out = fopen(dst, "wb");
 	if (!out)
 		return rm_error_set(err, RM_ERR_INTERNAL, "cannot write '%s': %s", dst,
 				    strerror(errno));

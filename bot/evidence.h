@@ -64,7 +64,8 @@ void rm_evidence_free(struct rm_evidence *e);
  * id's first message.  Always fills `out` (owned by the caller, free with
  * rm_evidence_free()): an excerpt, or a problem saying why there is none
  * (no log, no recorded time, a log that cannot be read).  Returns -1 (err
- * set) only when the archive itself cannot be opened again. */
+ * set) only when the archive itself cannot be opened again, or libarchive
+ * cannot be loaded (dynlib.h). */
 int rm_evidence_for_failure(const struct rm_archive *a, const struct rm_result_root *root,
 			    const char *name, const struct rm_evidence_limits *lim,
 			    struct rm_evidence *out, struct rm_error *err);

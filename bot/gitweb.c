@@ -1,7 +1,6 @@
 /* gitweb.c - see gitweb.h. */
 #include "gitweb.h"
 
-#include <curl/curl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "dynlib_curl.h"
 #include "fileutil.h"
 #include "strbuf.h"
 
@@ -444,12 +444,15 @@ static void xfer_free(struct xfer *x)
 int rm_gitweb_run(struct rm_gitweb_job *jobs, size_t n, const struct rm_gitweb_opts *o,
 		  struct rm_error *err)
 {
-	struct xfer *xs = rm_xcalloc(n + 1, sizeof(*xs));
+	struct xfer *xs;
 	CURLM *multi = NULL;
 	size_t i, pending = 0, running = 0;
 	int rc = 0;
 	long concurrency = o->concurrency > 0 ? o->concurrency : 1;
 
+	if (rm_dynlib_need(RM_LIB_CURL, err))
+		return -1;
+	xs = rm_xcalloc(n + 1, sizeof(*xs));
 	for (i = 0; i < n; i++) {
 		struct xfer *x = &xs[i];
 		char why[RM_ERROR_MSG_MAX];

@@ -127,7 +127,8 @@ struct rm_gitweb_job {
 
 /* Run every job to its end, `concurrency` requests at a time.  Returns 0
  * when every job is done (each has been told its answers or its failure),
- * -1 only on an internal error (err says which). */
+ * -1 only on an internal error, or when libcurl cannot be loaded (dynlib.h;
+ * err says which). */
 int rm_gitweb_run(struct rm_gitweb_job *jobs, size_t n, const struct rm_gitweb_opts *o,
 		  struct rm_error *err);
 

@@ -2,10 +2,7 @@
  * commands in them. */
 #include "listen.h"
 
-#include <archive.h>
 #include <ctype.h>
-#include <curl/curl.h>
-#include <libetpan/libetpan.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dynlib_archive.h"
+#include "dynlib_curl.h"
+#include "dynlib_etpan.h"
 #include "fileutil.h"
 #include "message.h"
 #include "report.h"
@@ -356,6 +356,8 @@ int rm_listen_parse_mail(const char *bytes, size_t len, struct rm_inmail *m,
 	size_t idx = 0;
 
 	memset(m, 0, sizeof(*m));
+	if (rm_dynlib_need(RM_LIB_ETPAN, err))
+		return -1;
 	if (mailmime_parse(bytes, len, &idx, &mm) != MAILIMF_NO_ERROR || !mm)
 		return rm_error_set(err, RM_ERR_INPUT, "not a mail (cannot parse its headers)");
 	if (mm->mm_type == MAILMIME_MESSAGE) {
@@ -1208,6 +1210,14 @@ int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
 	memset(stats, 0, sizeof(*stats));
 	if (!cfg->nlisten)
 		return rm_error_set(err, RM_ERR_CONFIG, "listen: no source configured (listen.source)");
+	/* every source's mail is parsed with libetpan; imaps:// and
+	 * public-inbox sources are read with libcurl (gzip: libarchive) */
+	if (rm_dynlib_need(RM_LIB_ETPAN, err))
+		return -1;
+	for (i = 0; i < cfg->nlisten; i++)
+		if (strncmp(cfg->listen[i].source, "maildir:", 8) &&
+		    (rm_dynlib_need(RM_LIB_CURL, err) || rm_dynlib_need(RM_LIB_ARCHIVE, err)))
+			return -1;
 	for (i = 0; i < cfg->nlisten; i++) {
 		struct pass ps = { cfg, st, now, stats, cfg->listen[i].source };
 		const char *src = cfg->listen[i].source;

@@ -4,27 +4,14 @@
  * Exit codes: 0 ok, 1 bad input or failed reports, 2 usage or configuration
  * error, 75 temporary failure (see error.h).
  */
-#include <curl/curl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "dynlib.h"
 #include "error.h"
 #include "help.h"
-
-/* libcurl's global set-up (OpenSSL's and libssh2's with it: about 1.6 MiB
- * resident and a few ms) for the commands that may speak HTTP; `compare`
- * does it itself, only when a configuration names trees to look commits up
- * in (cli.c).  0, or -1 said on stderr. */
-static int net_init(void)
-{
-	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
-		fputs("robotmail: error: cannot initialise libcurl\n", stderr);
-		return -1;
-	}
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -66,14 +53,13 @@ int main(int argc, char **argv)
 			if (!strcmp(argv[i], "--dry-run"))
 				break;
 		if (i < argc && !strcmp(argv[i], "--dry-run")) {
-			if (net_init())
-				return 1;
 			rc = rm_cmd_dry_run(argc, argv, &err);
 			goto done;
 		}
 	}
-	if (strcmp(argv[1], "compare") && net_init())
-		return 1;
+	/* libcurl, libpq, libetpan, libarchive and GnuTLS are loaded by
+	 * the commands that use them, libcurl's global set-up with it
+	 * (dynlib.h): --version, help and compare DIR load none */
 	if (!strcmp(argv[1], "compare")) {
 		rc = rm_cmd_compare(argc - 1, argv + 1, &err);
 	} else if (!strcmp(argv[1], "dry-run")) {
@@ -110,6 +96,6 @@ done:
 	} else if (rc < 0) {
 		rc = 1; /* a failure without a kind: a bug, but never a success */
 	}
-	curl_global_cleanup(); /* nothing when it was not set up */
+	rm_dynlib_cleanup(); /* curl_global_cleanup when libcurl was loaded */
 	return rc;
 }

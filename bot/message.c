@@ -1,11 +1,11 @@
 /* message.c - see message.h. */
 #include "message.h"
 
-#include <libetpan/libetpan.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dynlib_etpan.h"
 #include "strbuf.h"
 #include "text.h"
 
@@ -248,6 +248,8 @@ int rm_message_build(const struct rm_message_in *in, char **out, size_t *outlen,
 	if (cs == BODY_ASCII && in->latin1_floor)
 		cs = BODY_LATIN1; /* ASCII is ISO-8859-1 as it stands */
 	*out = NULL;
+	if (rm_dynlib_need(RM_LIB_ETPAN, err))
+		return -1;
 	if (!rm_address_valid(in->from_addr))
 		return rm_error_set(err, RM_ERR_CONFIG, "From: invalid address '%.100s'",
 				    in->from_addr ? in->from_addr : "(none)");

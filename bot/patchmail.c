@@ -2,12 +2,12 @@
 #include "patchmail.h"
 
 #include <ctype.h>
-#include <libetpan/libetpan.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commit.h"
+#include "dynlib_etpan.h"
 #include "gitweb.h"
 #include "strbuf.h"
 
@@ -160,6 +160,8 @@ int rm_patchmail_parse(struct rm_patch_mail *p, const char *buf, size_t len, con
 	clistiter *it;
 
 	memset(p, 0, sizeof(*p));
+	if (rm_dynlib_need(RM_LIB_ETPAN, err))
+		return -1;
 	if (len > 5 && !strncmp(buf, "From ", 5)) {
 		while (skip < len && buf[skip] != '\n')
 			skip++;

@@ -1,24 +1,21 @@
 /* smtp.c - see smtp.h. */
 #include "smtp.h"
 
-#include <gnutls/gnutls.h>
-#include <gnutls/x509.h>
-#include <libetpan/libetpan.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "dynlib_etpan.h"
+#include "dynlib_gnutls.h"
 #include "strbuf.h"
 
-/* libetpan 1.9.4 exports these three (mailsmtp.c) without declaring them in
- * its headers.  They send one command as written and read its reply: the
- * only way to put BODY=8BITMIME on MAIL FROM (mailesmtp_mail takes no such
- * parameter) and to say EHLO with the configured name. */
-int mailsmtp_send_command(mailsmtp *session, char *command);
-int mailsmtp_read_response(mailsmtp *session);
-int mailesmtp_parse_ehlo(mailsmtp *session);
+/* mailsmtp_send_command, mailsmtp_read_response and mailesmtp_parse_ehlo
+ * (undeclared by libetpan, declared in dynlib_etpan.h) send one command as
+ * written and read its reply: the only way to put BODY=8BITMIME on MAIL
+ * FROM (mailesmtp_mail takes no such parameter) and to say EHLO with the
+ * configured name. */
 
 #define MAX_RCPTS 1000
 #define SMTP_LINE 1000 /* RFC 5321 command line limit, CRLF included */
@@ -260,6 +257,14 @@ static int open_session(struct rm_smtp *s, char *why, size_t len)
 	if (s->bad_url) {
 		snprintf(why, len, "'%s': expected smtp://HOST[:PORT] or smtps://HOST[:PORT]", s->cfg.url);
 		return -1;
+	}
+	{
+		struct rm_error e;
+
+		if (rm_dynlib_need(RM_LIB_ETPAN, &e) || rm_dynlib_need(RM_LIB_GNUTLS, &e)) {
+			snprintf(why, len, "%.400s", e.msg);
+			return -1;
+		}
 	}
 	s->session = mailsmtp_new(0, NULL);
 	if (!s->session) {

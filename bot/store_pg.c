@@ -37,9 +37,9 @@
  * Parameters are text (NULL: SQL NULL); a number goes as num()'s decimal
  * text with a cast ($1::bigint) in the SQL.
  */
+#include "dynlib_pq.h"
 #include "store.h"
 
-#include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -502,8 +502,12 @@ static const struct rm_store_ops pg_ops;
 int rm_store_pg_open(struct rm_store **stp, const char *url, enum rm_store_mode mode,
 		     struct rm_error *err)
 {
-	struct pg_store *s = rm_xcalloc(1, sizeof(*s));
+	struct pg_store *s;
+
 	*stp = NULL;
+	if (rm_dynlib_need(RM_LIB_PQ, err))
+		return -1;
+	s = rm_xcalloc(1, sizeof(*s));
 	s->base.ops = &pg_ops;
 	s->base.readonly = mode == RM_STORE_READONLY;
 	s->base.lease = 60;
