@@ -80,6 +80,7 @@ int main(void)
 	failed += _cmocka_run_group_tests("patchmail", unit_patchmail_tests, unit_patchmail_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("eras", unit_eras_tests, unit_eras_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("lookup", unit_lookup_tests, unit_lookup_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("yamldoc", unit_yamldoc_tests, unit_yamldoc_ntests, NULL, NULL);
 	if (rules_loaded)
 		rm_rules_free(&rules);
 	return failed ? 1 : 0;

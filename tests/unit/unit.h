@@ -13,6 +13,8 @@
 /* Rules loaded once from config/ for every test that needs them. */
 const struct rm_rules *unit_rules(void);
 
+extern const struct CMUnitTest unit_yamldoc_tests[];
+extern const size_t unit_yamldoc_ntests;
 extern const struct CMUnitTest unit_fileutil_tests[];
 extern const size_t unit_fileutil_ntests;
 extern const struct CMUnitTest unit_patchmail_tests[];
