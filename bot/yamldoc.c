@@ -302,8 +302,12 @@ int rm_yaml_load(struct rm_yaml *y, const char *file, const char *buf, size_t le
 
 void rm_yaml_free(struct rm_yaml *y)
 {
-	if (y->loaded)
+	if (y->arena) {
+		free(y->doc.nodes.start);
+		free(y->arena);
+	} else if (y->loaded) {
 		yaml_document_delete(&y->doc);
+	}
 	free(y->file);
 	memset(y, 0, sizeof(*y));
 }

@@ -21,6 +21,10 @@ struct rm_yaml {
 	yaml_document_t doc;
 	char *file;   /* owned */
 	int loaded;
+	/* Set when the document was read from the rule cache (yamlcache.h):
+	 * then its strings, items and pairs live in this one block (owned)
+	 * and only doc.nodes.start is malloc'd apart; rm_yaml_free knows. */
+	void *arena;
 };
 
 /* Limits on any YAML robotmail reads (job.yaml, the configuration, the rule
