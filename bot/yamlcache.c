@@ -342,6 +342,13 @@ bad:
 	return -1;
 }
 
+static int readonly; /* process-wide, like the environment that can turn the cache off */
+
+void rm_yamlcache_set_readonly(void)
+{
+	readonly = 1;
+}
+
 /* $XDG_CACHE_HOME/robotmail (an absolute $XDG_CACHE_HOME only, as the XDG
  * base directory specification says), else $HOME/.cache/robotmail; NULL
  * when the cache is off or there is neither. */
@@ -426,13 +433,13 @@ int rm_yamlcache_load(struct rm_yaml *y, const char *file, const char *buf, size
 		free(path);
 		return -1;
 	}
-	if (path) {
+	if (path && !readonly) {
 		unsigned char *img = rm_yamlcache_encode(y, buf, len, &size);
 
 		if (img)
 			store(path, img, size);
 		free(img);
-		free(path);
 	}
+	free(path);
 	return 0;
 }

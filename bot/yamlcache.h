@@ -23,7 +23,8 @@
  * file written again (temp file + rename, mode 0600 in a 0700 directory),
  * so the cache can never change a result and deleting it is always safe.
  * A document with %YAML or %TAG directives, and any YAML that fails to
- * load, is never cached.  ROBOTMAIL_CACHE=off turns the cache off.
+ * load, is never cached.  ROBOTMAIL_CACHE=off turns the cache off;
+ * `--dry-run` only reads it.
  */
 #ifndef RM_YAMLCACHE_H
 #define RM_YAMLCACHE_H
@@ -39,6 +40,10 @@
  * The caller frees y with rm_yaml_free. */
 int rm_yamlcache_load(struct rm_yaml *y, const char *file, const char *buf, size_t len,
 		      struct rm_error *err);
+
+/* From now on the cache is only read, never written: `--dry-run` writes
+ * nothing (design.md), not even a cache file. */
+void rm_yamlcache_set_readonly(void);
 
 /* The cache file for YAML bytes buf/len (malloc'd; caller frees), or NULL
  * when the cache is off or has no place (no $XDG_CACHE_HOME or $HOME). */

@@ -35,6 +35,10 @@ int main(void)
 {
 	int failed = 0;
 
+	/* the rule cache never touches the real home; test_yamlcache.c turns
+	 * it on in a temporary directory of its own */
+	setenv("ROBOTMAIL_CACHE", "off", 1);
+
 	/* tests/suites/postgres.sh: the PostgreSQL group alone (the unit and
 	 * unit-asan jobs run every other group) */
 	if (getenv("ROBOTMAIL_TEST_PG_ONLY") && getenv("ROBOTMAIL_TEST_PG") && *getenv("ROBOTMAIL_TEST_PG"))
