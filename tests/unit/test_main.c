@@ -85,6 +85,8 @@ int main(void)
 	failed += _cmocka_run_group_tests("eras", unit_eras_tests, unit_eras_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("lookup", unit_lookup_tests, unit_lookup_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("yamldoc", unit_yamldoc_tests, unit_yamldoc_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("yamlcache", unit_yamlcache_tests, unit_yamlcache_ntests,
+					  unit_yamlcache_setup, unit_yamlcache_teardown);
 	if (rules_loaded)
 		rm_rules_free(&rules);
 	return failed ? 1 : 0;
