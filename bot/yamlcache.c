@@ -1,11 +1,13 @@
 /* yamlcache.c - see yamlcache.h. */
 #include "yamlcache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fileutil.h"
@@ -378,6 +380,49 @@ char *rm_yamlcache_path(const char *buf, size_t len)
 	return p;
 }
 
+/* Whether name is one of ours: a cache file "yaml-<16 hex>.bin" or a
+ * temp file ".yaml-XXXXXX" a crash left. */
+static int ours(const char *name)
+{
+	size_t i;
+
+	if (!strncmp(name, ".yaml-", 6))
+		return strlen(name) == 12;
+	if (strncmp(name, "yaml-", 5) || strlen(name) != 5 + 16 + 4 || strcmp(name + 21, ".bin"))
+		return 0;
+	for (i = 5; i < 21; i++)
+		if (!strchr("0123456789abcdef", name[i]))
+			return 0;
+	return 1;
+}
+
+/* Each edit of a rule file leaves the old content's cache file behind:
+ * when a new one is written, ours older than RM_YAMLCACHE_MAX_AGE days go
+ * (one still in use is written again by the next run that needs it). */
+#define RM_YAMLCACHE_MAX_AGE 30
+static void prune(const char *dir, const char *keep)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	time_t now = time(NULL);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (!ours(de->d_name) || !strcmp(de->d_name, keep))
+			continue;
+		p = rm_path_join(dir, de->d_name);
+		if (!lstat(p, &st) && S_ISREG(st.st_mode) &&
+		    now - st.st_mtime > (time_t)RM_YAMLCACHE_MAX_AGE * 24 * 3600)
+			unlink(p);
+		free(p);
+	}
+	closedir(d);
+}
+
 /* Best effort: write img to path through a temp file and rename, the
  * directory made 0700 and the file 0600.  Any failure leaves no file. */
 static void store(const char *path, const unsigned char *img, size_t size)
@@ -396,10 +441,10 @@ static void store(const char *path, const unsigned char *img, size_t size)
 	}
 	free(parent);
 	tmp = rm_xstrfmt("%s/.yaml-XXXXXX", dir);
-	free(dir);
 	fd = mkstemp(tmp); /* mode 0600 */
 	if (fd < 0) {
 		free(tmp);
+		free(dir);
 		return;
 	}
 	while (done < size) {
@@ -413,7 +458,10 @@ static void store(const char *path, const unsigned char *img, size_t size)
 	}
 	if (close(fd) || done != size || rename(tmp, path))
 		unlink(tmp);
+	else
+		prune(dir, slash + 1);
 	free(tmp);
+	free(dir);
 }
 
 int rm_yamlcache_load(struct rm_yaml *y, const char *file, const char *buf, size_t len,

@@ -5,15 +5,19 @@
  * rule files and every YAML of the yamldoc tests' made cases); a corrupted,
  * truncated, grown, foreign (magic, version, byte order, libyaml) or
  * colliding cache file, a changed rule file, an unwritable cache place and
- * ROBOTMAIL_CACHE=off all give the document a fresh parse gives.
+ * ROBOTMAIL_CACHE=off all give the document a fresh parse gives; writing a
+ * cache file prunes only our own files older than 30 days.
  */
 #include "unit.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fileutil.h"
@@ -358,12 +362,62 @@ static void test_off_and_unwritable(void **state)
 	}
 }
 
+static void touch_aged(const char *dir, const char *name, int days)
+{
+	char *p = rm_path_join(dir, name);
+	struct timespec t[2];
+
+	write_image(p, "x", 1);
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= (time_t)days * 24 * 3600;
+	t[1] = t[0];
+	assert_int_equal(utimensat(AT_FDCWD, p, t, 0), 0);
+	free(p);
+}
+
+static int exists_in(const char *dir, const char *name)
+{
+	char *p = rm_path_join(dir, name);
+	struct stat st;
+	int rc = !lstat(p, &st);
+
+	free(p);
+	return rc;
+}
+
+/* Writing a cache file removes ours older than 30 days, nothing else. */
+static void test_prune(void **state)
+{
+	const char *a = "prune: [me, not]\n";
+	char *dir = rm_path_join(cache_home, "robotmail");
+
+	(void)state;
+	assert_true(!mkdir(dir, 0700) || errno == EEXIST);
+	touch_aged(dir, "yaml-0123456789abcdef.bin", 40);
+	touch_aged(dir, ".yaml-Ab12Cd", 40);
+	touch_aged(dir, "yaml-fedcba9876543210.bin", 20);
+	touch_aged(dir, "yaml-0123456789ABCDEF.bin", 40); /* not a name we write */
+	touch_aged(dir, "notes.txt", 40);
+	assert_false(load_compare(a, strlen(a)));
+	assert_false(exists_in(dir, "yaml-0123456789abcdef.bin"));
+	assert_false(exists_in(dir, ".yaml-Ab12Cd"));
+	assert_true(exists_in(dir, "yaml-fedcba9876543210.bin"));
+	assert_true(exists_in(dir, "yaml-0123456789ABCDEF.bin"));
+	assert_true(exists_in(dir, "notes.txt"));
+	/* a warm load writes nothing, so prunes nothing */
+	touch_aged(dir, "yaml-0123456789abcdef.bin", 40);
+	assert_true(load_compare(a, strlen(a)));
+	assert_true(exists_in(dir, "yaml-0123456789abcdef.bin"));
+	free(dir);
+}
+
 const struct CMUnitTest unit_yamlcache_tests[] = {
 	cmocka_unit_test(test_cold_then_warm),
 	cmocka_unit_test(test_shapes),
 	cmocka_unit_test(test_bad_images),
 	cmocka_unit_test(test_collision_and_change),
 	cmocka_unit_test(test_off_and_unwritable),
+	cmocka_unit_test(test_prune),
 };
 const size_t unit_yamlcache_ntests = sizeof(unit_yamlcache_tests) / sizeof(unit_yamlcache_tests[0]);
 
