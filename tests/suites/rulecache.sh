@@ -6,6 +6,7 @@
 # unwritable cache place; a bad rule file gives the same error either way
 # and is never cached.  (`--dry-run` writing nothing, the cache included, is
 # report.sh's check.)
+ASAN_TOO=1
 . tests/lib.sh
 mk_tmp
 T=$TEST_TMP
