@@ -28,7 +28,8 @@ struct rm_yaml {
 };
 
 /* Limits on any YAML robotmail reads (job.yaml, the configuration, the rule
- * files), checked on the event stream before the document is built. */
+ * files), checked on libyaml's event stream as the document is built from
+ * it, in one pass (yamldoc.c says how it matches yaml_parser_load). */
 #define RM_YAML_MAX_BYTES (16u << 20)
 #define RM_YAML_MAX_DEPTH 64       /* collections within collections */
 #define RM_YAML_MAX_NODES 1000000  /* scalars, aliases and collections */
