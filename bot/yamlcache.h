@@ -8,8 +8,9 @@
  * its callers name as trusted operator files: the metric rules
  * (metrics.yaml), the program list (lkp-programs.yaml) and the era table
  * (eras.yaml), never a job.yaml, an archive's or a mail's YAML, nor the
- * configuration (it may hold credentials, which must not be copied into a
- * cache).
+ * configuration: a state_db PostgreSQL URL in it may carry a password,
+ * which must not be copied into a cache (and it costs some 1M instructions,
+ * in the commands that read it).
  *
  * libyaml's scanner costs some 25M instructions a run for files that change
  * only when the operator edits them; a cache file is read back in well
