@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "strbuf.h"
 
@@ -304,7 +305,10 @@ void rm_yaml_free(struct rm_yaml *y)
 {
 	if (y->arena) {
 		free(y->doc.nodes.start);
-		free(y->arena);
+		if (y->arena_mapped)
+			munmap(y->arena, y->arena_mapped);
+		else
+			free(y->arena);
 	} else if (y->loaded) {
 		yaml_document_delete(&y->doc);
 	}

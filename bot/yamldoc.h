@@ -22,9 +22,11 @@ struct rm_yaml {
 	char *file;   /* owned */
 	int loaded;
 	/* Set when the document was read from the rule cache (yamlcache.h):
-	 * then its strings, items and pairs live in this one block (owned)
+	 * then its strings, items and pairs live in this one block (owned:
+	 * malloc'd, or a mapping of arena_mapped bytes when that is nonzero)
 	 * and only doc.nodes.start is malloc'd apart; rm_yaml_free knows. */
 	void *arena;
+	size_t arena_mapped;
 };
 
 /* Limits on any YAML robotmail reads (job.yaml, the configuration, the rule
