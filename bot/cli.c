@@ -20,6 +20,7 @@
 #include "setup.h"
 #include "status.h"
 #include "store.h"
+#include "yamlcache.h"
 
 void rm_usage(int to_stderr)
 {
@@ -280,6 +281,7 @@ int rm_cmd_dry_run(int argc, char **argv, struct rm_error *err)
 		return rc < 0 ? -1 : 0;
 	if (optind >= argc)
 		return rm_error_set(err, RM_ERR_USAGE, "--dry-run: expected one or more ARCHIVEs");
+	rm_yamlcache_set_readonly(); /* a dry run writes nothing, not even the rule cache */
 	return rm_run_dry(&ro, argv + optind, (size_t)(argc - optind), err);
 }
 

@@ -12,6 +12,7 @@
 
 #include "fileutil.h"
 #include "strbuf.h"
+#include "yamlcache.h"
 #include "yamldoc.h"
 
 #define RM_RULES_MAX_FILE (16u << 20)
@@ -925,7 +926,8 @@ static int load_yaml_file(struct rm_yaml *y, const char *file, struct rm_error *
 		err->kind = RM_ERR_CONFIG;
 		return -1;
 	}
-	rc = rm_yaml_load(y, file, buf, len, err);
+	/* the operator's rule files: through the parsed-document cache */
+	rc = rm_yamlcache_load(y, file, buf, len, err);
 	free(buf);
 	if (rc)
 		err->kind = RM_ERR_CONFIG;

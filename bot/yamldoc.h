@@ -21,10 +21,17 @@ struct rm_yaml {
 	yaml_document_t doc;
 	char *file;   /* owned */
 	int loaded;
+	/* Set when the document was read from the rule cache (yamlcache.h):
+	 * then its strings, items and pairs live in this one block (owned:
+	 * malloc'd, or a mapping of arena_mapped bytes when that is nonzero)
+	 * and only doc.nodes.start is malloc'd apart; rm_yaml_free knows. */
+	void *arena;
+	size_t arena_mapped;
 };
 
 /* Limits on any YAML robotmail reads (job.yaml, the configuration, the rule
- * files), checked on the event stream before the document is built. */
+ * files), checked on libyaml's event stream as the document is built from
+ * it, in one pass (yamldoc.c says how it matches yaml_parser_load). */
 #define RM_YAML_MAX_BYTES (16u << 20)
 #define RM_YAML_MAX_DEPTH 64       /* collections within collections */
 #define RM_YAML_MAX_NODES 1000000  /* scalars, aliases and collections */

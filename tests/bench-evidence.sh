@@ -8,6 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}" "${EVIDENCE_MB:=1024}" "${EVIDENCE_XZ_MB:=256}"
 W=$(mktemp -d "${TMPDIR:-/tmp}/robotmail-bench-evidence.XXXXXX")
+export XDG_CACHE_HOME=$W/xdg-cache # robotmail's rule cache: not the home
 trap 'rm -rf "$W"' EXIT
 make_var() {
 	# shellcheck disable=SC2016 # $(...) is make's, not the shell's

@@ -30,6 +30,7 @@ cd "$(dirname "$0")/.."
 RM=${ROBOTMAIL:-$PWD/$BUILD/robotmail}
 N=$BENCH_HOST_ARCHIVES
 T=$(mktemp -d "${TMPDIR:-/tmp}/robotmail-bench-hosts.XXXXXX")
+export XDG_CACHE_HOME=$T/xdg-cache # robotmail's rule cache: not the home
 chmod 711 "$T"
 PEER_PID=
 LOOPS=

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 N=${REPORT_BENCH_ARCHIVES:-1000}
 PY=$(command -v /usr/bin/python3 || command -v python3)
 T=$(mktemp -d "${TMPDIR:-/tmp}/robotmail-bench-report.XXXXXX")
+export XDG_CACHE_HOME=$T/xdg-cache # robotmail's rule cache: not the home
 trap 'rm -rf "$T"' EXIT
 RM=$PWD/$BUILD/robotmail
 tests/peers/make-test-repo.sh "$T/repo" >/dev/null

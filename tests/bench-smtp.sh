@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 : "${BUILD:=build}"
 N=${SMTP_BENCH_MESSAGES:-1000}
 T=$(mktemp -d "${TMPDIR:-/tmp}/robotmail-bench-smtp.XXXXXX")
+export XDG_CACHE_HOME=$T/xdg-cache # robotmail's rule cache: not the home
 trap 'tests/peers/smtp-sink.sh stop "$T/sink" >/dev/null 2>&1; rm -rf "$T"' EXIT
 RM=$PWD/$BUILD/robotmail
 tests/peers/make-test-repo.sh "$T/repo" >/dev/null

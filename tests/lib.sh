@@ -36,10 +36,20 @@ same_file() {
 	fi
 }
 
-# a private temp dir removed at exit
+# the parsed-rules cache (bot/yamlcache.h) never touches the real home: off
+# until mk_tmp gives it a place in the suite's own temp dir
+if [ -z "${ROBOTMAIL_CACHE+set}" ]; then
+	export ROBOTMAIL_CACHE=off
+	RM_LIB_CACHE_OFF=1
+fi
+
+# a private temp dir removed at exit (with the suite's rule cache in it)
 mk_tmp() {
 	TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/robotmail-test.XXXXXX")
 	trap 'rm -rf "$TEST_TMP"' EXIT
+	export XDG_CACHE_HOME=$TEST_TMP/xdg-cache
+	[ -n "${RM_LIB_CACHE_OFF:-}" ] && unset ROBOTMAIL_CACHE
+	return 0
 }
 
 # python3 that has the standard library (Debian's, or the one on PATH)

@@ -27,6 +27,9 @@ trap 'rm -rf "$logdir"' EXIT
 # repository, tests/gen-fixtures.py's trees, the forge's seed records): made
 # once by the first job that needs them, copied by the others
 export RM_FIXTURE_CACHE=$logdir/fixtures
+# robotmail's parsed-rules cache: never the real home (tests/lib.sh gives each
+# suite its own; the unit tests and fuzz targets turn it off or use their own)
+export XDG_CACHE_HOME=$logdir/xdg-cache
 
 # count_tap JOB LOG: the ok/not ok lines of a TAP-ish log, into JOB's files
 count_tap() {

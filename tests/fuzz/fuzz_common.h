@@ -48,6 +48,7 @@ static inline void fuzz_load_rules(void)
 
 	if (!dir || !*dir)
 		dir = RM_DATADIR;
+	setenv("ROBOTMAIL_CACHE", "off", 1); /* no rule cache in the real home */
 	m = fuzz_join(dir, "metrics.yaml");
 	p = fuzz_join(dir, "lkp-programs.yaml");
 	rm_error_clear(&err);

@@ -517,6 +517,20 @@ ANCESTRY_SEEDS = {
 }
 
 
+def yamlcache_seeds(out):
+    """fuzz_yamlcache's YAML mode (first byte even): documents of every
+    shape the cache must round-trip (anchors, aliases, tags, styles, an
+    empty one, several documents) and directives it must leave out."""
+    for name, text in (
+            ("job-odd", JOB_ODD), ("job-min", JOB_MIN.format(commit=B, head=B)),
+            ("empty", ""), ("null", "--- ~\n"), ("anchors", "a: &x [1, 2]\nb: *x\nc: &r [*r]\n"),
+            ("tags", "!!str a: !foo b\nc: ! d\n! e: !<tag:x> f\n"),
+            ("styles", "a: 'x'\nb: \"\\x41\\0z\"\nc: |\n  lit\nd: >-\n  f\ne: [1, {f: g}]\n"),
+            ("two-documents", "a: 1\n---\nb: 2\n"),
+            ("directives", "%YAML 1.1\n%TAG !e! tag:example.org,2002:\n--- !e!x\na: 1\n")):
+        put(out, "fuzz_yamlcache", "yaml-" + name, b"\x00" + text.encode("utf-8"))
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")
     # the real cgit seeds survive a run on a machine without the cgit peer
@@ -526,8 +540,20 @@ def main():
         if os.path.isfile(os.path.join(old, name)):
             with open(os.path.join(old, name), "rb") as f:
                 keep_cgit[name] = f.read()
+    # fuzz_yamlcache's cache images are written by robotmail's own encoder
+    # (rm_yamlcache_encode, tests/fuzz/fuzz_yamlcache.c says how): kept as they are
+    keep_images = {}
+    old = os.path.join(out, "fuzz_yamlcache")
+    if os.path.isdir(old):
+        for name in os.listdir(old):
+            if name.startswith("image-"):
+                with open(os.path.join(old, name), "rb") as f:
+                    keep_images[name] = f.read()
     if os.path.isdir(out):
         shutil.rmtree(out)
+    for name, data in keep_images.items():
+        put(out, "fuzz_yamlcache", name, data)
+    yamlcache_seeds(out)
 
     # job.yaml
     put(out, "fuzz_job_yaml", "spec-section8.yaml", JOB_FULL.format(commit=A, head=B))

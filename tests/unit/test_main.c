@@ -35,6 +35,10 @@ int main(void)
 {
 	int failed = 0;
 
+	/* the rule cache never touches the real home; test_yamlcache.c turns
+	 * it on in a temporary directory of its own */
+	setenv("ROBOTMAIL_CACHE", "off", 1);
+
 	/* tests/suites/postgres.sh: the PostgreSQL group alone (the unit and
 	 * unit-asan jobs run every other group) */
 	if (getenv("ROBOTMAIL_TEST_PG_ONLY") && getenv("ROBOTMAIL_TEST_PG") && *getenv("ROBOTMAIL_TEST_PG"))
@@ -81,6 +85,9 @@ int main(void)
 	failed += _cmocka_run_group_tests("eras", unit_eras_tests, unit_eras_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("lookup", unit_lookup_tests, unit_lookup_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("dynlib", unit_dynlib_tests, unit_dynlib_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("yamldoc", unit_yamldoc_tests, unit_yamldoc_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("yamlcache", unit_yamlcache_tests, unit_yamlcache_ntests,
+					  unit_yamlcache_setup, unit_yamlcache_teardown);
 	if (rules_loaded)
 		rm_rules_free(&rules);
 	return failed ? 1 : 0;

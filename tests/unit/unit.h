@@ -15,6 +15,12 @@ const struct rm_rules *unit_rules(void);
 
 extern const struct CMUnitTest unit_dynlib_tests[];
 extern const size_t unit_dynlib_ntests;
+extern const struct CMUnitTest unit_yamlcache_tests[];
+extern const size_t unit_yamlcache_ntests;
+int unit_yamlcache_setup(void **state);
+int unit_yamlcache_teardown(void **state);
+extern const struct CMUnitTest unit_yamldoc_tests[];
+extern const size_t unit_yamldoc_ntests;
 extern const struct CMUnitTest unit_fileutil_tests[];
 extern const size_t unit_fileutil_ntests;
 extern const struct CMUnitTest unit_patchmail_tests[];
