@@ -79,6 +79,7 @@ int main(void)
 	failed += _cmocka_run_group_tests("fileutil", unit_fileutil_tests, unit_fileutil_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("patchmail", unit_patchmail_tests, unit_patchmail_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("eras", unit_eras_tests, unit_eras_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("rules", unit_rules_tests, unit_rules_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("lookup", unit_lookup_tests, unit_lookup_ntests, NULL, NULL);
 	if (rules_loaded)
 		rm_rules_free(&rules);
