@@ -160,6 +160,9 @@ struct rm_rules {
 	 * branch marked with its rule number: one match finds the first rule
 	 * that matches (NULL: tried one by one) */
 	void *direction_any, *thresholds_any;
+	/* the same per program (a name's text up to its first '.'), made when
+	 * first needed (rules.c) */
+	void *direction_first, *thresholds_first;
 };
 
 /* Load both files.  On error, err names the file, line and field, and the

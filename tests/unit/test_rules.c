@@ -175,13 +175,17 @@ static void test_rules_jit_when_paid(void **state)
 	assert_int_equal(rm_rules_load(&b, real->metrics_file, real->programs_file, &err), 0);
 	assert_non_null(a.direction_any);
 	assert_non_null(a.stat_denylist.first[slot]);
-	for (i = 0; i < 3000; i++) {
+	for (i = 0; i < 6000; i++) {
 		double da, db;
 		bool ka, kb;
 
-		/* real stat names: some with a direction, most without */
+		/* real stat names, some with a direction, most without; every
+		 * other one of a program of its own: past RM_RULES_GROUPS_MAX
+		 * programs the direction rules are asked as a whole */
 		snprintf(name, sizeof(name),
-			 i % 3 ? "perf-profile.calltrace.cycles-pp.f%zu.g" : "will-it-scale.%zu.ops",
+			 i % 4 == 1   ? "perf-profile.calltrace.cycles-pp.f%zu.g"
+			 : i % 4 == 3 ? "will-it-scale.%zu.ops"
+				      : "\xc3\xa9will-it-scale%zu.ops",
 			 i);
 		if (i % 7 == 0)
 			snprintf(name, sizeof(name), "will-it-scale.per_thread_ops");
