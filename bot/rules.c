@@ -53,8 +53,8 @@ static void anchored(struct rm_sb *sb, enum rm_match m, const char *p)
 	rm_sb_addc(sb, ')');
 }
 
-static pcre2_code *compile_jit(const char *text, const char *file, int line, const char *field,
-			       const char *pattern, bool jit, struct rm_error *err);
+static pcre2_code *compile_checked(const char *text, const char *file, int line,
+				   const char *field, const char *pattern, struct rm_error *err);
 
 /* A search-mode pattern that can only match at the start: "^..." with no
  * '|' outside a group (which could start an unanchored branch; "^a(b|c)"
@@ -106,8 +106,11 @@ static bool top_level_plain(const char *p)
 	return depth == 0;
 }
 
-static pcre2_code *compile_jit(const char *text, const char *file, int line, const char *field,
-			       const char *pattern, bool jit, struct rm_error *err)
+/* Compile text (UTF, no JIT: that comes when the code is used often, see
+ * RM_RULES_JIT_LIST); NULL with err naming file, line, field and pattern
+ * when it does not compile. */
+static pcre2_code *compile_checked(const char *text, const char *file, int line,
+				   const char *field, const char *pattern, struct rm_error *err)
 {
 	int code;
 	PCRE2_SIZE off;
@@ -122,11 +125,37 @@ static pcre2_code *compile_jit(const char *text, const char *file, int line, con
 			     line, field, pattern, (char *)msg);
 		return NULL;
 	}
-	/* JIT is best effort; ROBOTMAIL_NO_JIT=1 turns it off (valgrind cannot
-	 * follow JIT code and reports its reads as uninitialised) */
-	if (jit && !getenv("ROBOTMAIL_NO_JIT"))
-		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
+}
+
+/* When code gets JIT code: at its N-th use, N about what JIT-compiling it
+ * costs over what JIT saves per match, measured in a robotmail process on
+ * the bench trees' stat names (JIT in a fresh process costs far more than
+ * its instruction count says: mmap'd executable memory, cold code).  A
+ * list's alternation of one first byte (12..500 characters): JIT 4..210 us,
+ * a match 60..240 ns interpreted, 25..50 ns JIT: ~100..1000 matches; the
+ * threshold rules (45 branches): JIT 1..3 ms, a match 24 us interpreted,
+ * 4 us JIT: 50..150; the direction rules (251 branches): JIT 11..25 ms,
+ * a match 6..11 us interpreted, 0.7 us JIT: ~1000..2500.  Uses seen: the
+ * direction rules 54, 521 and 5678 times at 10x2k, 10x20k and 10x200k
+ * stats (JIT at the 128th use cost 11..25 ms at 10x20k, 3..7 ms without),
+ * the busiest list alternation 1.3k, 17k and 186k times. */
+#define RM_RULES_JIT_LIST 128
+#define RM_RULES_JIT_THRESHOLDS 64
+#define RM_RULES_JIT_DIRECTION 1024
+
+/* JIT code for re, once it has been used `uses` times of `after`: JIT
+ * costs as much as this many interpreted matches save (RM_RULES_JIT_*), so
+ * code used less is never JIT-compiled and code used more pays at most
+ * twice what JIT at load would have (the ski-rental bound).  JIT is best
+ * effort (the interpreter stays when it fails); ROBOTMAIL_NO_JIT=1 turns it
+ * off (valgrind cannot follow JIT code and reports its reads as
+ * uninitialised).  Nothing matches from several threads (robotmail has
+ * none), so changing re in place is safe. */
+static void jit_when_paid(const void *re, size_t uses, size_t after)
+{
+	if (re && uses == after && !getenv("ROBOTMAIL_NO_JIT"))
+		pcre2_jit_compile((pcre2_code *)re, PCRE2_JIT_COMPLETE);
 }
 
 /* Match re against s (len bytes; ascii: no byte >= 0x80, so a UTF
@@ -325,7 +354,7 @@ static bool literal_match(const struct rm_literal *l, const char *s, size_t n)
 	return strstr(s + l->min_off, l->text) != NULL;
 }
 
-/* The alternation text compiled without UTF, JIT-compiled: for names that
+/* The alternation text compiled without UTF (JIT when paid): for names that
  * are plain ASCII, where it matches exactly as the UTF code does (every
  * character is one byte on both sides) and is about twice as fast on
  * patterns like ".+\.(error|warn|fail)[^_]*$".  NULL when the text is not
@@ -342,9 +371,33 @@ static void *compile_ascii(const char *text)
 		if ((unsigned char)*q >= 0x80)
 			return NULL;
 	re = pcre2_compile((PCRE2_SPTR)text, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
-	if (re && !getenv("ROBOTMAIL_NO_JIT"))
-		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
 	return re;
+}
+
+static bool self_contained(const char *p);
+
+/* The error of the first pattern of l that does not compile alone (in the
+ * order written, as the list's own error would name it), or 0 when each
+ * does. */
+static int first_bad_pattern(const struct rm_pattern_list *l, struct rm_yaml *y,
+			     yaml_node_t *pats, const char *field, struct rm_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		struct rm_sb one = RM_SB_INIT;
+		pcre2_code *re;
+
+		rm_sb_init(&one);
+		anchored(&one, l->match, l->patterns[i]);
+		re = compile_checked(one.buf, y->file, rm_yaml_line(pats), field, l->patterns[i],
+				     err);
+		rm_sb_release(&one);
+		if (!re)
+			return -1;
+		pcre2_code_free(re);
+	}
+	return 0;
 }
 
 static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
@@ -381,26 +434,39 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 		struct rm_sb one = RM_SB_INIT;
 		struct rm_sb *to = l->match != RM_MATCH_SEARCH || starts_anchored(l->patterns[i])
 					   ? &sb : &rest;
-		pcre2_code *re;
+		pcre2_code *re = NULL;
 		struct rm_literal lit;
+		bool lit_shape = literal_shape(l->match, l->patterns[i], &lit);
 
-		rm_sb_init(&one);
-		anchored(&one, l->match, l->patterns[i]);
-		/* each pattern alone, for the error naming it (no JIT: freed) */
-		re = compile_jit(one.buf, y->file, rm_yaml_line(pats), field, l->patterns[i], false,
-				 err);
-		rm_sb_release(&one);
-		if (!re) {
-			rm_sb_release(&sb);
-			rm_sb_release(&rest);
-			for (c = 0; c < RM_RULES_FIRST; c++)
-				if (first[c]) {
-					rm_sb_release(first[c]);
-					free(first[c]);
-				}
-			return -1;
+		/* a pattern alone is compiled only when its alternation cannot
+		 * tell whether it compiles (self_contained) or when it is a
+		 * literal (its regex serves the names a string search cannot
+		 * decide); the others are checked by compiling the alternation
+		 * they are a branch of (measured: compiling each pattern alone
+		 * was a third of the instructions of loading the rules) */
+		if (lit_shape || !self_contained(l->patterns[i])) {
+			rm_sb_init(&one);
+			anchored(&one, l->match, l->patterns[i]);
+			re = compile_checked(one.buf, y->file, rm_yaml_line(pats), field,
+					     l->patterns[i], err);
+			rm_sb_release(&one);
+			if (!re) {
+				if (lit_shape)
+					free(lit.text);
+				rm_sb_release(&sb);
+				rm_sb_release(&rest);
+				for (c = 0; c < RM_RULES_FIRST; c++)
+					if (first[c]) {
+						rm_sb_release(first[c]);
+						free(first[c]);
+					}
+				/* an earlier pattern may be wrong too: the
+				 * first one is named, as when each was compiled */
+				first_bad_pattern(l, y, pats, field, err);
+				return -1;
+			}
 		}
-		if (literal_shape(l->match, l->patterns[i], &lit)) {
+		if (lit_shape) {
 			/* decided by a string search; the regex alone serves
 			 * names that are not ASCII or hold a control character */
 			lit.re = re;
@@ -422,36 +488,41 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 			rm_sb_addc(to, '|');
 		anchored(to, l->match, l->patterns[i]);
 	}
-	/* each alternation compiled with UTF here (an error names the list;
-	 * no JIT: it serves names that are not ASCII), and again without UTF
-	 * when an ASCII name first needs it (ascii_code: a name tries only
-	 * the alternations of its first byte, so most are never needed) */
+	/* each alternation compiled with UTF here (this checks its patterns;
+	 * an error names the list; no JIT: it serves names that are not
+	 * ASCII), and again without UTF when an ASCII name first needs it
+	 * (ascii_code: a name tries only the alternations of its first byte,
+	 * so most are never needed) */
 	failed = false;
 	l->ascii = rm_xcalloc(RM_RULES_ASCII_SLOTS, sizeof(*l->ascii));
 	if (sb.len) {
 		l->ascii[RM_RULES_FIRST].text = rm_xstrdup(sb.buf);
-		failed = !(l->combined = compile_jit(sb.buf, y->file, rm_yaml_line(pats), field,
-						     "(all)", false, err));
+		failed = !(l->combined = compile_checked(sb.buf, y->file, rm_yaml_line(pats), field,
+							 "(all)", err));
 	}
 	if (rest.len && !failed) {
 		l->ascii[RM_RULES_FIRST + 1].text = rm_xstrdup(rest.buf);
-		failed = !(l->rest = compile_jit(rest.buf, y->file, rm_yaml_line(pats), field,
-						 "(all)", false, err));
+		failed = !(l->rest = compile_checked(rest.buf, y->file, rm_yaml_line(pats), field,
+						     "(all)", err));
 	}
 	for (c = 0; c < RM_RULES_FIRST; c++) {
 		if (!first[c])
 			continue;
 		if (!failed) {
 			l->ascii[c].text = rm_xstrdup(first[c]->buf);
-			failed = !(l->first[c] = compile_jit(first[c]->buf, y->file,
-							     rm_yaml_line(pats), field, "(all)",
-							     false, err));
+			failed = !(l->first[c] = compile_checked(first[c]->buf, y->file,
+								 rm_yaml_line(pats), field,
+								 "(all)", err));
 		}
 		rm_sb_release(first[c]);
 		free(first[c]);
 	}
 	rm_sb_release(&sb);
 	rm_sb_release(&rest);
+	/* a pattern that does not compile alone is named, as when each was
+	 * compiled alone before its alternation; else the list's error */
+	if (failed)
+		first_bad_pattern(l, y, pats, field, err);
 	return failed ? -1 : 0;
 }
 
@@ -490,8 +561,46 @@ static int parse_number(const char *s, double *v, bool *is_int)
 	return 0;
 }
 
+/* Compile rule i's pattern alone, under mode; an error names item's line. */
+static int rule_alone(struct rm_rule *rule, enum rm_match mode, struct rm_yaml *y,
+		      yaml_node_t *item, const char *field, struct rm_error *err)
+{
+	struct rm_sb sb = RM_SB_INIT;
+
+	rm_sb_init(&sb);
+	anchored(&sb, mode, rule->pattern);
+	rule->re = compile_checked(sb.buf, y->file, rm_yaml_line(item), field, rule->pattern, err);
+	rm_sb_release(&sb);
+	return rule->re ? 0 : -1;
+}
+
+/* The first of rules[0..n) (items of the sequence `rules`) that does not
+ * compile alone, with its error; 0 when each does (they are compiled). */
+static int first_bad_rule(struct rm_rule *rules, size_t n, enum rm_match mode,
+			  struct rm_yaml *y, yaml_node_t *seq, const char *field,
+			  struct rm_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!rules[i].re && rule_alone(&rules[i], mode, y,
+					       rm_yaml_node(y, seq->data.sequence.items.start[i]),
+					       field, err))
+			return -1;
+	return 0;
+}
+
+static bool combinable(const char *p);
+static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match mode);
+
+/* The ordered rules of `field` into *out, and *any their marked alternation
+ * (combine_rules; NULL: the rules are asked one by one).  A rule's pattern
+ * is compiled alone only when the alternation cannot check it
+ * (self_contained) or there is no alternation; the others when first asked
+ * alone (rule_code).  Errors name the first wrong item, as when every
+ * pattern was compiled in turn. */
 static int load_rules(struct rm_yaml *y, const char *field, const char *valkey,
-		      struct rm_rule **out, size_t *nout, enum rm_match *mode,
+		      struct rm_rule **out, size_t *nout, enum rm_match *mode, void **any,
 		      struct rm_error *err)
 {
 	yaml_node_t *node = rm_yaml_get(y, rm_yaml_root(y), field);
@@ -501,6 +610,7 @@ static int load_rules(struct rm_yaml *y, const char *field, const char *valkey,
 
 	*out = NULL;
 	*nout = 0;
+	*any = NULL;
 	if (!node || node->type != YAML_MAPPING_NODE)
 		return rm_error_set(err, RM_ERR_CONFIG,
 				    "'%s': '%s': expected a mapping with match and rules", y->file,
@@ -522,33 +632,32 @@ static int load_rules(struct rm_yaml *y, const char *field, const char *valkey,
 		const char *pat = rm_yaml_scalar(rm_yaml_get(y, item, "pattern"));
 		const char *val = rm_yaml_scalar(rm_yaml_get(y, item, valkey));
 		struct rm_rule *rule = &(*out)[n];
-		struct rm_sb sb = RM_SB_INIT;
 
 		if (!pat || parse_number(val, &rule->value, &rule->is_int)) {
 			*nout = n;
+			/* an earlier rule's pattern error comes first */
+			if (first_bad_rule(*out, n, *mode, y, rules, field, err))
+				return -1;
 			return rm_error_set(err, RM_ERR_CONFIG,
 					    "'%s' line %d: '%s': expected {pattern: STRING, %s: NUMBER}",
 					    y->file, rm_yaml_line(item), field, valkey);
 		}
-		rm_sb_init(&sb);
-		anchored(&sb, *mode, pat);
-		/* JIT only if the rules cannot be one alternation (see below) */
-		rule->re = compile_jit(sb.buf, y->file, rm_yaml_line(item), field, pat, false, err);
-		rm_sb_release(&sb);
-		if (!rule->re) {
-			*nout = n;
+		rule->pattern = rm_xstrdup(pat);
+		*nout = ++n;
+		if (!self_contained(pat) && rule_alone(rule, *mode, y, item, field, err)) {
+			first_bad_rule(*out, n - 1, *mode, y, rules, field, err);
 			return -1;
 		}
-		rule->pattern = rm_xstrdup(pat);
-		n++;
 	}
-	*nout = n;
-	return 0;
+	/* the marked alternation checks the other patterns; without it, they
+	 * are compiled alone now (in order: the first wrong one is named) */
+	*any = combine_rules(*out, n, *mode);
+	return *any ? 0 : first_bad_rule(*out, n, *mode, y, rules, field, err);
 }
 
 /* Can the pattern be one branch of a combined alternation without changing
  * what it matches?  Not when it refers to groups by number or name (their
- * numbers shift) or uses a backtracking verb. */
+ * numbers shift; a condition (?(N) too) or uses a backtracking verb. */
 static bool combinable(const char *p)
 {
 	for (; *p; p++) {
@@ -559,10 +668,54 @@ static bool combinable(const char *p)
 			continue;
 		}
 		if (p[0] == '(' && (p[1] == '*' || (p[1] == '?' && p[2] &&
-						     strchr("0123456789R&+-P", p[2]))))
+						     strchr("0123456789R&+-P(", p[2]))))
 			return false;
 	}
 	return true;
+}
+
+/* Does the pattern compile alone exactly when it compiles as a branch of an
+ * alternation (wrapped in "(?:...)" either way)?  Then compiling the
+ * alternation checks it.  Only what cannot reach out of its wrapper: no
+ * reference to a group (combinable), groups and classes that close within
+ * the pattern, no \Q quoting, \c (which takes the next character), POSIX
+ * class or comment, and no "(?" but a plain group or a lookaround (an
+ * option such as (?x) changes how the rest is read).  Anything else is
+ * compiled alone as well (a false "no" only costs that compile). */
+static bool self_contained(const char *p)
+{
+	int depth = 0;
+
+	if (!combinable(p) || strstr(p, "\\Q") || strstr(p, "\\c") || strstr(p, "[:") ||
+	    strstr(p, "[.") || strstr(p, "[="))
+		return false;
+	for (; *p; p++) {
+		if (*p == '\\') {
+			if (!*++p)
+				return false;
+		} else if (*p == '[') {
+			/* a class: a ']' first (or after '^') is a literal */
+			p++;
+			if (*p == '^')
+				p++;
+			if (*p == ']')
+				p++;
+			for (; *p && *p != ']'; p++)
+				if (*p == '\\' && !*++p)
+					return false;
+			if (!*p)
+				return false;
+		} else if (*p == '(') {
+			if (p[1] == '?' && !(p[2] && strchr(":=!>", p[2])) &&
+			    !(p[2] == '<' && (p[3] == '=' || p[3] == '!')))
+				return false;
+			depth++;
+		} else if (*p == ')') {
+			if (--depth < 0)
+				return false;
+		}
+	}
+	return depth == 0;
 }
 
 /* The ordered rules as one alternation, branch i marked i, when the match
@@ -594,37 +747,189 @@ static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match 
 	return re;
 }
 
-/* Rules asked one by one are worth JIT code. */
-static void jit_rules(struct rm_rule *rules, size_t n)
+/* Rule i's code: compiled alone when first asked for (load_rules checked
+ * it: a self-contained pattern that compiled as a branch of the marked
+ * alternation compiles alone, so a failure here is out of memory). */
+static const void *rule_code(const struct rm_rule *rule, enum rm_match mode)
 {
-	size_t i;
+	if (!rule->re) {
+		struct rm_sb sb = RM_SB_INIT;
+		int code;
+		PCRE2_SIZE off;
 
-	for (i = 0; i < n && !getenv("ROBOTMAIL_NO_JIT"); i++)
-		pcre2_jit_compile(rules[i].re, PCRE2_JIT_COMPLETE);
+		rm_sb_init(&sb);
+		anchored(&sb, mode, rule->pattern);
+		/* the rules are const to their users; their code is made
+		 * when needed, as the decision cache remembers answers */
+		((struct rm_rule *)rule)->re = pcre2_compile((PCRE2_SPTR)sb.buf, sb.len, PCRE2_UTF,
+							      &code, &off, NULL);
+		rm_sb_release(&sb);
+		if (!rule->re) {
+			fputs("robotmail: out of memory\n", stderr);
+			abort();
+		}
+	}
+	return rule->re;
 }
 
-/* A rule alternation is JIT-compiled when it is used for the
- * RM_RULES_JIT_AFTER-th time: JIT code costs about as much as this many
- * interpreted matches save (measured on the direction rules, ~300
- * branches: JIT ~8M instructions, a match ~69k interpreted, ~7k JIT), so
- * a comparison with few changed rows never pays for it and one with many
- * pays at most twice what JIT at load would have cost. */
-#define RM_RULES_JIT_AFTER 128
+/* The literal text every match of pattern p (an ordered rule's, under
+ * mode) starts with, maybe empty: the plain or escaped characters from
+ * the start, up to any other syntax (a character made optional by a
+ * quantifier after it is left out), only for a pattern with no '|' outside
+ * a group and no "(?" (top_level_plain).  In sb. */
+static void literal_prefix(enum rm_match mode, const char *p, struct rm_sb *sb)
+{
+	if (mode == RM_MATCH_PREFIX) {
+		rm_sb_adds(sb, p);
+		return;
+	}
+	if (mode == RM_MATCH_SEARCH || !top_level_plain(p))
+		return;
+	for (;;) {
+		char c;
 
-/* The first rule that matches name, or -1.  *uses counts the uses of
- * combined (see RM_RULES_JIT_AFTER). */
+		if (p[0] == '\\' && p[1] && !isalnum((unsigned char)p[1])) {
+			c = p[1];
+			p += 2;
+		} else if (p[0] && !strchr("\\^$.|?*+()[]{}", p[0])) {
+			c = *p++;
+		} else {
+			return;
+		}
+		if (*p && strchr("?*{", *p))
+			return; /* c is optional (or counted) */
+		rm_sb_addc(sb, c);
+	}
+}
+
+/* The ordered rules a stat of one program can match: for the names that
+ * start with key K (the name up to its first '.', that included; the whole
+ * name when it has none), the rules whose literal prefix (literal_prefix)
+ * agrees with K as far as both go, in their order, as one alternation
+ * marked with the rules' numbers, compiled when such a name is first
+ * asked about.  A name then tries its program's few rules, not all 251
+ * direction rules (measured at 10x20k: a match 69k instructions
+ * interpreted with all of them, 7k JIT-compiled, 1-3k with its program's;
+ * a comparison's names have a few dozen programs). */
+#define RM_RULES_GROUPS_MAX 1024
+struct rule_group {
+	char *key;
+	size_t len;
+	void *code; /* NULL: no rule can match (or the whole set serves) */
+	bool none;
+	size_t uses;
+};
+struct rule_groups {
+	char **lit; /* each rule's literal prefix */
+	struct rule_group *g;
+	size_t n;
+};
+
+/* The alternation of the ordered rules for a name (see struct
+ * rule_groups; *pg made when first needed), or NULL to use the whole
+ * set's; *none when no rule can match the name. */
+static const void *rules_for_name(void **pg, const struct rm_rule *rules, size_t n,
+				  enum rm_match mode, const char *name, bool *none)
+{
+	struct rule_groups *gs = *pg;
+	const char *dot = strchr(name, '.');
+	size_t len = dot ? (size_t)(dot - name) + 1 : strlen(name), i;
+	struct rule_group *g = NULL;
+
+	*none = false;
+	if (!gs) {
+		gs = *pg = rm_xcalloc(1, sizeof(*gs));
+		gs->lit = rm_xcalloc(n + 1, sizeof(*gs->lit));
+		for (i = 0; i < n; i++) {
+			struct rm_sb sb = RM_SB_INIT;
+
+			rm_sb_init(&sb);
+			literal_prefix(mode, rules[i].pattern, &sb);
+			gs->lit[i] = rm_sb_detach(&sb, NULL);
+		}
+	}
+	for (i = 0; i < gs->n && !g; i++)
+		if (gs->g[i].len == len && !memcmp(gs->g[i].key, name, len))
+			g = &gs->g[i];
+	if (!g) {
+		struct rm_sb sb = RM_SB_INIT;
+		int code;
+		PCRE2_SIZE off;
+
+		if (gs->n >= RM_RULES_GROUPS_MAX)
+			return NULL;
+		gs->g = rm_xrealloc(gs->g, (gs->n + 1) * sizeof(*gs->g));
+		g = &gs->g[gs->n++];
+		memset(g, 0, sizeof(*g));
+		g->key = rm_xstrndup(name, len);
+		g->len = len;
+		rm_sb_init(&sb);
+		for (i = 0; i < n; i++) {
+			size_t l = strlen(gs->lit[i]);
+
+			if (memcmp(gs->lit[i], name, l < len ? l : len))
+				continue;
+			if (sb.len)
+				rm_sb_addc(&sb, '|');
+			anchored(&sb, mode, rules[i].pattern);
+			rm_sb_addf(&sb, "(*MARK:%zu)", i);
+		}
+		/* branches of the whole set's alternation, which compiled:
+		 * these do too; were they not to, the whole set serves */
+		if (!sb.len)
+			g->none = true;
+		else
+			g->code = pcre2_compile((PCRE2_SPTR)sb.buf, sb.len, PCRE2_UTF, &code, &off,
+						NULL);
+		rm_sb_release(&sb);
+	}
+	*none = g->none;
+	if (g->code)
+		jit_when_paid(g->code, ++g->uses, RM_RULES_JIT_LIST);
+	return g->code;
+}
+
+static void free_rule_groups(void *p, size_t nrules)
+{
+	struct rule_groups *gs = p;
+	size_t i;
+
+	if (!gs)
+		return;
+	for (i = 0; i < gs->n; i++) {
+		free(gs->g[i].key);
+		pcre2_code_free(gs->g[i].code);
+	}
+	free(gs->g);
+	for (i = 0; i < nrules; i++)
+		free(gs->lit[i]);
+	free(gs->lit);
+	free(gs);
+}
+
+/* The first rule that matches name, or -1.  *uses counts the uses of the
+ * whole set (combined, or each rule asked one by one), which gets JIT code
+ * at the `after`-th (jit_when_paid); *idx: the alternations by program
+ * (rules_for_name). */
 static long first_rule(const struct rm_rules *r, const struct rm_rule *rules, size_t n,
-		       void *combined, size_t *uses, const char *name)
+		       enum rm_match mode, void *combined, void **idx, size_t *uses,
+		       size_t after, const char *name)
 {
 	size_t i;
 
 	if (combined) {
 		PCRE2_SPTR mark;
+		const void *code = NULL;
+		bool none = false;
 
-		if (++*uses == RM_RULES_JIT_AFTER && !getenv("ROBOTMAIL_NO_JIT"))
-			pcre2_jit_compile((pcre2_code *)combined, PCRE2_JIT_COMPLETE);
-
-		if (pcre2_match((const pcre2_code *)combined, (PCRE2_SPTR)name, strlen(name), 0, 0,
+		code = rules_for_name(idx, rules, n, mode, name, &none);
+		if (none)
+			return -1;
+		if (!code) {
+			code = combined;
+			jit_when_paid(combined, ++*uses, after);
+		}
+		if (pcre2_match((const pcre2_code *)code, (PCRE2_SPTR)name, strlen(name), 0, 0,
 				(pcre2_match_data *)r->match_data, NULL) < 0)
 			return -1;
 		mark = pcre2_get_mark((pcre2_match_data *)r->match_data);
@@ -632,8 +937,12 @@ static long first_rule(const struct rm_rules *r, const struct rm_rule *rules, si
 			return strtol((const char *)mark, NULL, 10);
 		/* no mark cannot happen; fall back to asking rule by rule */
 	}
+	if (!combined)
+		++*uses;
+	for (i = 0; !combined && *uses == after && i < n; i++)
+		jit_when_paid(rule_code(&rules[i], mode), *uses, after);
 	for (i = 0; i < n; i++)
-		if (re_match(r, rules[i].re, name))
+		if (re_match(r, rule_code(&rules[i], mode), name))
 			return (long)i;
 	return -1;
 }
@@ -877,7 +1186,6 @@ static int load_metrics(struct rm_rules *r, struct rm_yaml *y, struct rm_error *
 {
 	yaml_node_t *root = rm_yaml_root(y);
 	const char *s;
-	enum rm_match dir_mode;
 
 	if (!root || root->type != YAML_MAPPING_NODE)
 		return rm_error_set(err, RM_ERR_CONFIG, "'%s': expected a mapping at the top",
@@ -895,16 +1203,11 @@ static int load_metrics(struct rm_rules *r, struct rm_yaml *y, struct rm_error *
 	    load_list(r, y, "perf_metrics_prefixes", &r->perf_metrics_prefixes, err))
 		return -1;
 	if (load_rules(y, "perf_metrics_threshold", "value", &r->thresholds, &r->nthresholds,
-		       &r->thresholds_match, err))
+		       &r->thresholds_match, &r->thresholds_any, err))
 		return -1;
-	if (load_rules(y, "direction", "weight", &r->direction, &r->ndirection, &dir_mode, err))
+	if (load_rules(y, "direction", "weight", &r->direction, &r->ndirection,
+		       &r->direction_match, &r->direction_any, err))
 		return -1;
-	r->thresholds_any = combine_rules(r->thresholds, r->nthresholds, r->thresholds_match);
-	r->direction_any = combine_rules(r->direction, r->ndirection, dir_mode);
-	if (!r->thresholds_any)
-		jit_rules(r->thresholds, r->nthresholds);
-	if (!r->direction_any)
-		jit_rules(r->direction, r->ndirection);
 	r->linux_test_cases = string_list(y, rm_yaml_get(y, root, "linux_test_cases"),
 					  &r->nlinux_test_cases, "linux_test_cases", err);
 	if (!r->linux_test_cases)
@@ -1105,6 +1408,8 @@ void rm_rules_free(struct rm_rules *r)
 	free_rules(r->direction, r->ndirection);
 	pcre2_code_free(r->thresholds_any);
 	pcre2_code_free(r->direction_any);
+	free_rule_groups(r->thresholds_first, r->nthresholds);
+	free_rule_groups(r->direction_first, r->ndirection);
 	cache_free(r);
 	free_strings(r->linux_test_cases, r->nlinux_test_cases);
 	free_strings(r->other_test_cases, r->nother_test_cases);
@@ -1120,8 +1425,8 @@ void rm_rules_free(struct rm_rules *r)
 
 /* The code an ASCII name is matched with in alternation slot `slot` of
  * l (utf: its UTF code, or NULL when the slot is empty): the copy without
- * UTF, compiled the first time it is asked for, or else utf, JIT-compiled
- * then. */
+ * UTF, compiled the first time it is asked for, or else utf; JIT code at
+ * its RM_RULES_JIT_LIST-th use. */
 static const void *ascii_code(const struct rm_pattern_list *l, size_t slot, void *utf)
 {
 	struct rm_ascii_re *a = &l->ascii[slot];
@@ -1133,9 +1438,8 @@ static const void *ascii_code(const struct rm_pattern_list *l, size_t slot, void
 		a->code = compile_ascii(a->text);
 		free(a->text);
 		a->text = NULL;
-		if (!a->code && !getenv("ROBOTMAIL_NO_JIT"))
-			pcre2_jit_compile((pcre2_code *)utf, PCRE2_JIT_COMPLETE);
 	}
+	jit_when_paid(a->code ? a->code : utf, ++a->uses, RM_RULES_JIT_LIST);
 	return a->code ? a->code : utf;
 }
 
@@ -1311,8 +1615,11 @@ bool rm_rules_reasonable_change(const struct rm_rules *r, const char *stat, doub
 	const char *name = era_stat(r, stat, buf, sizeof(buf));
 
 	if (!(d->known & D_THRESHOLD)) {
-		d->threshold = (int)first_rule(r, r->thresholds, r->nthresholds, r->thresholds_any,
-					       &((struct cache *)r->cache)->thresholds_uses, name);
+		d->threshold = (int)first_rule(r, r->thresholds, r->nthresholds,
+					       r->thresholds_match, r->thresholds_any,
+					       &((struct rm_rules *)r)->thresholds_first,
+					       &((struct cache *)r->cache)->thresholds_uses,
+					       RM_RULES_JIT_THRESHOLDS, name);
 		d->known |= D_THRESHOLD;
 	}
 	if (d->threshold >= 0) {
@@ -1355,9 +1662,11 @@ double rm_rules_direction(const struct rm_rules *r, const char *stat)
 	if (!(d->known & D_DIRECTION)) {
 		char buf[1024];
 
-		d->direction = (int)first_rule(r, r->direction, r->ndirection, r->direction_any,
+		d->direction = (int)first_rule(r, r->direction, r->ndirection, r->direction_match,
+					       r->direction_any,
+					       &((struct rm_rules *)r)->direction_first,
 					       &((struct cache *)r->cache)->direction_uses,
-					       era_stat(r, stat, buf, sizeof(buf)));
+					       RM_RULES_JIT_DIRECTION, era_stat(r, stat, buf, sizeof(buf)));
 		d->known |= D_DIRECTION;
 	}
 	return d->direction >= 0 ? r->direction[d->direction].value : 0;

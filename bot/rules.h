@@ -6,13 +6,14 @@
  * direction weights, all transcribed from lkp-tests' etc/ files) and
  * `config/lkp-programs.yaml` (which programs exist, which are tests, and the
  * options each declares), and answering questions about a stat name or a
- * job key from them.  Patterns are compiled once with PCRE2 (JIT when the
- * platform has it); lists are matched as one alternation, so one match per
- * stat per list (a pattern that only looks for a literal, such as
+ * job key from them.  Patterns are compiled with PCRE2 at load (what a
+ * list's alternation checks is not compiled alone again), JIT-compiled only
+ * once used often enough to repay it; lists are matched as one
+ * alternation, so one match per stat per list (a pattern that only looks for a literal, such as
  * `.+\.pass$`, is a string compare instead; ASCII names use a copy of
  * the alternation compiled without UTF, made when first needed); the
  * ordered direction and threshold rules are one alternation each whose
- * matching branch names the rule ((*MARK); JIT code once used often).
+ * matching branch names the rule ((*MARK)).
  * Every answer about a stat name is computed once and cached (a hash table keyed
  * by the name, at most RM_RULES_CACHE_MAX names, then answers are computed
  * each time): a comparison asks about each row several times.
@@ -57,6 +58,7 @@ struct rm_ascii_re {
 	char *text;
 	void *code;
 	bool done;
+	size_t uses; /* matches asked of it (JIT code when they pay, rules.c) */
 };
 #define RM_RULES_ASCII_SLOTS (RM_RULES_FIRST + 2)
 
@@ -85,7 +87,9 @@ struct rm_pattern_list {
 /* One ordered rule: first matching pattern decides. */
 struct rm_rule {
 	char *pattern;
-	void *re;        /* pcre2_code *, anchored per the list's match mode */
+	void *re;        /* pcre2_code *, anchored per the list's match mode
+			  * (NULL until asked alone when the marked
+			  * alternation checked it, rules.c) */
 	double value;    /* threshold value or direction weight */
 	bool is_int;     /* the value was written as an integer (Ruby Integer) */
 };
@@ -125,6 +129,7 @@ struct rm_rules {
 	enum rm_match thresholds_match;
 	struct rm_rule *direction;
 	size_t ndirection;
+	enum rm_match direction_match;
 
 	char **linux_test_cases;
 	size_t nlinux_test_cases;
@@ -155,6 +160,9 @@ struct rm_rules {
 	 * branch marked with its rule number: one match finds the first rule
 	 * that matches (NULL: tried one by one) */
 	void *direction_any, *thresholds_any;
+	/* the same per program (a name's text up to its first '.'), made when
+	 * first needed (rules.c) */
+	void *direction_first, *thresholds_first;
 };
 
 /* Load both files.  On error, err names the file, line and field, and the

@@ -364,7 +364,11 @@ static const struct rm_series *merge_get(const struct rm_matrix *other, size_t *
 {
 	int c = 1;
 
-	while (*j < other->n && (c = strcmp(other->s[*j].name, s->name)) < 0)
+	/* the same stat in both matrices usually has the same name pointer
+	 * (both borrow the rules cache's copy, matrix.h): equal without a
+	 * strcmp over the whole name (measured: 5% of `compare` at 10x200k) */
+	while (*j < other->n &&
+	       (c = other->s[*j].name == s->name ? 0 : strcmp(other->s[*j].name, s->name)) < 0)
 		(*j)++;
 	return *j < other->n && c == 0 ? &other->s[*j] : NULL;
 }

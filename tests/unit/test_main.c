@@ -83,6 +83,7 @@ int main(void)
 	failed += _cmocka_run_group_tests("fileutil", unit_fileutil_tests, unit_fileutil_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("patchmail", unit_patchmail_tests, unit_patchmail_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("eras", unit_eras_tests, unit_eras_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("rules", unit_rules_tests, unit_rules_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("lookup", unit_lookup_tests, unit_lookup_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("dynlib", unit_dynlib_tests, unit_dynlib_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("yamldoc", unit_yamldoc_tests, unit_yamldoc_ntests, NULL, NULL);

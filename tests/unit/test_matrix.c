@@ -544,6 +544,77 @@ static void test_rules_keep_decisions(void **state)
 	assert_true(rm_rules_is_reportable(r, "will-it-scale.per_thread_ops"));
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The rows come out in strcmp's order of their names (the merge of two
+ * matrices and rm_matrix_get rely on it): names with long shared prefixes,
+ * prefixes of each other, bytes above 0x7f, the empty name, in random,
+ * sorted and reversed file order. */
+static void test_matrix_rows_in_strcmp_order(void **state)
+{
+	static const char *const heads[] = {
+		"perf-profile.calltrace.cycles-pp.", "perf-profile.children.", "p", "pe", "",
+		"interrupts.CPU", "\xc3\xa9t\xc3\xa9.", "z", "perf-profile.calltrace.cycles-pp.a",
+	};
+	static const char *const bits[] = { "a", "b", ".", "A", "_", "9", "\xc3\xa9", "-", "aa" };
+	size_t n = 0, i, k, order;
+	char **names = rm_xcalloc(6000, sizeof(*names));
+	unsigned long x = 12345;
+
+	(void)state;
+	for (i = 0; i < 6000; i++) {
+		struct rm_sb sb = RM_SB_INIT;
+		size_t len;
+
+		rm_sb_init(&sb);
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+		rm_sb_adds(&sb, heads[(x >> 33) % (sizeof(heads) / sizeof(heads[0]))]);
+		for (len = (x >> 40) % 9; len; len--) {
+			x = x * 6364136223846793005ul + 1442695040888963407ul;
+			rm_sb_adds(&sb, bits[(x >> 33) % (sizeof(bits) / sizeof(bits[0]))]);
+		}
+		names[n++] = rm_sb_detach(&sb, NULL);
+	}
+	qsort(names, n, sizeof(*names), cmp_cstr);
+	for (i = k = 1; i < n; i++) /* unique, as a matrix's keys are */
+		if (strcmp(names[i], names[k - 1]))
+			names[k++] = names[i];
+		else
+			free(names[i]);
+	n = k;
+	assert_true(n > 2000);
+	for (order = 0; order < 3; order++) {
+		struct rm_sb text = RM_SB_INIT;
+		struct rm_matrix m;
+		struct rm_error err;
+
+		rm_sb_init(&text);
+		rm_sb_addc(&text, '{');
+		for (i = 0; i < n; i++) {
+			/* random (a stride prime to n), sorted, reversed */
+			size_t j = order == 0 ? (i * 7919) % n : order == 1 ? i : n - 1 - i;
+
+			rm_sb_addf(&text, "%s\"%s\": [%zu]", i ? ", " : "", names[j], j);
+		}
+		rm_sb_addc(&text, '}');
+		assert_int_equal(n % 7919 != 0, 1);
+		assert_int_equal(read_text(&m, text.buf, NULL, &err), 0);
+		assert_int_equal(m.n, n);
+		for (i = 0; i < n; i++) {
+			assert_string_equal(m.s[i].name, names[i]);
+			assert_true(m.s[i].v[0] == (double)i);
+		}
+		rm_matrix_free(&m);
+		rm_sb_release(&text);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 /* The decision cache keeps its names in 64 KiB chunks: thousands of names
  * (several chunks, several table growths) and one name longer than a chunk
  * are answered the same when asked again, and as a fresh rule set answers. */
@@ -774,6 +845,7 @@ static void test_rules_literal_shapes(void **state)
 
 const struct CMUnitTest unit_matrix_tests[] = {
 	cmocka_unit_test(test_matrix_values_sorted_and_padded),
+	cmocka_unit_test(test_matrix_rows_in_strcmp_order),
 	cmocka_unit_test(test_matrix_nan_infinity_strings),
 	cmocka_unit_test(test_matrix_syntax_errors_are_janssons),
 	cmocka_unit_test(test_matrix_valid_like_jansson),

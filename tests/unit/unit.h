@@ -25,6 +25,8 @@ extern const struct CMUnitTest unit_fileutil_tests[];
 extern const size_t unit_fileutil_ntests;
 extern const struct CMUnitTest unit_patchmail_tests[];
 extern const size_t unit_patchmail_ntests;
+extern const struct CMUnitTest unit_rules_tests[];
+extern const size_t unit_rules_ntests;
 extern const struct CMUnitTest unit_eras_tests[];
 extern const size_t unit_eras_ntests;
 extern const struct CMUnitTest unit_lookup_tests[];

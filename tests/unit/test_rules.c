@@ -1,0 +1,224 @@
+/* test_rules.c - rules.c's checks at load and its code made when paid: a
+ * rule file's wrong pattern is named at load with its file and line, also
+ * when its list or rule set is not compiled pattern by pattern (the
+ * alternation checks the patterns it can), and the answers stay the same
+ * once code is JIT-compiled after enough uses. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "unit.h"
+
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileutil.h"
+#include "strbuf.h"
+
+/* A metrics file with `pass` (its patterns from line 8) and `direction`
+ * (full mode, after the lists) as given, the other lists one pattern
+ * each.  pass: YAML list items; dir: YAML rule items.  Loads it with the
+ * real programs file; returns rm_rules_load's result (err filled). */
+static int load_with(const char *pass_mode, const char *pass, const char *dir,
+		     struct rm_rules *r, struct rm_error *err)
+{
+	const struct rm_rules *real = unit_rules();
+	const char *t = getenv("TMPDIR");
+	char *tmp = rm_path_join(t && *t ? t : "/tmp", "robotmail-unit.XXXXXX");
+	char *file;
+	struct rm_sb sb = RM_SB_INIT;
+	int rc;
+
+	assert_non_null(mkdtemp(tmp));
+	rm_sb_init(&sb);
+	rm_sb_addf(&sb,
+		   "failure:\n  match: start\n  patterns:\n    - 'x\\.fail'\n"
+		   "pass:\n  match: %s\n  patterns:\n%s"
+		   "stat_denylist:\n  match: search\n  patterns:\n    - '^skip\\.'\n"
+		   "stat_allowlist:\n  match: search\n  patterns:\n    - '^keep\\.'\n"
+		   "report_allowlist:\n  match: search\n  patterns:\n    - '^report\\.'\n"
+		   "perf_metrics_patterns:\n  match: search\n  patterns:\n    - '^perf\\.'\n"
+		   "perf_metrics_prefixes:\n  match: prefix\n  patterns:\n    - 'perf-stat.'\n"
+		   "perf_metrics_threshold:\n  match: full\n  rules:\n"
+		   "    - {pattern: 'vmstat\\..*', value: 10}\n"
+		   "direction:\n  match: full\n  rules:\n%s"
+		   "linux_test_cases: [ltp]\nother_test_cases: [other]\n",
+		   pass_mode, pass, dir);
+	file = rm_path_join(tmp, "metrics.yaml");
+	assert_int_equal(rm_write_file(file, sb.buf, sb.len), 0);
+	rm_error_clear(err);
+	rc = rm_rules_load(r, file, real->programs_file, err);
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(rmdir(tmp), 0);
+	rm_sb_release(&sb);
+	free(file);
+	free(tmp);
+	return rc;
+}
+
+static void assert_error_names(const struct rm_error *err, const char *line, const char *what)
+{
+	if (!strstr(err->msg, line) || !strstr(err->msg, what))
+		fail_msg("error '%s' does not name %s and %s", err->msg, line, what);
+	assert_int_equal(err->kind, RM_ERR_CONFIG);
+}
+
+static const char ok_dir[] = "    - {pattern: 'a\\.ops', weight: 1}\n"
+			     "    - {pattern: 'b\\..*_latency', weight: -1}\n";
+
+/* The patterns that pass: each alone compiles, and the list answers. */
+static void test_rules_good_file_loads(void **state)
+{
+	struct rm_rules r;
+	struct rm_error err;
+
+	(void)state;
+	assert_int_equal(load_with("start", "    - 'x\\.pass'\n    - 'y\\.(ok|done)'\n", ok_dir, &r,
+				   &err),
+			 0);
+	assert_true(rm_rules_list_match(&r, &r.pass, "y.done"));
+	assert_false(rm_rules_list_match(&r, &r.pass, "y.dont"));
+	assert_true(rm_rules_direction(&r, "b.read_latency") < 0);
+	assert_true(rm_rules_direction(&r, "a.ops") > 0);
+	rm_rules_free(&r);
+}
+
+/* A list's wrong pattern is named with its line, whether it is compiled
+ * alone (x( cannot be checked by its alternation) or found by its
+ * alternation failing (*a), and the first one written is named. */
+static void test_rules_list_pattern_errors(void **state)
+{
+	struct rm_rules r;
+	struct rm_error err;
+
+	(void)state;
+	/* "x(" and "x)" are each wrong, but their alternation
+	 * (?:^x()|(?:^x)) compiles: x( is still named */
+	assert_int_equal(load_with("start", "    - 'x('\n    - 'x)'\n", ok_dir, &r, &err), -1);
+	assert_error_names(&err, "line 8: pass", "invalid pattern 'x('");
+	/* the same in search mode, where a class swallows the next branch */
+	assert_int_equal(load_with("search", "    - 'a['\n    - ']'\n", ok_dir, &r, &err), -1);
+	assert_error_names(&err, "line 8: pass", "invalid pattern 'a['");
+	/* a pattern only its alternation checks, before one compiled alone */
+	assert_int_equal(load_with("start", "    - 'ok'\n    - '*a'\n    - 'x('\n", ok_dir, &r,
+				   &err),
+			 -1);
+	assert_error_names(&err, "line 8", "invalid pattern '*a'");
+	assert_int_equal(load_with("start", "    - 'ok'\n    - 'z{2,1}'\n", ok_dir, &r, &err), -1);
+	assert_error_names(&err, "line 8", "invalid pattern 'z{2,1}'");
+}
+
+/* The rules' file: the wrong rule's own line, the first wrong rule
+ * written, and a pattern error before a later malformed rule. */
+static void test_rules_rule_pattern_errors(void **state)
+{
+	struct rm_rules r;
+	struct rm_error err;
+	char *dir;
+
+	(void)state;
+	/* found by the marked alternation failing (the direction rules
+	 * start at line 36; a list's error names its patterns' line, 8) */
+	dir = rm_xstrfmt("%s    - {pattern: '*x', weight: 1}\n", ok_dir);
+	assert_int_equal(load_with("start", "    - 'p'\n", dir, &r, &err), -1);
+	assert_error_names(&err, "line 38", "invalid pattern '*x'");
+	free(dir);
+	/* each wrong alone, their alternation compiles */
+	assert_int_equal(load_with("start", "    - 'p'\n",
+				   "    - {pattern: 'x(', weight: 1}\n"
+				   "    - {pattern: 'x)', weight: 1}\n",
+				   &r, &err),
+			 -1);
+	assert_error_names(&err, "line 36", "invalid pattern 'x('");
+	/* a wrong pattern before a rule without its weight: the pattern */
+	assert_int_equal(load_with("start", "    - 'p'\n",
+				   "    - {pattern: 'ok', weight: 1}\n"
+				   "    - {pattern: '*x', weight: 1}\n"
+				   "    - {pattern: 'late'}\n",
+				   &r, &err),
+			 -1);
+	assert_error_names(&err, "line 37", "invalid pattern '*x'");
+	/* and the other way round: the missing weight */
+	assert_int_equal(load_with("start", "    - 'p'\n",
+				   "    - {pattern: 'ok', weight: 1}\n"
+				   "    - {pattern: 'early'}\n"
+				   "    - {pattern: '*x', weight: 1}\n",
+				   &r, &err),
+			 -1);
+	assert_error_names(&err, "line 37", "expected {pattern: STRING, weight: NUMBER}");
+}
+
+static size_t jit_size(const void *re)
+{
+	size_t size = 0;
+
+	assert_int_equal(pcre2_pattern_info((const pcre2_code *)re, PCRE2_INFO_JITSIZE, &size), 0);
+	return size;
+}
+
+/* The direction rules and a list's alternation get JIT code only after
+ * enough uses, and answer the same before and after it as rules never
+ * JIT-compiled (ROBOTMAIL_NO_JIT). */
+static void test_rules_jit_when_paid(void **state)
+{
+	const struct rm_rules *real = unit_rules();
+	struct rm_rules a, b;
+	struct rm_error err;
+	char name[128];
+	const char *nojit = getenv("ROBOTMAIL_NO_JIT");
+	uint32_t jit = 0;
+	size_t i, slot = (unsigned char)'p';
+
+	(void)state;
+	pcre2_config(PCRE2_CONFIG_JIT, &jit);
+	assert_int_equal(rm_rules_load(&a, real->metrics_file, real->programs_file, &err), 0);
+	assert_int_equal(rm_rules_load(&b, real->metrics_file, real->programs_file, &err), 0);
+	assert_non_null(a.direction_any);
+	assert_non_null(a.stat_denylist.first[slot]);
+	for (i = 0; i < 6000; i++) {
+		double da, db;
+		bool ka, kb;
+
+		/* real stat names, some with a direction, most without; every
+		 * other one of a program of its own: past RM_RULES_GROUPS_MAX
+		 * programs the direction rules are asked as a whole */
+		snprintf(name, sizeof(name),
+			 i % 4 == 1   ? "perf-profile.calltrace.cycles-pp.f%zu.g"
+			 : i % 4 == 3 ? "will-it-scale.%zu.ops"
+				      : "\xc3\xa9will-it-scale%zu.ops",
+			 i);
+		if (i % 7 == 0)
+			snprintf(name, sizeof(name), "will-it-scale.per_thread_ops");
+		if (!nojit)
+			setenv("ROBOTMAIL_NO_JIT", "1", 1);
+		db = rm_rules_direction(&b, name);
+		kb = rm_rules_keep_stat(&b, name);
+		if (!nojit)
+			unsetenv("ROBOTMAIL_NO_JIT");
+		da = rm_rules_direction(&a, name);
+		ka = rm_rules_keep_stat(&a, name);
+		assert_true(da == db);
+		assert_int_equal(ka, kb);
+		if (i == 100) {
+			/* used about 100 times: not yet worth JIT code */
+			assert_non_null(a.stat_denylist.ascii[slot].code);
+			assert_int_equal(jit_size(a.direction_any), 0);
+			assert_int_equal(jit_size(a.stat_denylist.ascii[slot].code), 0);
+		}
+	}
+	if (jit && !nojit) {
+		assert_true(jit_size(a.direction_any) > 0);
+		assert_true(jit_size(a.stat_denylist.ascii[slot].code) > 0);
+	}
+	assert_int_equal(jit_size(b.direction_any), 0);
+	rm_rules_free(&a);
+	rm_rules_free(&b);
+}
+
+const struct CMUnitTest unit_rules_tests[] = {
+	cmocka_unit_test(test_rules_good_file_loads),
+	cmocka_unit_test(test_rules_list_pattern_errors),
+	cmocka_unit_test(test_rules_rule_pattern_errors),
+	cmocka_unit_test(test_rules_jit_when_paid),
+};
+const size_t unit_rules_ntests = sizeof(unit_rules_tests) / sizeof(unit_rules_tests[0]);
