@@ -243,22 +243,30 @@ struct deferred {
 	size_t n, alloc;
 };
 
-/* Read a file found by the walk, refusing to follow a symlink swapped in
- * since lstat(). */
-static int read_regular(const char *path, char **buf, size_t *len, struct rm_error *err)
+/* Read the file `name` of the directory open as `dfd` (AT_FDCWD: `name` is
+ * a path), found by the walk: opened without following a symlink swapped in
+ * since the walk saw a regular file (O_NOFOLLOW), and without blocking on a
+ * FIFO swapped in (O_NONBLOCK); the descriptor opened is the one read, after
+ * rm_read_fd checked it is a regular file within RM_ARCHIVE_MAX_MEMBER.
+ * `path` names the file in errors.  *buf is malloc'd; the caller frees it. */
+static int read_regular_at(int dfd, const char *name, const char *path, char **buf, size_t *len,
+			   struct rm_error *err)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	int rc;
-	char proc[64];
 
 	if (fd < 0)
 		return rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", path, strerror(errno));
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	rc = rm_read_file(access(proc, R_OK) == 0 ? proc : path, RM_ARCHIVE_MAX_MEMBER, buf, len, err);
+	rc = rm_read_fd(fd, path, RM_ARCHIVE_MAX_MEMBER, buf, len, err);
 	close(fd);
 	if (rc)
 		rm_error_set(err, RM_ERR_INPUT, "cannot read '%s': %s", path, err->msg);
 	return rc;
+}
+
+static int read_regular(const char *path, char **buf, size_t *len, struct rm_error *err)
+{
+	return read_regular_at(AT_FDCWD, path, path, buf, len, err);
 }
 
 /* Read the deferred run stats.json files whose commit has no matrix.json,
@@ -289,40 +297,96 @@ static int read_deferred(struct filelist *fl, struct deferred *df, const char *s
 	return rc;
 }
 
-static int walk_dir(struct filelist *fl, struct deferred *df, const char *source, const char *abs,
-		    const char *rel, int depth, struct rm_error *err)
+/* The type of the entry `name` of the directory open as `dfd`, as an S_IF*
+ * value: readdir's d_type when the filesystem gives it, else lstat's
+ * (fstatat without following).  Fills *st when it had to stat.  0, or -1
+ * with err set. */
+static int entry_type(int dfd, const char *name, unsigned char d_type, const char *cabs,
+		      struct stat *st, mode_t *type, struct rm_error *err)
+{
+	switch (d_type) {
+	case DT_DIR:
+		*type = S_IFDIR;
+		return 0;
+	case DT_REG:
+		*type = S_IFREG;
+		return 0;
+	case DT_LNK:
+		*type = S_IFLNK;
+		return 0;
+	case DT_FIFO:
+		*type = S_IFIFO;
+		return 0;
+	case DT_SOCK:
+		*type = S_IFSOCK;
+		return 0;
+	case DT_CHR:
+		*type = S_IFCHR;
+		return 0;
+	case DT_BLK:
+		*type = S_IFBLK;
+		return 0;
+	default:
+		break;
+	}
+	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW))
+		return rm_error_set(err, RM_ERR_INPUT, "cannot stat '%s': %s", cabs, strerror(errno));
+	*type = st->st_mode & S_IFMT;
+	return 0;
+}
+
+/* Walk the directory `abs` (`name` of the directory open as `pfd`; the top
+ * is opened by its path, following a symlink the operator named, and every
+ * directory below without following one).  Entries are typed by readdir's
+ * d_type (lstat only where the filesystem gives DT_UNKNOWN, and for a
+ * commit's matrix.json, whose size counts against RM_ARCHIVE_MAX_TOTAL);
+ * symlinks, sockets, FIFOs and devices are never followed or read.  Files
+ * are opened relative to their directory's descriptor, kept open while its
+ * entries are handled (one per level, at most MAX_DIR_DEPTH + 1). */
+static int walk_dir(struct filelist *fl, struct deferred *df, const char *source, int pfd,
+		    const char *name, const char *abs, const char *rel, int depth,
+		    struct rm_error *err)
 {
 	DIR *d;
 	struct dirent *de;
 	char **names = NULL;
-	size_t n = 0, alloc = 0, i;
-	int rc = 0;
+	unsigned char *types = NULL;
+	size_t n = 0, alloc = 0, talloc = 0, i;
+	int rc = 0, dfd;
 
 	if (depth > MAX_DIR_DEPTH)
 		return rm_error_set(err, RM_ERR_INPUT, "'%s': directories nested deeper than %d at '%s'",
 				    source, MAX_DIR_DEPTH, rel);
-	d = opendir(abs);
-	if (!d)
+	dfd = openat(pfd, name,
+		     O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | (depth ? O_NOFOLLOW : 0));
+	d = dfd < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		int e = errno;
+
+		if (dfd >= 0)
+			close(dfd);
 		return rm_error_set(err, RM_ERR_INPUT, "cannot open directory '%s': %s", abs,
-				    strerror(errno));
+				    strerror(e));
+	}
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		names = rm_xgrow(names, &alloc, n + 1, sizeof(*names));
+		types = rm_xgrow(types, &talloc, n + 1, sizeof(*types));
+		types[n] = de->d_type;
 		names[n++] = rm_xstrdup(de->d_name);
 	}
-	closedir(d);
 	for (i = 0; i < n && !rc; i++) {
 		char *cabs = rm_path_join(abs, names[i]);
 		char *crel = *rel ? rm_path_join(rel, names[i]) : rm_xstrdup(names[i]);
 		struct stat st;
+		mode_t type = 0;
 
-		if (lstat(cabs, &st)) {
-			rc = rm_error_set(err, RM_ERR_INPUT, "cannot stat '%s': %s", cabs,
-					  strerror(errno));
-		} else if (S_ISDIR(st.st_mode)) {
-			rc = walk_dir(fl, df, source, cabs, crel, depth + 1, err);
-		} else if (S_ISREG(st.st_mode) && is_run_stats(crel)) {
+		if (entry_type(dfd, names[i], types[i], cabs, &st, &type, err)) {
+			rc = -1;
+		} else if (type == S_IFDIR) {
+			rc = walk_dir(fl, df, source, dfd, names[i], cabs, crel, depth + 1, err);
+		} else if (type == S_IFREG && is_run_stats(crel)) {
 			/* read later, and only when the commit has no matrix.json */
 			if (df->n + 1 > df->alloc) {
 				df->alloc = df->alloc ? df->alloc * 2 : 16;
@@ -333,19 +397,26 @@ static int walk_dir(struct filelist *fl, struct deferred *df, const char *source
 			df->rel[df->n] = crel;
 			df->n++;
 			cabs = crel = NULL;
-		} else if (S_ISREG(st.st_mode) && is_commit_matrix(crel)) {
-			/* read when its root loads (struct rm_file) */
-			rc = add_file(fl, source, crel, NULL, (size_t)st.st_size, err);
-			if (!rc) {
+		} else if (type == S_IFREG && is_commit_matrix(crel)) {
+			/* read when its root loads (struct rm_file); its size
+			 * counts now, so stat it when d_type spared that */
+			if (types[i] != DT_UNKNOWN && fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW))
+				rc = rm_error_set(err, RM_ERR_INPUT, "cannot stat '%s': %s", cabs,
+						  strerror(errno));
+			else if (!S_ISREG(st.st_mode))
+				; /* no longer a regular file: skipped, as the walk skips those */
+			else
+				rc = add_file(fl, source, crel, NULL, (size_t)st.st_size, err);
+			if (!rc && S_ISREG(st.st_mode)) {
 				fl->v[fl->n - 1].abs = cabs;
 				fl->v[fl->n - 1].len = 0;
 				cabs = NULL;
 			}
-		} else if (S_ISREG(st.st_mode) && is_wanted(crel)) {
+		} else if (type == S_IFREG && is_wanted(crel)) {
 			char *buf;
 			size_t len;
 
-			rc = read_regular(cabs, &buf, &len, err);
+			rc = read_regular_at(dfd, names[i], cabs, &buf, &len, err);
 			if (!rc)
 				rc = add_file(fl, source, crel, buf, len, err);
 		}
@@ -354,9 +425,11 @@ static int walk_dir(struct filelist *fl, struct deferred *df, const char *source
 		free(cabs);
 		free(crel);
 	}
+	closedir(d);
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	free(types);
 	return rc;
 }
 
@@ -1667,7 +1740,7 @@ static int load_files(struct rm_archive *a, const char *path, const struct rm_ru
 	if (stat(path, &st))
 		return rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
-		rc = walk_dir(&fl, &df, path, path, "", 0, err);
+		rc = walk_dir(&fl, &df, path, AT_FDCWD, path, path, "", 0, err);
 		rc = read_deferred(&fl, &df, path, rc, err);
 	} else if (S_ISREG(st.st_mode)) {
 		a->is_tarball = true;
@@ -1754,7 +1827,7 @@ int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char 
 			rc = rm_error_set(err, RM_ERR_INPUT, "'%s': expected a commit result directory",
 					  dirs[i]);
 		else
-			rc = walk_dir(&fl, &df, dirs[i], dirs[i], prefix, 0, err);
+			rc = walk_dir(&fl, &df, dirs[i], AT_FDCWD, dirs[i], dirs[i], prefix, 0, err);
 		free(prefix);
 	}
 	rc = read_deferred(&fl, &df, "", rc, err);

@@ -11,25 +11,18 @@
 
 #include "strbuf.h"
 
-int rm_read_file(const char *path, size_t max, char **buf, size_t *len, struct rm_error *err)
+int rm_read_fd(int fd, const char *name, size_t max, char **buf, size_t *len,
+	       struct rm_error *err)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	char *p;
 	size_t got = 0;
 
-	if (fd < 0)
-		return rm_error_set(err, RM_ERR_INPUT,
-				    "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return rm_error_set(err, RM_ERR_INPUT, "'%s': expected a regular file", path);
-	}
-	if ((unsigned long long)st.st_size > max) {
-		close(fd);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return rm_error_set(err, RM_ERR_INPUT, "'%s': expected a regular file", name);
+	if ((unsigned long long)st.st_size > max)
 		return rm_error_set(err, RM_ERR_INPUT, "'%s': file too large (%lld bytes, limit %zu)",
-				    path, (long long)st.st_size, max);
-	}
+				    name, (long long)st.st_size, max);
 	p = rm_xmalloc((size_t)st.st_size + 1);
 	for (;;) {
 		ssize_t n;
@@ -45,19 +38,30 @@ int rm_read_file(const char *path, size_t max, char **buf, size_t *len, struct r
 			int e = errno;
 
 			free(p);
-			close(fd);
-			return rm_error_set(err, RM_ERR_INPUT, "cannot read '%s': %s", path,
+			return rm_error_set(err, RM_ERR_INPUT, "cannot read '%s': %s", name,
 					    strerror(e));
 		}
 		if (n == 0)
 			break;
 		got += (size_t)n;
 	}
-	close(fd);
 	p[got] = '\0';
 	*buf = p;
 	*len = got;
 	return 0;
+}
+
+int rm_read_file(const char *path, size_t max, char **buf, size_t *len, struct rm_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int rc;
+
+	if (fd < 0)
+		return rm_error_set(err, RM_ERR_INPUT,
+				    "cannot open '%s': %s", path, strerror(errno));
+	rc = rm_read_fd(fd, path, max, buf, len, err);
+	close(fd);
+	return rc;
 }
 
 char *rm_path_join(const char *a, const char *b)

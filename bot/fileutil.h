@@ -18,6 +18,13 @@
  * file and the limit. */
 int rm_read_file(const char *path, size_t max, char **buf, size_t *len, struct rm_error *err);
 
+/* rm_read_file for a descriptor the caller opened (and still owns: it is
+ * not closed): fstat'ed, refused unless a regular file of at most `max`
+ * bytes, read from its current offset.  `name` is the file's name in error
+ * messages.  *buf is malloc'd and NUL-terminated; the caller frees it. */
+int rm_read_fd(int fd, const char *name, size_t max, char **buf, size_t *len,
+	       struct rm_error *err);
+
 /* Write len bytes of data to `path` (created or truncated, mode 0666 less
  * the umask).  The file is closed whatever happens.  0, or -1 with errno
  * set when opening, writing or closing failed. */
