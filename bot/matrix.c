@@ -715,7 +715,7 @@ struct keyset {
 static void keyset_grow(struct keyset *k)
 {
 	size_t cap = k->cap ? k->cap * 2 : 1024, i;
-	struct kslot *v = rm_xcalloc(cap, sizeof(*v));
+	struct kslot *v = rm_xcalloc_touched(cap, sizeof(*v)); /* filled to 3/4 */
 
 	for (i = 0; i < k->cap; i++) {
 		size_t j;

@@ -1131,7 +1131,7 @@ static void cache_free(struct rm_rules *r)
 static void cache_grow(struct cache *c)
 {
 	size_t cap = c->cap ? c->cap * 2 : 4096, i;
-	struct decision *v = rm_xcalloc(cap, sizeof(*v));
+	struct decision *v = rm_xcalloc_touched(cap, sizeof(*v)); /* filled to 3/4 */
 
 	for (i = 0; i < c->cap; i++) {
 		size_t j;

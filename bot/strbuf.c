@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 char rm_sb_empty[1];
 
@@ -20,6 +22,39 @@ void *rm_xmalloc(size_t n)
 
 	if (!p)
 		oom();
+	return p;
+}
+
+void rm_prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	static uintptr_t page;
+	uintptr_t start, end;
+
+	if (!page) {
+		long ps = sysconf(_SC_PAGESIZE);
+
+		page = ps > 0 ? (uintptr_t)ps : 4096;
+	}
+	start = ((uintptr_t)p + page - 1) & ~(page - 1);
+	end = ((uintptr_t)p + n) & ~(page - 1);
+	if (end > start && end - start >= 4 * page)
+		(void)madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
+void *rm_xcalloc_touched(size_t n, size_t size)
+{
+	void *p;
+
+	if (size && n > SIZE_MAX / size)
+		oom();
+	p = rm_xmalloc(n * size);
+	rm_prefault(p, n * size);
+	memset(p, 0, n * size);
 	return p;
 }
 

@@ -50,6 +50,17 @@ char *rm_xstrndup(const char *s, size_t n);
 char *rm_xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Grow an array so it can hold at least `need` elements of `size` bytes. */
 void *rm_xgrow(void *p, size_t *alloc, size_t need, size_t size);
+/* Have the kernel back the whole pages within the n bytes at p now, in one
+ * call (madvise MADV_POPULATE_WRITE, Linux 5.14), for a block just
+ * allocated that the caller is about to write in full: its pages would
+ * otherwise fault in one at a time on first touch (measured on this VM:
+ * ~17 us a page that way, ~8 us populated).  Changes no byte; does nothing
+ * for blocks under 4 pages, or where the kernel cannot. */
+void rm_prefault(void *p, size_t n);
+/* rm_xcalloc for a table whose every page the caller will write (a hash
+ * table filled to 3/4): its pages populated at once (rm_prefault), then
+ * zeroed. */
+void *rm_xcalloc_touched(size_t n, size_t size);
 
 /* The UTF-8 sequence at p: its length (1-4) with *cp its code point, or 0
  * when p does not start a valid sequence (overlong forms, surrogates, code

@@ -285,8 +285,10 @@ static int decode_image(struct rm_yaml *y, const char *file, const char *buf, si
 			goto bad;
 	if (h.doc[6] > 1 || h.doc[7] > 1)
 		goto bad;
-	if (h.nnodes)
+	if (h.nnodes) {
 		nodes = rm_xmalloc((size_t)h.nnodes * sizeof(*nodes));
+		rm_prefault(nodes, (size_t)h.nnodes * sizeof(*nodes)); /* written in full below */
+	}
 	for (i = 0; i < h.nnodes; i++) {
 		yaml_node_t *n = &nodes[i];
 		struct rec r;
