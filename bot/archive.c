@@ -102,6 +102,16 @@ static bool is_wanted(const char *path)
 	return false;
 }
 
+/* A run's reproduction materials: only a queued report's materials read
+ * them (rm_archive_opts.no_materials). */
+static bool is_material(const char *path)
+{
+	const char *b = base_name(path);
+
+	return (!strcmp(b, "job.sh") || !strcmp(b, "reproduce.sh") || !strncmp(b, "config-", 7)) &&
+	       parent_is_run(path);
+}
+
 /* A run's stats.json is only needed when its commit has no matrix.json:
  * these say which files those are and where their commit directory ends. */
 static bool is_run_stats(const char *path)
@@ -149,17 +159,28 @@ struct filelist {
 	struct rm_file *v;
 	size_t n, alloc;
 	unsigned long long total;
+	bool no_materials; /* rm_archive_opts.no_materials, for a directory walk */
 };
+
+/* Count len more bytes of result files (at `path`) against
+ * RM_ARCHIVE_MAX_TOTAL. */
+static int count_bytes(struct filelist *fl, const char *source, const char *path, size_t len,
+		       struct rm_error *err)
+{
+	fl->total += len;
+	if (fl->total > RM_ARCHIVE_MAX_TOTAL)
+		return rm_error_set(err, RM_ERR_INPUT,
+				    "'%s': more than %llu MiB of result files (at '%s')", source,
+				    RM_ARCHIVE_MAX_TOTAL >> 20, path);
+	return 0;
+}
 
 static int add_file(struct filelist *fl, const char *source, const char *path, char *data,
 		    size_t len, struct rm_error *err)
 {
-	fl->total += len;
-	if (fl->total > RM_ARCHIVE_MAX_TOTAL) {
+	if (count_bytes(fl, source, path, len, err)) {
 		free(data);
-		return rm_error_set(err, RM_ERR_INPUT,
-				    "'%s': more than %llu MiB of result files (at '%s')", source,
-				    RM_ARCHIVE_MAX_TOTAL >> 20, path);
+		return -1;
 	}
 	fl->v = rm_xgrow(fl->v, &fl->alloc, fl->n + 1, sizeof(*fl->v));
 	fl->v[fl->n].path = rm_xstrdup(path);
@@ -412,6 +433,22 @@ static int walk_dir(struct filelist *fl, struct deferred *df, const char *source
 				fl->v[fl->n - 1].len = 0;
 				cabs = NULL;
 			}
+		} else if (type == S_IFREG && fl->no_materials && is_wanted(crel) &&
+			   is_material(crel)) {
+			/* sized, not read: the limits read_regular_at and
+			 * add_file would apply, with their messages */
+			if (types[i] != DT_UNKNOWN && fstatat(dfd, names[i], &st, AT_SYMLINK_NOFOLLOW))
+				rc = rm_error_set(err, RM_ERR_INPUT, "cannot stat '%s': %s", cabs,
+						  strerror(errno));
+			else if (!S_ISREG(st.st_mode))
+				; /* no longer a regular file: skipped */
+			else if ((unsigned long long)st.st_size > RM_ARCHIVE_MAX_MEMBER)
+				rc = rm_error_set(err, RM_ERR_INPUT,
+						  "cannot read '%s': '%s': file too large (%lld bytes, limit %zu)",
+						  cabs, cabs, (long long)st.st_size,
+						  (size_t)RM_ARCHIVE_MAX_MEMBER);
+			else
+				rc = count_bytes(fl, source, crel, (size_t)st.st_size, err);
 		} else if (type == S_IFREG && is_wanted(crel)) {
 			char *buf;
 			size_t len;
@@ -1727,7 +1764,7 @@ static int build_groups(struct rm_archive *a, const struct rm_archive_opts *opts
 /* ------------------------------------------------------------ API */
 
 static int load_files(struct rm_archive *a, const char *path, const struct rm_rules *rules,
-		      struct rm_error *err)
+		      const struct rm_archive_opts *opts, struct rm_error *err)
 {
 	struct filelist fl;
 	struct deferred df;
@@ -1737,6 +1774,7 @@ static int load_files(struct rm_archive *a, const char *path, const struct rm_ru
 
 	memset(&fl, 0, sizeof(fl));
 	memset(&df, 0, sizeof(df));
+	fl.no_materials = opts && opts->no_materials;
 	if (stat(path, &st))
 		return rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
@@ -1764,7 +1802,7 @@ int rm_archive_open(struct rm_archive *a, const char *path, const struct rm_rule
 {
 	memset(a, 0, sizeof(*a));
 	a->source = rm_xstrdup(path);
-	if (load_files(a, path, rules, err) || find_roots(a, rules, err) || build_groups(a, opts, err)) {
+	if (load_files(a, path, rules, opts, err) || find_roots(a, rules, err) || build_groups(a, opts, err)) {
 		rm_archive_free(a);
 		return -1;
 	}
@@ -1815,6 +1853,7 @@ int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char 
 	memset(&fl, 0, sizeof(fl));
 	memset(&df, 0, sizeof(df));
 	a->source = rm_xstrdup("");
+	fl.no_materials = opts && opts->no_materials;
 	for (i = 0; i < 2 && !rc; i++) {
 		struct stat st;
 		/* files are named by their real path, so each directory is a root */

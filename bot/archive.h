@@ -78,6 +78,17 @@ struct rm_archive {
 struct rm_archive_opts {
 	const char *base;  /* commit (prefix) forced as base, or NULL */
 	const char *head;  /* commit (prefix) forced as head, or NULL */
+	/* `compare`: a directory's reproduction materials (a run's job.sh,
+	 * reproduce.sh and config-<release>, which only a queued report's
+	 * materials use) are not read, only typed and sized by the walk: a
+	 * symlink or device among them is skipped, and one above
+	 * RM_ARCHIVE_MAX_MEMBER or one taking the files past
+	 * RM_ARCHIVE_MAX_TOTAL is the same error as when they are read.  What
+	 * changes: one that cannot be opened (no read permission) no longer
+	 * fails `compare`, which never reads it; rm_archive_file returns NULL
+	 * for them.  Tarballs are read whole either way (they are streamed
+	 * once).  False (and NULL opts) reads them, as `run` needs. */
+	bool no_materials;
 };
 
 /* Read `path` and build its groups.  On failure err names the archive
