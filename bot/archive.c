@@ -281,7 +281,7 @@ static int read_regular_at(int dfd, const char *name, const char *path, char **b
 	rc = rm_read_fd(fd, path, RM_ARCHIVE_MAX_MEMBER, buf, len, err);
 	close(fd);
 	if (rc)
-		rm_error_set(err, RM_ERR_INPUT, "cannot read '%s': %s", path, err->msg);
+		rm_error_prefix(err, "cannot read '%s'", path); /* not err->msg into itself */
 	return rc;
 }
 

@@ -603,6 +603,28 @@ if expect_ok "a FIFO named matrix.json is skipped, not opened (no hang)" compare
 	same_file "a FIFO matrix.json falls back to the runs' stats.json: same table" "$T/valid.out" "$OUT"
 fi
 
+# a run's reproduction materials: compare sizes them without reading them
+# (rm_archive_opts.no_materials), with the limit and message of a read
+copy bigmaterial
+truncate -s 257M "$CB/0/reproduce.sh"
+expect_error "a run's reproduce.sh above 256 MiB (sparse): compare refuses it unread, naming the file and the limit" 1 \
+	"cannot read '.*/0/reproduce\\.sh': '.*/0/reproduce\\.sh': file too large \\(269484032 bytes, limit 268435456\\)" \
+	compare "$C"
+
+copy bigjob
+truncate -s 257M "$CB/0/job.yaml"
+expect_error "a run's job.yaml above 256 MiB (sparse): refused, naming the file and the limit" 1 \
+	"cannot read '.*/0/job\\.yaml': '.*/0/job\\.yaml': file too large \\(269484032 bytes, limit 268435456\\)" \
+	compare "$C"
+
+copy materialtypes
+mkfifo "$CB/0/job.sh"
+ln -s /etc/passwd "$CB/1/reproduce.sh"
+printf 'CONFIG_X=y\n' > "$CB/2/config-6.18.0"
+if expect_ok "a run's job.sh that is a FIFO and reproduce.sh that is a symlink are skipped (no hang)" compare "$C"; then
+	same_file "FIFO, symlink and config materials change nothing in compare's table" "$T/valid.out" "$OUT"
+fi
+
 # ------------------------------------------------------------ tarballs
 tarball "$T/dotdot.tar" "file:result/../../evil/0/job.yaml:testcase: x"
 expect_error "tarball with a '../' member: refused, names the member" 1 \

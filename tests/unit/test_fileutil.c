@@ -1,10 +1,15 @@
 /* test_fileutil.c - rm_mkdir_p: parents created, existing directories fine,
- * a path through a regular file refused with ENOTDIR. */
+ * a path through a regular file refused with ENOTDIR; rm_read_fd: reads the
+ * descriptor given from its offset and leaves it open, refuses a directory,
+ * a FIFO and a file above the limit, naming the file. */
 #include "unit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fileutil.h"
 #include "strbuf.h"
@@ -43,7 +48,57 @@ static void test_mkdir_p(void **state)
 	free(d);
 }
 
+static void test_read_fd(void **state)
+{
+	const char *t = getenv("TMPDIR");
+	char *d = rm_path_join(t && *t ? t : "/tmp", "robotmail-unit.XXXXXX");
+	char *file, *fifo, *buf = NULL;
+	struct rm_error err;
+	size_t len = 0;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(d));
+	file = rm_path_join(d, "f");
+	fifo = rm_path_join(d, "p");
+	assert_int_equal(rm_write_file(file, "hello world", 11), 0);
+	fd = open(file, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(rm_read_fd(fd, "shown", 64, &buf, &len, &err), 0);
+	assert_int_equal(len, 11);
+	assert_string_equal(buf, "hello world");
+	free(buf);
+	/* still open, and read from the offset it is at */
+	assert_int_equal(lseek(fd, 6, SEEK_SET), 6);
+	assert_int_equal(rm_read_fd(fd, "shown", 64, &buf, &len, &err), 0);
+	assert_int_equal(len, 5);
+	assert_string_equal(buf, "world");
+	free(buf);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	assert_int_equal(rm_read_fd(fd, "shown", 10, &buf, &len, &err), -1);
+	assert_string_equal(err.msg, "'shown': file too large (11 bytes, limit 10)");
+	assert_int_equal(close(fd), 0);
+	fd = open(d, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	assert_int_equal(rm_read_fd(fd, "dir", 64, &buf, &len, &err), -1);
+	assert_string_equal(err.msg, "'dir': expected a regular file");
+	close(fd);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	fd = open(fifo, O_RDONLY | O_NONBLOCK);
+	assert_true(fd >= 0);
+	assert_int_equal(rm_read_fd(fd, "fifo", 64, &buf, &len, &err), -1);
+	assert_string_equal(err.msg, "'fifo': expected a regular file");
+	close(fd);
+	assert_int_equal(unlink(fifo), 0);
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(rmdir(d), 0);
+	free(fifo);
+	free(file);
+	free(d);
+}
+
 const struct CMUnitTest unit_fileutil_tests[] = {
 	cmocka_unit_test(test_mkdir_p),
+	cmocka_unit_test(test_read_fd),
 };
 const size_t unit_fileutil_ntests = sizeof(unit_fileutil_tests) / sizeof(unit_fileutil_tests[0]);

@@ -1,6 +1,8 @@
 /* test_strbuf.c - the small shared utilities: strbuf's invariants (buf is
  * never NULL, also with RM_SB_INIT), rm_xstrfmt, the one UTF-8 decoder
- * (strbuf.h) and the one control-character scrubber (text.h). */
+ * (strbuf.h) and the one control-character scrubber (text.h); rm_prefault
+ * changes no byte (aligned, unaligned, small blocks) and rm_xcalloc_touched
+ * zeroes. */
 #include "unit.h"
 
 #include <stdlib.h>
@@ -117,7 +119,32 @@ static void test_one_scrubber(void **state)
 	assert_string_equal(err.msg, "bad 'x?y?z'");
 }
 
+static void test_prefault(void **state)
+{
+	static const size_t sizes[] = { 0, 1, 4095, 4096, 5 * 4096 + 17, 300000 };
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = sizes[i] + 3;
+		unsigned char *p = rm_xmalloc(n);
+		unsigned char *z = rm_xcalloc_touched(n, 1);
+
+		for (j = 0; j < n; j++)
+			p[j] = (unsigned char)(j * 7 + 1);
+		rm_prefault(p + 3, sizes[i]); /* an unaligned start */
+		rm_prefault(p, n);
+		for (j = 0; j < n; j++)
+			assert_int_equal(p[j], (unsigned char)(j * 7 + 1));
+		for (j = 0; j < n; j++)
+			assert_int_equal(z[j], 0);
+		free(p);
+		free(z);
+	}
+}
+
 const struct CMUnitTest unit_strbuf_tests[] = {
+	cmocka_unit_test(test_prefault),
 	cmocka_unit_test(test_sb_init_buf_never_null),
 	cmocka_unit_test(test_xstrfmt),
 	cmocka_unit_test(test_utf8_decode),
