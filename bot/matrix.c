@@ -33,8 +33,14 @@ const struct rm_series *rm_matrix_get(const struct rm_matrix *m, const char *nam
 struct chunk {
 	struct chunk *next;
 	size_t used, cap;
+	size_t ready; /* data[0..ready) populated (rm_prefault) */
 	max_align_t data[];
 };
+
+/* A chunk's pages are populated POOL_AHEAD bytes at a time, as the pool
+ * reaches them: one madvise for 16 pages instead of 16 page faults, and at
+ * most that much of a chunk's tail populated and never used. */
+#define POOL_AHEAD ((size_t)64 << 10)
 
 static void *pool_alloc(struct rm_matrix *m, size_t n)
 {
@@ -48,11 +54,18 @@ static void *pool_alloc(struct rm_matrix *m, size_t n)
 		c = rm_xmalloc(sizeof(*c) + cap);
 		c->next = m->pool;
 		c->used = 0;
+		c->ready = 0;
 		c->cap = cap;
 		m->pool = c;
 	}
 	p = (char *)c->data + c->used;
 	c->used += n;
+	if (c->used > c->ready) {
+		size_t to = c->used + POOL_AHEAD < c->cap ? c->used + POOL_AHEAD : c->cap;
+
+		rm_prefault((char *)c->data + c->ready, to - c->ready);
+		c->ready = to;
+	}
 	return p;
 }
 
