@@ -29,6 +29,10 @@ struct rm_file {
 	/* a tarball's commit matrix.json, read while the tarball was (rows
 	 * no rule keeps dropped; data NULL): load_matrix takes it */
 	struct rm_matrix *matrix;
+	/* a tarball's run stats.json met before its commit's matrix.json
+	 * could: skipped, its declared size counted (len), read in a second
+	 * pass only if no matrix.json came (read_pending) */
+	bool pending;
 };
 
 /* ------------------------------------------------------------ small helpers */
@@ -188,6 +192,7 @@ static int add_file(struct filelist *fl, const char *source, const char *path, c
 	fl->v[fl->n].len = len;
 	fl->v[fl->n].abs = NULL;
 	fl->v[fl->n].matrix = NULL;
+	fl->v[fl->n].pending = false;
 	fl->n++;
 	return 0;
 }
@@ -645,6 +650,90 @@ static int stream_tar_matrix(struct archive *ar, const char *source, const char 
 	return 0;
 }
 
+static int cmp_file_ptr(const void *a, const void *b)
+{
+	return strcmp((*(struct rm_file *const *)a)->path, (*(struct rm_file *const *)b)->path);
+}
+
+/* The second pass over the tarball `source`, only when run stats.json were
+ * skipped whose commit has no matrix.json after all: their bytes read in
+ * place of the size counted (fl->total is charged what was read). */
+static int read_pending(struct filelist *fl, const char *source, struct rm_error *err)
+{
+	struct rm_file **want = NULL;
+	struct archive *ar;
+	struct archive_entry *e;
+	size_t i, n = 0, left;
+	int rc = 0;
+
+	for (i = 0; i < fl->n; i++)
+		n += fl->v[i].pending;
+	if (!n)
+		return 0;
+	want = rm_xmalloc(n * sizeof(*want));
+	for (i = 0, n = 0; i < fl->n; i++)
+		if (fl->v[i].pending)
+			want[n++] = &fl->v[i];
+	rm_sort(want, n, sizeof(*want), cmp_file_ptr);
+	left = n;
+	ar = archive_read_new();
+	archive_read_support_filter_gzip(ar);
+	archive_read_support_filter_xz(ar);
+	archive_read_support_filter_zstd(ar);
+	archive_read_support_filter_bzip2(ar);
+	archive_read_support_format_tar(ar);
+	if (archive_read_open_filename(ar, source, 65536) == ARCHIVE_OK) {
+		while (left && !rc) {
+			struct rm_error ignored;
+			struct rm_file key, *kp = &key, **hit;
+			const char *name;
+			int r = archive_read_next_header(ar, &e);
+
+			if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+				break;
+			name = archive_entry_pathname(e);
+			key.path = name ? safe_member_path(source, name, &ignored) : NULL;
+			if (!key.path)
+				continue;
+			hit = is_run_stats(key.path) ? rm_bsearch(&kp, want, n, sizeof(*want), cmp_file_ptr) : NULL;
+			/* the first of equal paths still pending (a duplicate is
+			 * refused later, by path, as when held) */
+			while (hit && hit > want && !strcmp(hit[-1]->path, key.path))
+				hit--;
+			while (hit && hit < want + n && !strcmp((*hit)->path, key.path) && !(*hit)->pending)
+				hit++;
+			if (hit && hit < want + n && !strcmp((*hit)->path, key.path) &&
+			    archive_entry_filetype(e) == AE_IFREG) {
+				struct rm_file *f = *hit;
+				size_t counted = f->len; /* its declared size, charged in the first pass */
+
+				rc = read_member(ar, source, f->path,
+						 archive_entry_size_is_set(e) ? (long long)archive_entry_size(e) : -1,
+						 &f->data, &f->len, err);
+				if (!rc) {
+					f->pending = false;
+					left--;
+					fl->total = fl->total - counted + f->len;
+					if (fl->total > RM_ARCHIVE_MAX_TOTAL)
+						rc = rm_error_set(err, RM_ERR_INPUT,
+								  "'%s': more than %llu MiB of result files (at '%s')",
+								  source, RM_ARCHIVE_MAX_TOTAL >> 20, f->path);
+				}
+			}
+			free(key.path);
+		}
+	}
+	if (!rc && left)
+		for (i = 0; i < n && !rc; i++)
+			if (want[i]->pending)
+				rc = rm_error_set(err, RM_ERR_INPUT,
+						  "'%s': member '%s' could not be read again: %s", source,
+						  want[i]->path, aerr(ar));
+	archive_read_free(ar);
+	free(want);
+	return rc;
+}
+
 static int read_tarball(struct filelist *fl, const char *source, const struct rm_rules *rules,
 			struct rm_error *err)
 {
@@ -738,6 +827,17 @@ static int read_tarball(struct filelist *fl, const char *source, const struct rm
 		if (type == AE_IFREG && is_run_stats(path) &&
 		    has_commit_matrix(fl, path, stats_commit_len(path))) {
 			archive_read_data_skip(ar);
+		} else if (type == AE_IFREG && is_run_stats(path) && archive_entry_size_is_set(e)) {
+			/* its commit's matrix.json, which drops it, usually
+			 * follows: skipped, but counted as if held until then */
+			rc = add_file(fl, source, path, NULL, (size_t)archive_entry_size(e), err);
+			if (!rc) {
+				fl->v[fl->n - 1].pending = true;
+				if (archive_read_data_skip(ar) < 0)
+					rc = rm_error_set(err, RM_ERR_INPUT,
+							  "'%s': member '%s': corrupt or truncated: %s",
+							  source, path, aerr(ar));
+			}
 		} else if (type == AE_IFREG && is_wanted(path)) {
 			char *data = NULL;
 			size_t len = 0;
@@ -773,7 +873,7 @@ static int read_tarball(struct filelist *fl, const char *source, const struct rm
 	}
 	free(prev);
 	archive_read_free(ar);
-	return rc;
+	return rc ? rc : read_pending(fl, source, err);
 }
 
 /* ------------------------------------------------------------ gzip, JSON */

@@ -9,7 +9,10 @@
  * job.yaml (via job.c) and its matrix (the commit-level matrix.json with
  * stats_source, read by matrix.c: streamed from disk for a directory, rows
  * no metric rule keeps dropped while reading; or, when it is missing, the
- * runs' stats.json united the way lkp-tests unites them), zero-filling short columns, dropping incomplete
+ * runs' stats.json united the way lkp-tests unites them; a tarball's run
+ * stats.json met before its commit's matrix.json are skipped, their size
+ * counted against RM_ARCHIVE_MAX_TOTAL as if held, and read in a second
+ * pass over the tarball only when no matrix.json came), zero-filling short columns, dropping incomplete
  * runs, grouping roots by axes and pairing base and head in each group.
  *
  * Must not: compute statistics or decide what changed (stats.c does).
