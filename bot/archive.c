@@ -713,11 +713,8 @@ static int read_pending(struct filelist *fl, const char *source, struct rm_error
 				if (!rc) {
 					f->pending = false;
 					left--;
-					fl->total = fl->total - counted + f->len;
-					if (fl->total > RM_ARCHIVE_MAX_TOTAL)
-						rc = rm_error_set(err, RM_ERR_INPUT,
-								  "'%s': more than %llu MiB of result files (at '%s')",
-								  source, RM_ARCHIVE_MAX_TOTAL >> 20, f->path);
+					fl->total -= counted;
+					rc = count_bytes(fl, source, f->path, f->len, err);
 				}
 			}
 			free(key.path);
