@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fileutil.h"
+#include "recache.h"
 #include "strbuf.h"
 #include "yamlcache.h"
 #include "yamldoc.h"
@@ -53,8 +54,17 @@ static void anchored(struct rm_sb *sb, enum rm_match m, const char *p)
 	rm_sb_addc(sb, ')');
 }
 
-static pcre2_code *compile_checked(const char *text, const char *file, int line,
-				   const char *field, const char *pattern, struct rm_error *err);
+static pcre2_code *compile_checked(const struct rm_rules *r, const char *text,
+				   const char *file, int line, const char *field,
+				   const char *pattern, struct rm_error *err);
+
+/* pcre2_compile through the compiled-pattern cache (recache.h): the same
+ * code or the same error. */
+static pcre2_code *compile_re(const struct rm_rules *r, const char *text, size_t len,
+			      uint32_t options, int *code, PCRE2_SIZE *off)
+{
+	return rm_recache_compile(r->recache, text, len, options, code, off);
+}
 
 /* A search-mode pattern that can only match at the start: "^..." with no
  * '|' outside a group (which could start an unanchored branch; "^a(b|c)"
@@ -109,13 +119,13 @@ static bool top_level_plain(const char *p)
 /* Compile text (UTF, no JIT: that comes when the code is used often, see
  * RM_RULES_JIT_LIST); NULL with err naming file, line, field and pattern
  * when it does not compile. */
-static pcre2_code *compile_checked(const char *text, const char *file, int line,
-				   const char *field, const char *pattern, struct rm_error *err)
+static pcre2_code *compile_checked(const struct rm_rules *r, const char *text,
+				   const char *file, int line, const char *field,
+				   const char *pattern, struct rm_error *err)
 {
 	int code;
 	PCRE2_SIZE off;
-	pcre2_code *re = pcre2_compile((PCRE2_SPTR)text, PCRE2_ZERO_TERMINATED, PCRE2_UTF,
-				       &code, &off, NULL);
+	pcre2_code *re = compile_re(r, text, strlen(text), PCRE2_UTF, &code, &off);
 
 	if (!re) {
 		PCRE2_UCHAR msg[256];
@@ -360,7 +370,7 @@ static bool literal_match(const struct rm_literal *l, const char *s, size_t n)
  * patterns like ".+\.(error|warn|fail)[^_]*$".  NULL when the text is not
  * all ASCII (a quantified multi-byte character would differ) or does not
  * compile without UTF. */
-static void *compile_ascii(const char *text)
+static void *compile_ascii(const struct rm_rules *r, const char *text)
 {
 	const char *q;
 	int code;
@@ -370,7 +380,7 @@ static void *compile_ascii(const char *text)
 	for (q = text; *q; q++)
 		if ((unsigned char)*q >= 0x80)
 			return NULL;
-	re = pcre2_compile((PCRE2_SPTR)text, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
+	re = compile_re(r, text, strlen(text), 0, &code, &off);
 	return re;
 }
 
@@ -379,7 +389,8 @@ static bool self_contained(const char *p);
 /* The error of the first pattern of l that does not compile alone (in the
  * order written, as the list's own error would name it), or 0 when each
  * does. */
-static int first_bad_pattern(const struct rm_pattern_list *l, struct rm_yaml *y,
+static int first_bad_pattern(const struct rm_rules *r, const struct rm_pattern_list *l,
+			     struct rm_yaml *y,
 			     yaml_node_t *pats, const char *field, struct rm_error *err)
 {
 	size_t i;
@@ -390,8 +401,8 @@ static int first_bad_pattern(const struct rm_pattern_list *l, struct rm_yaml *y,
 
 		rm_sb_init(&one);
 		anchored(&one, l->match, l->patterns[i]);
-		re = compile_checked(one.buf, y->file, rm_yaml_line(pats), field, l->patterns[i],
-				     err);
+		re = compile_checked(r, one.buf, y->file, rm_yaml_line(pats), field,
+				     l->patterns[i], err);
 		rm_sb_release(&one);
 		if (!re)
 			return -1;
@@ -412,7 +423,6 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 	int c;
 	bool failed;
 
-	(void)r;
 	if (!node || node->type != YAML_MAPPING_NODE)
 		return rm_error_set(err, RM_ERR_CONFIG,
 				    "'%s' line %d: '%s': expected a mapping with match and patterns",
@@ -447,10 +457,16 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 		if (lit_shape || !self_contained(l->patterns[i])) {
 			rm_sb_init(&one);
 			anchored(&one, l->match, l->patterns[i]);
-			re = compile_checked(one.buf, y->file, rm_yaml_line(pats), field,
-					     l->patterns[i], err);
+			/* a pattern only checked needs no code when the
+			 * compiled-pattern cache knows that it compiles */
+			bool known = !lit_shape &&
+				     rm_recache_known(r->recache, one.buf, one.len, PCRE2_UTF);
+
+			re = known ? NULL
+				   : compile_checked(r, one.buf, y->file, rm_yaml_line(pats), field,
+						     l->patterns[i], err);
 			rm_sb_release(&one);
-			if (!re) {
+			if (!re && !known) {
 				if (lit_shape)
 					free(lit.text);
 				rm_sb_release(&sb);
@@ -462,7 +478,7 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 					}
 				/* an earlier pattern may be wrong too: the
 				 * first one is named, as when each was compiled */
-				first_bad_pattern(l, y, pats, field, err);
+				first_bad_pattern(r, l, y, pats, field, err);
 				return -1;
 			}
 		}
@@ -497,12 +513,12 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 	l->ascii = rm_xcalloc(RM_RULES_ASCII_SLOTS, sizeof(*l->ascii));
 	if (sb.len) {
 		l->ascii[RM_RULES_FIRST].text = rm_xstrdup(sb.buf);
-		failed = !(l->combined = compile_checked(sb.buf, y->file, rm_yaml_line(pats), field,
+		failed = !(l->combined = compile_checked(r, sb.buf, y->file, rm_yaml_line(pats), field,
 							 "(all)", err));
 	}
 	if (rest.len && !failed) {
 		l->ascii[RM_RULES_FIRST + 1].text = rm_xstrdup(rest.buf);
-		failed = !(l->rest = compile_checked(rest.buf, y->file, rm_yaml_line(pats), field,
+		failed = !(l->rest = compile_checked(r, rest.buf, y->file, rm_yaml_line(pats), field,
 						     "(all)", err));
 	}
 	for (c = 0; c < RM_RULES_FIRST; c++) {
@@ -510,7 +526,7 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 			continue;
 		if (!failed) {
 			l->ascii[c].text = rm_xstrdup(first[c]->buf);
-			failed = !(l->first[c] = compile_checked(first[c]->buf, y->file,
+			failed = !(l->first[c] = compile_checked(r, first[c]->buf, y->file,
 								 rm_yaml_line(pats), field,
 								 "(all)", err));
 		}
@@ -522,7 +538,7 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 	/* a pattern that does not compile alone is named, as when each was
 	 * compiled alone before its alternation; else the list's error */
 	if (failed)
-		first_bad_pattern(l, y, pats, field, err);
+		first_bad_pattern(r, l, y, pats, field, err);
 	return failed ? -1 : 0;
 }
 
@@ -562,28 +578,28 @@ static int parse_number(const char *s, double *v, bool *is_int)
 }
 
 /* Compile rule i's pattern alone, under mode; an error names item's line. */
-static int rule_alone(struct rm_rule *rule, enum rm_match mode, struct rm_yaml *y,
+static int rule_alone(const struct rm_rules *r, struct rm_rule *rule, enum rm_match mode, struct rm_yaml *y,
 		      yaml_node_t *item, const char *field, struct rm_error *err)
 {
 	struct rm_sb sb = RM_SB_INIT;
 
 	rm_sb_init(&sb);
 	anchored(&sb, mode, rule->pattern);
-	rule->re = compile_checked(sb.buf, y->file, rm_yaml_line(item), field, rule->pattern, err);
+	rule->re = compile_checked(r, sb.buf, y->file, rm_yaml_line(item), field, rule->pattern, err);
 	rm_sb_release(&sb);
 	return rule->re ? 0 : -1;
 }
 
 /* The first of rules[0..n) (items of the sequence `rules`) that does not
  * compile alone, with its error; 0 when each does (they are compiled). */
-static int first_bad_rule(struct rm_rule *rules, size_t n, enum rm_match mode,
+static int first_bad_rule(const struct rm_rules *r, struct rm_rule *rules, size_t n, enum rm_match mode,
 			  struct rm_yaml *y, yaml_node_t *seq, const char *field,
 			  struct rm_error *err)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!rules[i].re && rule_alone(&rules[i], mode, y,
+		if (!rules[i].re && rule_alone(r, &rules[i], mode, y,
 					       rm_yaml_node(y, seq->data.sequence.items.start[i]),
 					       field, err))
 			return -1;
@@ -591,7 +607,8 @@ static int first_bad_rule(struct rm_rule *rules, size_t n, enum rm_match mode,
 }
 
 static bool combinable(const char *p);
-static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match mode);
+static void *combine_rules(const struct rm_rules *r, const struct rm_rule *rules, size_t n,
+			   enum rm_match mode);
 
 /* The ordered rules of `field` into *out, and *any their marked alternation
  * (combine_rules; NULL: the rules are asked one by one).  A rule's pattern
@@ -599,7 +616,7 @@ static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match 
  * (self_contained) or there is no alternation; the others when first asked
  * alone (rule_code).  Errors name the first wrong item, as when every
  * pattern was compiled in turn. */
-static int load_rules(struct rm_yaml *y, const char *field, const char *valkey,
+static int load_rules(const struct rm_rules *r, struct rm_yaml *y, const char *field, const char *valkey,
 		      struct rm_rule **out, size_t *nout, enum rm_match *mode, void **any,
 		      struct rm_error *err)
 {
@@ -636,7 +653,7 @@ static int load_rules(struct rm_yaml *y, const char *field, const char *valkey,
 		if (!pat || parse_number(val, &rule->value, &rule->is_int)) {
 			*nout = n;
 			/* an earlier rule's pattern error comes first */
-			if (first_bad_rule(*out, n, *mode, y, rules, field, err))
+			if (first_bad_rule(r, *out, n, *mode, y, rules, field, err))
 				return -1;
 			return rm_error_set(err, RM_ERR_CONFIG,
 					    "'%s' line %d: '%s': expected {pattern: STRING, %s: NUMBER}",
@@ -644,15 +661,15 @@ static int load_rules(struct rm_yaml *y, const char *field, const char *valkey,
 		}
 		rule->pattern = rm_xstrdup(pat);
 		*nout = ++n;
-		if (!self_contained(pat) && rule_alone(rule, *mode, y, item, field, err)) {
-			first_bad_rule(*out, n - 1, *mode, y, rules, field, err);
+		if (!self_contained(pat) && rule_alone(r, rule, *mode, y, item, field, err)) {
+			first_bad_rule(r, *out, n - 1, *mode, y, rules, field, err);
 			return -1;
 		}
 	}
 	/* the marked alternation checks the other patterns; without it, they
 	 * are compiled alone now (in order: the first wrong one is named) */
-	*any = combine_rules(*out, n, *mode);
-	return *any ? 0 : first_bad_rule(*out, n, *mode, y, rules, field, err);
+	*any = combine_rules(r, *out, n, *mode);
+	return *any ? 0 : first_bad_rule(r, *out, n, *mode, y, rules, field, err);
 }
 
 /* Can the pattern be one branch of a combined alternation without changing
@@ -721,7 +738,8 @@ static bool self_contained(const char *p)
 /* The ordered rules as one alternation, branch i marked i, when the match
  * mode anchors every branch at the start (so the first branch that matches
  * is the first rule that matches).  NULL when that cannot be done. */
-static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match mode)
+static void *combine_rules(const struct rm_rules *r, const struct rm_rule *rules, size_t n,
+			   enum rm_match mode)
 {
 	struct rm_sb sb = RM_SB_INIT;
 	int code;
@@ -742,7 +760,7 @@ static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match 
 		rm_sb_addf(&sb, "(*MARK:%zu)", i);
 	}
 	/* JIT-compiled later, when used often enough (first_rule) */
-	re = pcre2_compile((PCRE2_SPTR)sb.buf, sb.len, PCRE2_UTF, &code, &off, NULL);
+	re = compile_re(r, sb.buf, sb.len, PCRE2_UTF, &code, &off);
 	rm_sb_release(&sb);
 	return re;
 }
@@ -750,7 +768,8 @@ static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match 
 /* Rule i's code: compiled alone when first asked for (load_rules checked
  * it: a self-contained pattern that compiled as a branch of the marked
  * alternation compiles alone, so a failure here is out of memory). */
-static const void *rule_code(const struct rm_rule *rule, enum rm_match mode)
+static const void *rule_code(const struct rm_rules *r, const struct rm_rule *rule,
+			     enum rm_match mode)
 {
 	if (!rule->re) {
 		struct rm_sb sb = RM_SB_INIT;
@@ -761,8 +780,7 @@ static const void *rule_code(const struct rm_rule *rule, enum rm_match mode)
 		anchored(&sb, mode, rule->pattern);
 		/* the rules are const to their users; their code is made
 		 * when needed, as the decision cache remembers answers */
-		((struct rm_rule *)rule)->re = pcre2_compile((PCRE2_SPTR)sb.buf, sb.len, PCRE2_UTF,
-							      &code, &off, NULL);
+		((struct rm_rule *)rule)->re = compile_re(r, sb.buf, sb.len, PCRE2_UTF, &code, &off);
 		rm_sb_release(&sb);
 		if (!rule->re) {
 			fputs("robotmail: out of memory\n", stderr);
@@ -828,7 +846,7 @@ struct rule_groups {
 /* The alternation of the ordered rules for a name (see struct
  * rule_groups; *pg made when first needed), or NULL to use the whole
  * set's; *none when no rule can match the name. */
-static const void *rules_for_name(void **pg, const struct rm_rule *rules, size_t n,
+static const void *rules_for_name(const struct rm_rules *r, void **pg, const struct rm_rule *rules, size_t n,
 				  enum rm_match mode, const char *name, bool *none)
 {
 	struct rule_groups *gs = *pg;
@@ -879,8 +897,7 @@ static const void *rules_for_name(void **pg, const struct rm_rule *rules, size_t
 		if (!sb.len)
 			g->none = true;
 		else
-			g->code = pcre2_compile((PCRE2_SPTR)sb.buf, sb.len, PCRE2_UTF, &code, &off,
-						NULL);
+			g->code = compile_re(r, sb.buf, sb.len, PCRE2_UTF, &code, &off);
 		rm_sb_release(&sb);
 	}
 	*none = g->none;
@@ -922,7 +939,7 @@ static long first_rule(const struct rm_rules *r, const struct rm_rule *rules, si
 		const void *code = NULL;
 		bool none = false;
 
-		code = rules_for_name(idx, rules, n, mode, name, &none);
+		code = rules_for_name(r, idx, rules, n, mode, name, &none);
 		if (none)
 			return -1;
 		if (!code) {
@@ -940,9 +957,9 @@ static long first_rule(const struct rm_rules *r, const struct rm_rule *rules, si
 	if (!combined)
 		++*uses;
 	for (i = 0; !combined && *uses == after && i < n; i++)
-		jit_when_paid(rule_code(&rules[i], mode), *uses, after);
+		jit_when_paid(rule_code(r, &rules[i], mode), *uses, after);
 	for (i = 0; i < n; i++)
-		if (re_match(r, rule_code(&rules[i], mode), name))
+		if (re_match(r, rule_code(r, &rules[i], mode), name))
 			return (long)i;
 	return -1;
 }
@@ -1202,10 +1219,10 @@ static int load_metrics(struct rm_rules *r, struct rm_yaml *y, struct rm_error *
 	    load_list(r, y, "perf_metrics_patterns", &r->perf_metrics_patterns, err) ||
 	    load_list(r, y, "perf_metrics_prefixes", &r->perf_metrics_prefixes, err))
 		return -1;
-	if (load_rules(y, "perf_metrics_threshold", "value", &r->thresholds, &r->nthresholds,
+	if (load_rules(r, y, "perf_metrics_threshold", "value", &r->thresholds, &r->nthresholds,
 		       &r->thresholds_match, &r->thresholds_any, err))
 		return -1;
-	if (load_rules(y, "direction", "weight", &r->direction, &r->ndirection,
+	if (load_rules(r, y, "direction", "weight", &r->direction, &r->ndirection,
 		       &r->direction_match, &r->direction_any, err))
 		return -1;
 	r->linux_test_cases = string_list(y, rm_yaml_get(y, root, "linux_test_cases"),
@@ -1219,7 +1236,9 @@ static int load_metrics(struct rm_rules *r, struct rm_yaml *y, struct rm_error *
 	return 0;
 }
 
-static int load_yaml_file(struct rm_yaml *y, const char *file, struct rm_error *err)
+/* With pc: *pc the compiled-pattern cache of the file's bytes. */
+static int load_yaml_file(struct rm_yaml *y, const char *file, struct rm_recache **pc,
+			  struct rm_error *err)
 {
 	char *buf;
 	size_t len;
@@ -1231,6 +1250,8 @@ static int load_yaml_file(struct rm_yaml *y, const char *file, struct rm_error *
 	}
 	/* the operator's rule files: through the parsed-document cache */
 	rc = rm_yamlcache_load(y, file, buf, len, err);
+	if (pc && !rc)
+		*pc = rm_recache_open(buf, len);
 	free(buf);
 	if (rc)
 		err->kind = RM_ERR_CONFIG;
@@ -1247,13 +1268,16 @@ int rm_rules_load(struct rm_rules *r, const char *metrics_file, const char *prog
 	r->metrics_file = rm_xstrdup(metrics_file);
 	r->programs_file = rm_xstrdup(programs_file);
 	r->match_data = pcre2_match_data_create(4, NULL);
-	if (load_yaml_file(&y, metrics_file, err))
+	if (load_yaml_file(&y, metrics_file, (struct rm_recache **)&r->recache, err))
 		goto fail;
 	rc = load_metrics(r, &y, err);
 	rm_yaml_free(&y);
 	if (rc)
 		goto fail;
-	if (load_yaml_file(&y, programs_file, err))
+	/* the codes compiled now, when the cache lacked them (those compiled
+	 * later, when first needed, at rm_rules_free) */
+	rm_recache_save(r->recache);
+	if (load_yaml_file(&y, programs_file, NULL, err))
 		goto fail;
 	rc = load_programs(r, &y, err);
 	rm_yaml_free(&y);
@@ -1261,6 +1285,9 @@ int rm_rules_load(struct rm_rules *r, const char *metrics_file, const char *prog
 		goto fail;
 	return 0;
 fail:
+	/* a rule file that fails to load is never cached */
+	rm_recache_close(r->recache);
+	r->recache = NULL;
 	rm_rules_free(r);
 	return -1;
 }
@@ -1274,7 +1301,7 @@ int rm_rules_load_eras(struct rm_rules *r, const char *file, struct rm_error *er
 	yaml_node_t *root, *progs;
 	yaml_node_pair_t *p;
 
-	if (load_yaml_file(&y, file, err))
+	if (load_yaml_file(&y, file, NULL, err))
 		return -1;
 	root = rm_yaml_root(&y);
 	progs = root ? rm_yaml_get(&y, root, "programs") : NULL;
@@ -1420,6 +1447,8 @@ void rm_rules_free(struct rm_rules *r)
 	free(r->programs);
 	free_options(r->wrapper_options, r->nwrapper_options);
 	pcre2_match_data_free(r->match_data);
+	rm_recache_save(r->recache);
+	rm_recache_close(r->recache);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1427,7 +1456,8 @@ void rm_rules_free(struct rm_rules *r)
  * l (utf: its UTF code, or NULL when the slot is empty): the copy without
  * UTF, compiled the first time it is asked for, or else utf; JIT code at
  * its RM_RULES_JIT_LIST-th use. */
-static const void *ascii_code(const struct rm_pattern_list *l, size_t slot, void *utf)
+static const void *ascii_code(const struct rm_rules *r, const struct rm_pattern_list *l,
+			      size_t slot, void *utf)
 {
 	struct rm_ascii_re *a = &l->ascii[slot];
 
@@ -1435,7 +1465,7 @@ static const void *ascii_code(const struct rm_pattern_list *l, size_t slot, void
 		return NULL;
 	if (!a->done) {
 		a->done = true;
-		a->code = compile_ascii(a->text);
+		a->code = compile_ascii(r, a->text);
 		free(a->text);
 		a->text = NULL;
 	}
@@ -1471,9 +1501,9 @@ bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list 
 			return true;
 	if (ascii)
 		return (c < RM_RULES_FIRST &&
-			re_match_n(r, ascii_code(l, c, l->first[c]), name, len, true)) ||
-		       re_match_n(r, ascii_code(l, RM_RULES_FIRST, l->combined), name, len, true) ||
-		       re_match_n(r, ascii_code(l, RM_RULES_FIRST + 1, l->rest), name, len, true);
+			re_match_n(r, ascii_code(r, l, c, l->first[c]), name, len, true)) ||
+		       re_match_n(r, ascii_code(r, l, RM_RULES_FIRST, l->combined), name, len, true) ||
+		       re_match_n(r, ascii_code(r, l, RM_RULES_FIRST + 1, l->rest), name, len, true);
 	return (c < RM_RULES_FIRST && re_match_n(r, l->first[c], name, len, false)) ||
 	       re_match_n(r, l->combined, name, len, false) ||
 	       re_match_n(r, l->rest, name, len, false);

@@ -163,6 +163,10 @@ struct rm_rules {
 	/* the same per program (a name's text up to its first '.'), made when
 	 * first needed (rules.c) */
 	void *direction_first, *thresholds_first;
+	/* struct rm_recache * (recache.h): the compiled-pattern cache of the
+	 * metrics file, open from rm_rules_load to rm_rules_free (patterns
+	 * compiled when first needed use it too) */
+	void *recache;
 };
 
 /* Load both files.  On error, err names the file, line and field, and the
