@@ -82,6 +82,10 @@ struct rm_pattern_list {
 	 * ASCII without control characters; these are not in the alternations above */
 	struct rm_literal *lits;
 	size_t nlits;
+	/* per alternation slot (as `ascii`): the literals one of which every
+	 * match of the slot's patterns contains, when known (rules.c: a
+	 * printable ASCII name without them skips the alternation) */
+	void *gates;
 };
 
 /* One ordered rule: first matching pattern decides. */
