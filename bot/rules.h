@@ -14,6 +14,10 @@
  * the alternation compiled without UTF, made when first needed); the
  * ordered direction and threshold rules are one alternation each whose
  * matching branch names the rule ((*MARK)).
+ * An alternation runs only for a name that holds one of the literals
+ * every match of its patterns holds, when there are such (its gate; one
+ * that lets most names through is dropped).  The compiled codes come
+ * from the compiled-pattern cache (recache.h) when it has them.
  * Every answer about a stat name is computed once and cached (a hash table keyed
  * by the name, at most RM_RULES_CACHE_MAX names, then answers are computed
  * each time): a comparison asks about each row several times.
