@@ -1810,17 +1810,25 @@ static const void *ascii_code(const struct rm_rules *r, const struct rm_pattern_
 	return a->code ? a->code : utf;
 }
 
-bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list *l,
-			 const char *name)
+/* A stat name as the lists look at it: its length, and whether it is
+ * ascii (no byte >= 0x80) and printable (nor any < 0x20: no newline or
+ * other control character).  Worked out once per name for all the lists
+ * asked about it (measured at 10x20k: ~8M instructions when each list
+ * did it again). */
+struct list_name {
+	const char *s;
+	size_t len;
+	bool ascii, printable;
+};
+
+static struct list_name list_name(const char *name)
 {
-	unsigned char c = (unsigned char)name[0];
+	struct list_name n;
 	size_t len = strlen(name), i;
 	uint64_t high = 0, low = 0, w;
-	bool printable, ascii;
 
-	/* ascii: no byte >= 0x80; printable: nor any < 0x20 (no newline or
-	 * other control character), a word at a time (hasless(w, 0x20), exact
-	 * as a yes/no for bytes below 0x80) */
+	/* a word at a time (hasless(w, 0x20), exact as a yes/no for bytes
+	 * below 0x80) */
 	for (i = 0; i + 8 <= len; i += 8) {
 		memcpy(&w, name + i, 8);
 		high |= w;
@@ -1830,8 +1838,21 @@ bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list 
 		high |= (unsigned char)name[i];
 		low |= (unsigned char)name[i] < 0x20 ? 0x80u : 0u;
 	}
-	ascii = !(high & 0x8080808080808080ull);
-	printable = ascii && !(low & 0x8080808080808080ull);
+	n.s = name;
+	n.len = len;
+	n.ascii = !(high & 0x8080808080808080ull);
+	n.printable = n.ascii && !(low & 0x8080808080808080ull);
+	return n;
+}
+
+static bool list_match(const struct rm_rules *r, const struct rm_pattern_list *l,
+		       const struct list_name *n)
+{
+	const char *name = n->s;
+	unsigned char c = (unsigned char)name[0];
+	size_t len = n->len, i;
+	bool printable = n->printable, ascii = n->ascii;
+
 	for (i = 0; i < l->nlits; i++)
 		if (printable ? literal_match(&l->lits[i], name, len)
 			      : re_match_n(r, l->lits[i].re, name, len, ascii))
@@ -1856,11 +1877,22 @@ bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list 
 	       re_match_n(r, l->rest, name, len, false);
 }
 
+bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list *l,
+			 const char *name)
+{
+	struct list_name n = list_name(name);
+
+	return list_match(r, l, &n);
+}
+
 static bool compute_function(const struct rm_rules *r, const char *stat)
 {
+	struct list_name n;
+
 	if (strstr(stat, ".time.") || strstr(stat, ".timestamp:") || strstr(stat, ".bootstage:"))
 		return false;
-	return rm_rules_list_match(r, &r->failure, stat) || rm_rules_list_match(r, &r->pass, stat);
+	n = list_name(stat);
+	return list_match(r, &r->failure, &n) || list_match(r, &r->pass, &n);
 }
 
 static bool in_list(char **v, size_t n, const char *s, size_t len)
@@ -1880,9 +1912,10 @@ static bool compute_perf(const struct rm_rules *r, const char *stat)
 	char base[256];
 	const struct rm_program *p;
 	size_t i;
+	struct list_name n = list_name(stat);
 
-	if (rm_rules_list_match(r, &r->perf_metrics_patterns, stat) ||
-	    rm_rules_list_match(r, &r->perf_metrics_prefixes, stat))
+	if (list_match(r, &r->perf_metrics_patterns, &n) ||
+	    list_match(r, &r->perf_metrics_prefixes, &n))
 		return true;
 	/* "<T>." for a program T with a parse script and a run or daemon
 	 * script that is not a functional or "other" test case */
@@ -1903,11 +1936,13 @@ static bool compute_perf(const struct rm_rules *r, const char *stat)
 
 static bool compute_reportable(const struct rm_rules *r, const char *stat)
 {
-	if (rm_rules_list_match(r, &r->stat_allowlist, stat))
+	struct list_name n = list_name(stat);
+
+	if (list_match(r, &r->stat_allowlist, &n))
 		return true;
-	if (!rm_rules_list_match(r, &r->stat_denylist, stat))
+	if (!list_match(r, &r->stat_denylist, &n))
 		return true;
-	return rm_rules_list_match(r, &r->report_allowlist, stat);
+	return list_match(r, &r->report_allowlist, &n);
 }
 
 static bool ends_with(const char *s, const char *suffix)
