@@ -1916,12 +1916,14 @@ bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list 
 
 static bool compute_function(const struct rm_rules *r, const char *stat)
 {
-	struct list_name n;
+	struct list_name n = list_name(stat);
 
-	if (strstr(stat, ".time.") || strstr(stat, ".timestamp:") || strstr(stat, ".bootstage:"))
+	/* the lists first: most names match neither, and then the three
+	 * searches of the exceptions are not needed (both are pure, so the
+	 * order changes no answer; measured at 10x20k: 7.5M instructions) */
+	if (!list_match(r, &r->failure, &n) && !list_match(r, &r->pass, &n))
 		return false;
-	n = list_name(stat);
-	return list_match(r, &r->failure, &n) || list_match(r, &r->pass, &n);
+	return !strstr(stat, ".time.") && !strstr(stat, ".timestamp:") && !strstr(stat, ".bootstage:");
 }
 
 static bool in_list(char **v, size_t n, const char *s, size_t len)
