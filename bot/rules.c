@@ -1761,8 +1761,14 @@ static const char *era_stat(const struct rm_rules *r, const char *stat, char *bu
 	size_t i;
 
 	for (i = 0; i < r->neras; i++) {
-		size_t l = strlen(r->era_old[i]);
+		size_t l;
 
+		/* era names are never empty (rm_rules_load_eras): the first
+		 * byte first (measured at 10x20k: 8.6M instructions a run for
+		 * a strlen and a strncmp of each era on each name asked about) */
+		if (stat[0] != r->era_old[i][0])
+			continue;
+		l = strlen(r->era_old[i]);
 		if (!strncmp(stat, r->era_old[i], l) && stat[l] == '.') {
 			int n = snprintf(buf, size, "%s%s", r->era_new[i], stat + l);
 
