@@ -25,7 +25,13 @@
  */
 #define RM_RECACHE_VERSION 1u
 #define RM_RECACHE_MAGIC "RMPCREC\n"
-#define RM_RECACHE_MAX 4096 /* entries a file keeps at most */
+/* Entries a file keeps at most.  Every run decodes all of a file's codes
+ * (PCRE2 decodes a serialized set as a whole), and codes compiled when
+ * first needed (a program's direction and threshold rules, a list's ASCII
+ * copies) accumulate over runs that see other programs: 256 codes of ~1 KiB
+ * bound that at ~64 pages a run, about what compiling the rules costs.
+ * The codes compiled at load are written first, so they always fit. */
+#define RM_RECACHE_MAX 256
 /* pcre2_serialize's own header: magic, version, config, number of codes */
 #define RM_RECACHE_SER_HEAD 16
 
