@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fileutil.h"
+#include "recache.h"
 #include "strbuf.h"
 #include "yamlcache.h"
 #include "yamldoc.h"
@@ -53,8 +54,17 @@ static void anchored(struct rm_sb *sb, enum rm_match m, const char *p)
 	rm_sb_addc(sb, ')');
 }
 
-static pcre2_code *compile_checked(const char *text, const char *file, int line,
-				   const char *field, const char *pattern, struct rm_error *err);
+static pcre2_code *compile_checked(const struct rm_rules *r, const char *text,
+				   const char *file, int line, const char *field,
+				   const char *pattern, struct rm_error *err);
+
+/* pcre2_compile through the compiled-pattern cache (recache.h): the same
+ * code or the same error. */
+static pcre2_code *compile_re(const struct rm_rules *r, const char *text, size_t len,
+			      uint32_t options, int *code, PCRE2_SIZE *off)
+{
+	return rm_recache_compile(r->recache, text, len, options, code, off);
+}
 
 /* A search-mode pattern that can only match at the start: "^..." with no
  * '|' outside a group (which could start an unanchored branch; "^a(b|c)"
@@ -109,13 +119,13 @@ static bool top_level_plain(const char *p)
 /* Compile text (UTF, no JIT: that comes when the code is used often, see
  * RM_RULES_JIT_LIST); NULL with err naming file, line, field and pattern
  * when it does not compile. */
-static pcre2_code *compile_checked(const char *text, const char *file, int line,
-				   const char *field, const char *pattern, struct rm_error *err)
+static pcre2_code *compile_checked(const struct rm_rules *r, const char *text,
+				   const char *file, int line, const char *field,
+				   const char *pattern, struct rm_error *err)
 {
 	int code;
 	PCRE2_SIZE off;
-	pcre2_code *re = pcre2_compile((PCRE2_SPTR)text, PCRE2_ZERO_TERMINATED, PCRE2_UTF,
-				       &code, &off, NULL);
+	pcre2_code *re = compile_re(r, text, strlen(text), PCRE2_UTF, &code, &off);
 
 	if (!re) {
 		PCRE2_UCHAR msg[256];
@@ -354,13 +364,345 @@ static bool literal_match(const struct rm_literal *l, const char *s, size_t n)
 	return strstr(s + l->min_off, l->text) != NULL;
 }
 
+/* ------------------------------------------------------------------ required literals
+ *
+ * A name that contains none of the literals every match of an alternation
+ * must contain cannot match it: the alternation is then not run at all.
+ * Measured at 10x2000: the failure list's '.+\.(error|warn|fail)[^_]*$'
+ * (no first byte, no literal shape: a '.+' that backtracks over each
+ * 73-byte name) cost 2.5k instructions a name, 3.6M of a 45M `compare`;
+ * three strstr calls for ".error", ".warn" and ".fail" cost ~150.
+ */
+#define RM_GATE_MIN 3     /* shorter literals filter too little */
+#define RM_GATE_MAX 16    /* literals an alternation's gate holds at most */
+#define RM_GATE_SEARCHED 6 /* of them looked for anywhere (the others: at the start) */
+
+struct req_lit {
+	char *text;
+	size_t len;
+	bool at_start; /* at offset 0 of every match (the pattern is anchored) */
+};
+
+/* A set of literals, one of which every match contains. */
+struct req_set {
+	struct req_lit *v;
+	size_t n;
+};
+
+static void req_set_free(struct req_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		free(set->v[i].text);
+	free(set->v);
+	set->v = NULL;
+	set->n = 0;
+}
+
+static size_t req_set_min(const struct req_set *set)
+{
+	size_t i, m = (size_t)-1;
+
+	for (i = 0; i < set->n; i++)
+		if (set->v[i].len < m)
+			m = set->v[i].len;
+	return set->n ? m : 0;
+}
+
+/* One literal character at p (plain, or punctuation escaped): its length
+ * in the pattern (1 or 2) with *c the character, or 0. */
+static int lit_char(const char *p, char *c)
+{
+	if (p[0] == '\\' && p[1] && (unsigned char)p[1] >= 0x20 && (unsigned char)p[1] < 0x7f &&
+	    !isalnum((unsigned char)p[1])) {
+		*c = p[1];
+		return 2;
+	}
+	if ((unsigned char)p[0] >= 0x20 && (unsigned char)p[0] < 0x7f &&
+	    !strchr("\\^$.|?*+()[]{}", p[0])) {
+		*c = p[0];
+		return 1;
+	}
+	return 0;
+}
+
+/* Keep cand in *best when its shortest literal is longer (at the start
+ * wins a tie: a compare instead of a search); cand is freed or taken. */
+static void req_consider(struct req_set *best, struct req_set *cand)
+{
+	size_t a = req_set_min(cand), b = req_set_min(best);
+
+	if (a >= RM_GATE_MIN &&
+	    (a > b || (a == b && cand->v[0].at_start && best->n && !best->v[0].at_start))) {
+		req_set_free(best);
+		*best = *cand;
+		cand->v = NULL;
+		cand->n = 0;
+	}
+	req_set_free(cand);
+}
+
+static void req_run_done(struct req_set *best, struct rm_sb *run, bool at_start)
+{
+	if (run->len) {
+		struct req_set one;
+
+		one.v = rm_xcalloc(1, sizeof(*one.v));
+		one.n = 1;
+		one.v[0].text = rm_xstrndup(run->buf, run->len);
+		one.v[0].len = run->len;
+		one.v[0].at_start = at_start;
+		req_consider(best, &one);
+	}
+	run->len = 0;
+}
+
+/* The group "(A|B|...)" at p (its length through ')' in *glen) when each
+ * alternative is plain literal characters (none quantified, none empty):
+ * each alternative after `before`, into set; false otherwise. */
+static bool plain_alternatives(const char *p, const struct rm_sb *before, bool at_start,
+			       struct req_set *set, size_t *glen)
+{
+	const char *q = p + 1;
+	struct rm_sb alt = RM_SB_INIT;
+
+	set->v = NULL;
+	set->n = 0;
+	rm_sb_init(&alt);
+	rm_sb_add(&alt, before->buf, before->len);
+	for (;;) {
+		char c;
+		int k = lit_char(q, &c);
+
+		if (k) {
+			if (q[k] && strchr("?*+{", q[k]))
+				break;
+			rm_sb_addc(&alt, c);
+			q += k;
+			continue;
+		}
+		if ((*q != '|' && *q != ')') || alt.len == before->len)
+			break;
+		set->v = rm_xrealloc(set->v, (set->n + 1) * sizeof(*set->v));
+		set->v[set->n].text = rm_xstrndup(alt.buf, alt.len);
+		set->v[set->n].len = alt.len;
+		set->v[set->n].at_start = at_start;
+		set->n++;
+		alt.len = before->len;
+		if (*q++ == ')') {
+			rm_sb_release(&alt);
+			*glen = (size_t)(q - p);
+			return true;
+		}
+	}
+	rm_sb_release(&alt);
+	req_set_free(set);
+	return false;
+}
+
+/* The literals one of which every match of pattern p (a list's, under
+ * mode m) contains, into *best (empty: none found).  Only patterns of
+ * printable ASCII with no '|' outside a group, no "(?" and no \Q
+ * (top_level_plain): the pattern is then a sequence of atoms, and a run
+ * of atoms that each match one given character exactly once is in every
+ * match, as is a group of plain literal alternatives with the run before
+ * it.  The walk stops at anything it does not read for sure ('{', an
+ * escape of a letter or digit); what it found before stays true. */
+static void required_literals(enum rm_match m, const char *p, struct req_set *best)
+{
+	struct rm_sb run = RM_SB_INIT;
+	bool anchored_start, at_start;
+	const char *q;
+
+	best->v = NULL;
+	best->n = 0;
+	for (q = p; *q; q++)
+		if ((unsigned char)*q < 0x20 || (unsigned char)*q > 0x7e)
+			return;
+	if (m == RM_MATCH_PREFIX) {
+		struct req_set one;
+
+		one.v = rm_xcalloc(1, sizeof(*one.v));
+		one.n = 1;
+		one.v[0].text = rm_xstrdup(p);
+		one.v[0].len = strlen(p);
+		one.v[0].at_start = true;
+		req_consider(best, &one);
+		return;
+	}
+	anchored_start = m != RM_MATCH_SEARCH || p[0] == '^';
+	if (m == RM_MATCH_SEARCH && p[0] == '^')
+		p++;
+	if (!top_level_plain(p))
+		return;
+	rm_sb_init(&run);
+	at_start = anchored_start;
+	q = p;
+	while (*q) {
+		char c;
+		int k = lit_char(q, &c);
+		if (k) {
+			char next = q[k];
+
+			if (next == '?' || next == '*' || next == '{') {
+				/* optional or counted: not required */
+				req_run_done(best, &run, at_start);
+				at_start = false;
+				if (next == '{')
+					break;
+				for (q += k; *q && strchr("?*+", *q); q++)
+					;
+				continue;
+			}
+			rm_sb_addc(&run, c);
+			q += k;
+			if (next == '+') {
+				/* once for sure, maybe more: the run ends */
+				req_run_done(best, &run, at_start);
+				at_start = false;
+				for (; *q && strchr("?*+", *q); q++)
+					;
+			}
+			continue;
+		}
+		if (*q == '(') {
+			struct req_set set;
+			size_t glen = 0;
+
+			if (plain_alternatives(q, &run, at_start, &set, &glen)) {
+				if (q[glen] && strchr("?*{", q[glen]))
+					req_set_free(&set);
+				else
+					req_consider(best, &set);
+			}
+			req_run_done(best, &run, at_start);
+			at_start = false;
+			if (!glen)
+				break; /* another group: its end is not looked for */
+			for (q += glen; *q && strchr("?*+", *q); q++)
+				;
+			continue;
+		}
+		if (*q == '[') {
+			/* a class: a ']' first (or after '^') is a literal */
+			req_run_done(best, &run, at_start);
+			at_start = false;
+			q++;
+			if (*q == '^')
+				q++;
+			if (*q == ']')
+				q++;
+			for (; *q && *q != ']'; q++)
+				if (*q == '\\' && !*++q)
+					break;
+			if (*q != ']')
+				break;
+			for (q++; *q && strchr("?*+", *q); q++)
+				;
+			continue;
+		}
+		if (*q == '.' || *q == '$' || *q == '^') {
+			req_run_done(best, &run, at_start);
+			at_start = false;
+			if (*q == '{' || q[1] == '{')
+				break;
+			for (q++; *q && strchr("?*+", *q); q++)
+				;
+			continue;
+		}
+		break; /* an escaped letter or digit, a '{', a stray quantifier */
+	}
+	req_run_done(best, &run, at_start);
+	rm_sb_release(&run);
+}
+
+/* An alternation's gate: the literals one of which every branch's matches
+ * contain.  none: some branch has no such set (or the gate would be too
+ * big), or the gate let most names through (RM_GATE_TRIAL): the
+ * alternation always runs. */
+struct rm_gate {
+	struct req_lit *v;
+	size_t n, searched;
+	bool none;
+	size_t tries, passes;
+};
+
+/* A gate that lets more than 3/4 of its first RM_GATE_TRIAL names through
+ * is dropped: it only adds its cost to the alternation's (measured at
+ * 10x2000: the denylist's "^interrupts." before the interrupts.* names,
+ * which the denylist matches, cost 0.3M instructions more than it saved). */
+#define RM_GATE_TRIAL 128
+
+static void gate_add(struct rm_gate *g, enum rm_match m, const char *pattern)
+{
+	struct req_set set;
+	size_t i;
+
+	if (g->none)
+		return;
+	required_literals(m, pattern, &set);
+	for (i = 0; i < set.n; i++)
+		g->searched += !set.v[i].at_start;
+	if (!set.n || g->n + set.n > RM_GATE_MAX || g->searched > RM_GATE_SEARCHED) {
+		req_set_free(&set);
+		for (i = 0; i < g->n; i++)
+			free(g->v[i].text);
+		free(g->v);
+		g->v = NULL;
+		g->n = 0;
+		g->none = true;
+		return;
+	}
+	g->v = rm_xrealloc(g->v, (g->n + set.n) * sizeof(*g->v));
+	memcpy(g->v + g->n, set.v, set.n * sizeof(*set.v));
+	g->n += set.n;
+	free(set.v);
+}
+
+/* May the gated alternation match name (printable ASCII, n bytes)?  g
+ * counts its answers (RM_GATE_TRIAL); the rules are const to their
+ * users, the gates' counters are not. */
+static bool gate_passes(struct rm_gate *g, const char *name, size_t n)
+{
+	size_t i;
+	bool pass = false;
+
+	if (g->none || !g->n)
+		return true;
+	for (i = 0; i < g->n && !pass; i++) {
+		const struct req_lit *v = &g->v[i];
+
+		/* literals are RM_GATE_MIN (>= 2) long: a second byte first */
+		pass = v->at_start ? n >= v->len && name[1] == v->text[1] &&
+					     !memcmp(name, v->text, v->len)
+				   : strstr(name, v->text) != NULL;
+	}
+	g->passes += pass;
+	if (++g->tries == RM_GATE_TRIAL && g->passes * 4 > g->tries * 3)
+		g->none = true;
+	return pass;
+}
+
+static void gates_free(struct rm_gate *gates)
+{
+	size_t i, k;
+
+	for (i = 0; gates && i < RM_RULES_ASCII_SLOTS; i++) {
+		for (k = 0; k < gates[i].n; k++)
+			free(gates[i].v[k].text);
+		free(gates[i].v);
+	}
+	free(gates);
+}
+
 /* The alternation text compiled without UTF (JIT when paid): for names that
  * are plain ASCII, where it matches exactly as the UTF code does (every
  * character is one byte on both sides) and is about twice as fast on
  * patterns like ".+\.(error|warn|fail)[^_]*$".  NULL when the text is not
  * all ASCII (a quantified multi-byte character would differ) or does not
  * compile without UTF. */
-static void *compile_ascii(const char *text)
+static void *compile_ascii(const struct rm_rules *r, const char *text)
 {
 	const char *q;
 	int code;
@@ -370,7 +712,7 @@ static void *compile_ascii(const char *text)
 	for (q = text; *q; q++)
 		if ((unsigned char)*q >= 0x80)
 			return NULL;
-	re = pcre2_compile((PCRE2_SPTR)text, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
+	re = compile_re(r, text, strlen(text), 0, &code, &off);
 	return re;
 }
 
@@ -379,7 +721,8 @@ static bool self_contained(const char *p);
 /* The error of the first pattern of l that does not compile alone (in the
  * order written, as the list's own error would name it), or 0 when each
  * does. */
-static int first_bad_pattern(const struct rm_pattern_list *l, struct rm_yaml *y,
+static int first_bad_pattern(const struct rm_rules *r, const struct rm_pattern_list *l,
+			     struct rm_yaml *y,
 			     yaml_node_t *pats, const char *field, struct rm_error *err)
 {
 	size_t i;
@@ -390,8 +733,8 @@ static int first_bad_pattern(const struct rm_pattern_list *l, struct rm_yaml *y,
 
 		rm_sb_init(&one);
 		anchored(&one, l->match, l->patterns[i]);
-		re = compile_checked(one.buf, y->file, rm_yaml_line(pats), field, l->patterns[i],
-				     err);
+		re = compile_checked(r, one.buf, y->file, rm_yaml_line(pats), field,
+				     l->patterns[i], err);
 		rm_sb_release(&one);
 		if (!re)
 			return -1;
@@ -408,11 +751,11 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 	yaml_node_t *m, *pats;
 	struct rm_sb sb = RM_SB_INIT, rest = RM_SB_INIT;
 	struct rm_sb *first[RM_RULES_FIRST] = { NULL };
+	struct rm_gate *gates;
 	size_t i;
 	int c;
 	bool failed;
 
-	(void)r;
 	if (!node || node->type != YAML_MAPPING_NODE)
 		return rm_error_set(err, RM_ERR_CONFIG,
 				    "'%s' line %d: '%s': expected a mapping with match and patterns",
@@ -426,6 +769,7 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 	l->patterns = string_list(y, pats, &l->n, field, err);
 	if (!l->patterns)
 		return -1;
+	l->gates = gates = rm_xcalloc(RM_RULES_ASCII_SLOTS, sizeof(*gates));
 	/* two alternations: the patterns that can only match at the start
 	 * (tried once, at the start) and the others (searched) */
 	rm_sb_init(&sb);
@@ -447,10 +791,16 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 		if (lit_shape || !self_contained(l->patterns[i])) {
 			rm_sb_init(&one);
 			anchored(&one, l->match, l->patterns[i]);
-			re = compile_checked(one.buf, y->file, rm_yaml_line(pats), field,
-					     l->patterns[i], err);
+			/* a pattern only checked needs no code when the
+			 * compiled-pattern cache knows that it compiles */
+			bool known = !lit_shape &&
+				     rm_recache_known(r->recache, one.buf, one.len, PCRE2_UTF);
+
+			re = known ? NULL
+				   : compile_checked(r, one.buf, y->file, rm_yaml_line(pats), field,
+						     l->patterns[i], err);
 			rm_sb_release(&one);
-			if (!re) {
+			if (!re && !known) {
 				if (lit_shape)
 					free(lit.text);
 				rm_sb_release(&sb);
@@ -462,7 +812,7 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 					}
 				/* an earlier pattern may be wrong too: the
 				 * first one is named, as when each was compiled */
-				first_bad_pattern(l, y, pats, field, err);
+				first_bad_pattern(r, l, y, pats, field, err);
 				return -1;
 			}
 		}
@@ -476,6 +826,8 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 		}
 		pcre2_code_free(re);
 		c = to == &sb ? first_byte(l->match, l->patterns[i]) : -1;
+		gate_add(&gates[c >= 0 ? c : to == &sb ? RM_RULES_FIRST : RM_RULES_FIRST + 1], l->match,
+			 l->patterns[i]);
 		if (c >= 0) {
 			/* a name only tries the patterns of its own first byte */
 			if (!first[c]) {
@@ -497,12 +849,12 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 	l->ascii = rm_xcalloc(RM_RULES_ASCII_SLOTS, sizeof(*l->ascii));
 	if (sb.len) {
 		l->ascii[RM_RULES_FIRST].text = rm_xstrdup(sb.buf);
-		failed = !(l->combined = compile_checked(sb.buf, y->file, rm_yaml_line(pats), field,
+		failed = !(l->combined = compile_checked(r, sb.buf, y->file, rm_yaml_line(pats), field,
 							 "(all)", err));
 	}
 	if (rest.len && !failed) {
 		l->ascii[RM_RULES_FIRST + 1].text = rm_xstrdup(rest.buf);
-		failed = !(l->rest = compile_checked(rest.buf, y->file, rm_yaml_line(pats), field,
+		failed = !(l->rest = compile_checked(r, rest.buf, y->file, rm_yaml_line(pats), field,
 						     "(all)", err));
 	}
 	for (c = 0; c < RM_RULES_FIRST; c++) {
@@ -510,7 +862,7 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 			continue;
 		if (!failed) {
 			l->ascii[c].text = rm_xstrdup(first[c]->buf);
-			failed = !(l->first[c] = compile_checked(first[c]->buf, y->file,
+			failed = !(l->first[c] = compile_checked(r, first[c]->buf, y->file,
 								 rm_yaml_line(pats), field,
 								 "(all)", err));
 		}
@@ -522,7 +874,7 @@ static int load_list(struct rm_rules *r, struct rm_yaml *y, const char *field,
 	/* a pattern that does not compile alone is named, as when each was
 	 * compiled alone before its alternation; else the list's error */
 	if (failed)
-		first_bad_pattern(l, y, pats, field, err);
+		first_bad_pattern(r, l, y, pats, field, err);
 	return failed ? -1 : 0;
 }
 
@@ -545,6 +897,7 @@ static void free_list(struct rm_pattern_list *l)
 		pcre2_code_free(l->lits[i].re);
 	}
 	free(l->lits);
+	gates_free(l->gates);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -562,28 +915,28 @@ static int parse_number(const char *s, double *v, bool *is_int)
 }
 
 /* Compile rule i's pattern alone, under mode; an error names item's line. */
-static int rule_alone(struct rm_rule *rule, enum rm_match mode, struct rm_yaml *y,
+static int rule_alone(const struct rm_rules *r, struct rm_rule *rule, enum rm_match mode, struct rm_yaml *y,
 		      yaml_node_t *item, const char *field, struct rm_error *err)
 {
 	struct rm_sb sb = RM_SB_INIT;
 
 	rm_sb_init(&sb);
 	anchored(&sb, mode, rule->pattern);
-	rule->re = compile_checked(sb.buf, y->file, rm_yaml_line(item), field, rule->pattern, err);
+	rule->re = compile_checked(r, sb.buf, y->file, rm_yaml_line(item), field, rule->pattern, err);
 	rm_sb_release(&sb);
 	return rule->re ? 0 : -1;
 }
 
 /* The first of rules[0..n) (items of the sequence `rules`) that does not
  * compile alone, with its error; 0 when each does (they are compiled). */
-static int first_bad_rule(struct rm_rule *rules, size_t n, enum rm_match mode,
+static int first_bad_rule(const struct rm_rules *r, struct rm_rule *rules, size_t n, enum rm_match mode,
 			  struct rm_yaml *y, yaml_node_t *seq, const char *field,
 			  struct rm_error *err)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!rules[i].re && rule_alone(&rules[i], mode, y,
+		if (!rules[i].re && rule_alone(r, &rules[i], mode, y,
 					       rm_yaml_node(y, seq->data.sequence.items.start[i]),
 					       field, err))
 			return -1;
@@ -591,7 +944,8 @@ static int first_bad_rule(struct rm_rule *rules, size_t n, enum rm_match mode,
 }
 
 static bool combinable(const char *p);
-static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match mode);
+static void *combine_rules(const struct rm_rules *r, const struct rm_rule *rules, size_t n,
+			   enum rm_match mode);
 
 /* The ordered rules of `field` into *out, and *any their marked alternation
  * (combine_rules; NULL: the rules are asked one by one).  A rule's pattern
@@ -599,7 +953,7 @@ static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match 
  * (self_contained) or there is no alternation; the others when first asked
  * alone (rule_code).  Errors name the first wrong item, as when every
  * pattern was compiled in turn. */
-static int load_rules(struct rm_yaml *y, const char *field, const char *valkey,
+static int load_rules(const struct rm_rules *r, struct rm_yaml *y, const char *field, const char *valkey,
 		      struct rm_rule **out, size_t *nout, enum rm_match *mode, void **any,
 		      struct rm_error *err)
 {
@@ -636,7 +990,7 @@ static int load_rules(struct rm_yaml *y, const char *field, const char *valkey,
 		if (!pat || parse_number(val, &rule->value, &rule->is_int)) {
 			*nout = n;
 			/* an earlier rule's pattern error comes first */
-			if (first_bad_rule(*out, n, *mode, y, rules, field, err))
+			if (first_bad_rule(r, *out, n, *mode, y, rules, field, err))
 				return -1;
 			return rm_error_set(err, RM_ERR_CONFIG,
 					    "'%s' line %d: '%s': expected {pattern: STRING, %s: NUMBER}",
@@ -644,15 +998,15 @@ static int load_rules(struct rm_yaml *y, const char *field, const char *valkey,
 		}
 		rule->pattern = rm_xstrdup(pat);
 		*nout = ++n;
-		if (!self_contained(pat) && rule_alone(rule, *mode, y, item, field, err)) {
-			first_bad_rule(*out, n - 1, *mode, y, rules, field, err);
+		if (!self_contained(pat) && rule_alone(r, rule, *mode, y, item, field, err)) {
+			first_bad_rule(r, *out, n - 1, *mode, y, rules, field, err);
 			return -1;
 		}
 	}
 	/* the marked alternation checks the other patterns; without it, they
 	 * are compiled alone now (in order: the first wrong one is named) */
-	*any = combine_rules(*out, n, *mode);
-	return *any ? 0 : first_bad_rule(*out, n, *mode, y, rules, field, err);
+	*any = combine_rules(r, *out, n, *mode);
+	return *any ? 0 : first_bad_rule(r, *out, n, *mode, y, rules, field, err);
 }
 
 /* Can the pattern be one branch of a combined alternation without changing
@@ -721,7 +1075,8 @@ static bool self_contained(const char *p)
 /* The ordered rules as one alternation, branch i marked i, when the match
  * mode anchors every branch at the start (so the first branch that matches
  * is the first rule that matches).  NULL when that cannot be done. */
-static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match mode)
+static void *combine_rules(const struct rm_rules *r, const struct rm_rule *rules, size_t n,
+			   enum rm_match mode)
 {
 	struct rm_sb sb = RM_SB_INIT;
 	int code;
@@ -742,7 +1097,7 @@ static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match 
 		rm_sb_addf(&sb, "(*MARK:%zu)", i);
 	}
 	/* JIT-compiled later, when used often enough (first_rule) */
-	re = pcre2_compile((PCRE2_SPTR)sb.buf, sb.len, PCRE2_UTF, &code, &off, NULL);
+	re = compile_re(r, sb.buf, sb.len, PCRE2_UTF, &code, &off);
 	rm_sb_release(&sb);
 	return re;
 }
@@ -750,7 +1105,8 @@ static void *combine_rules(const struct rm_rule *rules, size_t n, enum rm_match 
 /* Rule i's code: compiled alone when first asked for (load_rules checked
  * it: a self-contained pattern that compiled as a branch of the marked
  * alternation compiles alone, so a failure here is out of memory). */
-static const void *rule_code(const struct rm_rule *rule, enum rm_match mode)
+static const void *rule_code(const struct rm_rules *r, const struct rm_rule *rule,
+			     enum rm_match mode)
 {
 	if (!rule->re) {
 		struct rm_sb sb = RM_SB_INIT;
@@ -761,8 +1117,7 @@ static const void *rule_code(const struct rm_rule *rule, enum rm_match mode)
 		anchored(&sb, mode, rule->pattern);
 		/* the rules are const to their users; their code is made
 		 * when needed, as the decision cache remembers answers */
-		((struct rm_rule *)rule)->re = pcre2_compile((PCRE2_SPTR)sb.buf, sb.len, PCRE2_UTF,
-							      &code, &off, NULL);
+		((struct rm_rule *)rule)->re = compile_re(r, sb.buf, sb.len, PCRE2_UTF, &code, &off);
 		rm_sb_release(&sb);
 		if (!rule->re) {
 			fputs("robotmail: out of memory\n", stderr);
@@ -812,14 +1167,25 @@ static void literal_prefix(enum rm_match mode, const char *p, struct rm_sb *sb)
  * interpreted with all of them, 7k JIT-compiled, 1-3k with its program's;
  * a comparison's names have a few dozen programs). */
 #define RM_RULES_GROUPS_MAX 1024
+/* One alternation text of rule_groups, compiled once: programs whose
+ * names can match the same rules share it and its JIT code (measured at
+ * 10x2000: 5 of the direction and threshold groups repeated another's
+ * text). */
+struct group_code {
+	char *text;
+	size_t len;
+	void *code;
+	size_t uses;
+};
 struct rule_group {
 	char *key;
 	size_t len;
-	void *code; /* NULL: no rule can match (or the whole set serves) */
+	struct group_code *gc; /* NULL: no rule can match (or the whole set serves) */
 	bool none;
-	size_t uses;
 };
 struct rule_groups {
+	struct group_code **codes;
+	size_t ncodes;
 	char **lit; /* each rule's literal prefix */
 	struct rule_group *g;
 	size_t n;
@@ -828,7 +1194,7 @@ struct rule_groups {
 /* The alternation of the ordered rules for a name (see struct
  * rule_groups; *pg made when first needed), or NULL to use the whole
  * set's; *none when no rule can match the name. */
-static const void *rules_for_name(void **pg, const struct rm_rule *rules, size_t n,
+static const void *rules_for_name(const struct rm_rules *r, void **pg, const struct rm_rule *rules, size_t n,
 				  enum rm_match mode, const char *name, bool *none)
 {
 	struct rule_groups *gs = *pg;
@@ -874,19 +1240,32 @@ static const void *rules_for_name(void **pg, const struct rm_rule *rules, size_t
 			anchored(&sb, mode, rules[i].pattern);
 			rm_sb_addf(&sb, "(*MARK:%zu)", i);
 		}
+		for (i = 0; i < gs->ncodes && sb.len && !g->gc; i++)
+			if (gs->codes[i]->len == sb.len && !memcmp(gs->codes[i]->text, sb.buf, sb.len))
+				g->gc = gs->codes[i];
 		/* branches of the whole set's alternation, which compiled:
 		 * these do too; were they not to, the whole set serves */
-		if (!sb.len)
+		if (!sb.len) {
 			g->none = true;
-		else
-			g->code = pcre2_compile((PCRE2_SPTR)sb.buf, sb.len, PCRE2_UTF, &code, &off,
-						NULL);
+		} else if (!g->gc) {
+			void *re = compile_re(r, sb.buf, sb.len, PCRE2_UTF, &code, &off);
+
+			if (re) {
+				g->gc = rm_xcalloc(1, sizeof(*g->gc));
+				g->gc->len = sb.len;
+				g->gc->code = re;
+				g->gc->text = rm_sb_detach(&sb, NULL);
+				gs->codes = rm_xrealloc(gs->codes, (gs->ncodes + 1) * sizeof(*gs->codes));
+				gs->codes[gs->ncodes++] = g->gc;
+			}
+		}
 		rm_sb_release(&sb);
 	}
 	*none = g->none;
-	if (g->code)
-		jit_when_paid(g->code, ++g->uses, RM_RULES_JIT_LIST);
-	return g->code;
+	if (!g->gc)
+		return NULL;
+	jit_when_paid(g->gc->code, ++g->gc->uses, RM_RULES_JIT_LIST);
+	return g->gc->code;
 }
 
 static void free_rule_groups(void *p, size_t nrules)
@@ -896,11 +1275,15 @@ static void free_rule_groups(void *p, size_t nrules)
 
 	if (!gs)
 		return;
-	for (i = 0; i < gs->n; i++) {
+	for (i = 0; i < gs->n; i++)
 		free(gs->g[i].key);
-		pcre2_code_free(gs->g[i].code);
-	}
 	free(gs->g);
+	for (i = 0; i < gs->ncodes; i++) {
+		free(gs->codes[i]->text);
+		pcre2_code_free(gs->codes[i]->code);
+		free(gs->codes[i]);
+	}
+	free(gs->codes);
 	for (i = 0; i < nrules; i++)
 		free(gs->lit[i]);
 	free(gs->lit);
@@ -922,7 +1305,7 @@ static long first_rule(const struct rm_rules *r, const struct rm_rule *rules, si
 		const void *code = NULL;
 		bool none = false;
 
-		code = rules_for_name(idx, rules, n, mode, name, &none);
+		code = rules_for_name(r, idx, rules, n, mode, name, &none);
 		if (none)
 			return -1;
 		if (!code) {
@@ -940,9 +1323,9 @@ static long first_rule(const struct rm_rules *r, const struct rm_rule *rules, si
 	if (!combined)
 		++*uses;
 	for (i = 0; !combined && *uses == after && i < n; i++)
-		jit_when_paid(rule_code(&rules[i], mode), *uses, after);
+		jit_when_paid(rule_code(r, &rules[i], mode), *uses, after);
 	for (i = 0; i < n; i++)
-		if (re_match(r, rule_code(&rules[i], mode), name))
+		if (re_match(r, rule_code(r, &rules[i], mode), name))
 			return (long)i;
 	return -1;
 }
@@ -1203,10 +1586,10 @@ static int load_metrics(struct rm_rules *r, struct rm_yaml *y, struct rm_error *
 	    load_list(r, y, "perf_metrics_patterns", &r->perf_metrics_patterns, err) ||
 	    load_list(r, y, "perf_metrics_prefixes", &r->perf_metrics_prefixes, err))
 		return -1;
-	if (load_rules(y, "perf_metrics_threshold", "value", &r->thresholds, &r->nthresholds,
+	if (load_rules(r, y, "perf_metrics_threshold", "value", &r->thresholds, &r->nthresholds,
 		       &r->thresholds_match, &r->thresholds_any, err))
 		return -1;
-	if (load_rules(y, "direction", "weight", &r->direction, &r->ndirection,
+	if (load_rules(r, y, "direction", "weight", &r->direction, &r->ndirection,
 		       &r->direction_match, &r->direction_any, err))
 		return -1;
 	r->linux_test_cases = string_list(y, rm_yaml_get(y, root, "linux_test_cases"),
@@ -1220,7 +1603,9 @@ static int load_metrics(struct rm_rules *r, struct rm_yaml *y, struct rm_error *
 	return 0;
 }
 
-static int load_yaml_file(struct rm_yaml *y, const char *file, struct rm_error *err)
+/* With pc: *pc the compiled-pattern cache of the file's bytes. */
+static int load_yaml_file(struct rm_yaml *y, const char *file, struct rm_recache **pc,
+			  struct rm_error *err)
 {
 	char *buf;
 	size_t len;
@@ -1232,6 +1617,8 @@ static int load_yaml_file(struct rm_yaml *y, const char *file, struct rm_error *
 	}
 	/* the operator's rule files: through the parsed-document cache */
 	rc = rm_yamlcache_load(y, file, buf, len, err);
+	if (pc && !rc)
+		*pc = rm_recache_open(buf, len);
 	free(buf);
 	if (rc)
 		err->kind = RM_ERR_CONFIG;
@@ -1248,13 +1635,16 @@ int rm_rules_load(struct rm_rules *r, const char *metrics_file, const char *prog
 	r->metrics_file = rm_xstrdup(metrics_file);
 	r->programs_file = rm_xstrdup(programs_file);
 	r->match_data = pcre2_match_data_create(4, NULL);
-	if (load_yaml_file(&y, metrics_file, err))
+	if (load_yaml_file(&y, metrics_file, (struct rm_recache **)&r->recache, err))
 		goto fail;
 	rc = load_metrics(r, &y, err);
 	rm_yaml_free(&y);
 	if (rc)
 		goto fail;
-	if (load_yaml_file(&y, programs_file, err))
+	/* the codes compiled now, when the cache lacked them (those compiled
+	 * later, when first needed, at rm_rules_free) */
+	rm_recache_save(r->recache);
+	if (load_yaml_file(&y, programs_file, NULL, err))
 		goto fail;
 	rc = load_programs(r, &y, err);
 	rm_yaml_free(&y);
@@ -1262,6 +1652,9 @@ int rm_rules_load(struct rm_rules *r, const char *metrics_file, const char *prog
 		goto fail;
 	return 0;
 fail:
+	/* a rule file that fails to load is never cached */
+	rm_recache_close(r->recache);
+	r->recache = NULL;
 	rm_rules_free(r);
 	return -1;
 }
@@ -1275,7 +1668,7 @@ int rm_rules_load_eras(struct rm_rules *r, const char *file, struct rm_error *er
 	yaml_node_t *root, *progs;
 	yaml_node_pair_t *p;
 
-	if (load_yaml_file(&y, file, err))
+	if (load_yaml_file(&y, file, NULL, err))
 		return -1;
 	root = rm_yaml_root(&y);
 	progs = root ? rm_yaml_get(&y, root, "programs") : NULL;
@@ -1369,8 +1762,14 @@ static const char *era_stat(const struct rm_rules *r, const char *stat, char *bu
 	size_t i;
 
 	for (i = 0; i < r->neras; i++) {
-		size_t l = strlen(r->era_old[i]);
+		size_t l;
 
+		/* era names are never empty (rm_rules_load_eras): the first
+		 * byte first (measured at 10x20k: 8.6M instructions a run for
+		 * a strlen and a strncmp of each era on each name asked about) */
+		if (stat[0] != r->era_old[i][0])
+			continue;
+		l = strlen(r->era_old[i]);
 		if (!strncmp(stat, r->era_old[i], l) && stat[l] == '.') {
 			int n = snprintf(buf, size, "%s%s", r->era_new[i], stat + l);
 
@@ -1421,6 +1820,8 @@ void rm_rules_free(struct rm_rules *r)
 	free(r->programs);
 	free_options(r->wrapper_options, r->nwrapper_options);
 	pcre2_match_data_free(r->match_data);
+	rm_recache_save(r->recache);
+	rm_recache_close(r->recache);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1428,7 +1829,8 @@ void rm_rules_free(struct rm_rules *r)
  * l (utf: its UTF code, or NULL when the slot is empty): the copy without
  * UTF, compiled the first time it is asked for, or else utf; JIT code at
  * its RM_RULES_JIT_LIST-th use. */
-static const void *ascii_code(const struct rm_pattern_list *l, size_t slot, void *utf)
+static const void *ascii_code(const struct rm_rules *r, const struct rm_pattern_list *l,
+			      size_t slot, void *utf)
 {
 	struct rm_ascii_re *a = &l->ascii[slot];
 
@@ -1436,7 +1838,7 @@ static const void *ascii_code(const struct rm_pattern_list *l, size_t slot, void
 		return NULL;
 	if (!a->done) {
 		a->done = true;
-		a->code = compile_ascii(a->text);
+		a->code = compile_ascii(r, a->text);
 		free(a->text);
 		a->text = NULL;
 	}
@@ -1444,17 +1846,25 @@ static const void *ascii_code(const struct rm_pattern_list *l, size_t slot, void
 	return a->code ? a->code : utf;
 }
 
-bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list *l,
-			 const char *name)
+/* A stat name as the lists look at it: its length, and whether it is
+ * ascii (no byte >= 0x80) and printable (nor any < 0x20: no newline or
+ * other control character).  Worked out once per name for all the lists
+ * asked about it (measured at 10x20k: ~8M instructions when each list
+ * did it again). */
+struct list_name {
+	const char *s;
+	size_t len;
+	bool ascii, printable;
+};
+
+static struct list_name list_name(const char *name)
 {
-	unsigned char c = (unsigned char)name[0];
+	struct list_name n;
 	size_t len = strlen(name), i;
 	uint64_t high = 0, low = 0, w;
-	bool printable, ascii;
 
-	/* ascii: no byte >= 0x80; printable: nor any < 0x20 (no newline or
-	 * other control character), a word at a time (hasless(w, 0x20), exact
-	 * as a yes/no for bytes below 0x80) */
+	/* a word at a time (hasless(w, 0x20), exact as a yes/no for bytes
+	 * below 0x80) */
 	for (i = 0; i + 8 <= len; i += 8) {
 		memcpy(&w, name + i, 8);
 		high |= w;
@@ -1464,27 +1874,63 @@ bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list 
 		high |= (unsigned char)name[i];
 		low |= (unsigned char)name[i] < 0x20 ? 0x80u : 0u;
 	}
-	ascii = !(high & 0x8080808080808080ull);
-	printable = ascii && !(low & 0x8080808080808080ull);
+	n.s = name;
+	n.len = len;
+	n.ascii = !(high & 0x8080808080808080ull);
+	n.printable = n.ascii && !(low & 0x8080808080808080ull);
+	return n;
+}
+
+static bool list_match(const struct rm_rules *r, const struct rm_pattern_list *l,
+		       const struct list_name *n)
+{
+	const char *name = n->s;
+	unsigned char c = (unsigned char)name[0];
+	size_t len = n->len, i;
+	bool printable = n->printable, ascii = n->ascii;
+
 	for (i = 0; i < l->nlits; i++)
 		if (printable ? literal_match(&l->lits[i], name, len)
 			      : re_match_n(r, l->lits[i].re, name, len, ascii))
 			return true;
-	if (ascii)
-		return (c < RM_RULES_FIRST &&
-			re_match_n(r, ascii_code(l, c, l->first[c]), name, len, true)) ||
-		       re_match_n(r, ascii_code(l, RM_RULES_FIRST, l->combined), name, len, true) ||
-		       re_match_n(r, ascii_code(l, RM_RULES_FIRST + 1, l->rest), name, len, true);
+	if (ascii) {
+		/* an alternation whose required literals (struct rm_gate)
+		 * the name lacks is not run */
+		struct rm_gate *g = l->gates;
+
+		return (c < RM_RULES_FIRST && l->first[c] &&
+			(!printable || gate_passes(&g[c], name, len)) &&
+			re_match_n(r, ascii_code(r, l, c, l->first[c]), name, len, true)) ||
+		       (l->combined && (!printable || gate_passes(&g[RM_RULES_FIRST], name, len)) &&
+			re_match_n(r, ascii_code(r, l, RM_RULES_FIRST, l->combined), name, len,
+				   true)) ||
+		       (l->rest && (!printable || gate_passes(&g[RM_RULES_FIRST + 1], name, len)) &&
+			re_match_n(r, ascii_code(r, l, RM_RULES_FIRST + 1, l->rest), name, len,
+				   true));
+	}
 	return (c < RM_RULES_FIRST && re_match_n(r, l->first[c], name, len, false)) ||
 	       re_match_n(r, l->combined, name, len, false) ||
 	       re_match_n(r, l->rest, name, len, false);
 }
 
+bool rm_rules_list_match(const struct rm_rules *r, const struct rm_pattern_list *l,
+			 const char *name)
+{
+	struct list_name n = list_name(name);
+
+	return list_match(r, l, &n);
+}
+
 static bool compute_function(const struct rm_rules *r, const char *stat)
 {
-	if (strstr(stat, ".time.") || strstr(stat, ".timestamp:") || strstr(stat, ".bootstage:"))
+	struct list_name n = list_name(stat);
+
+	/* the lists first: most names match neither, and then the three
+	 * searches of the exceptions are not needed (both are pure, so the
+	 * order changes no answer; measured at 10x20k: 7.5M instructions) */
+	if (!list_match(r, &r->failure, &n) && !list_match(r, &r->pass, &n))
 		return false;
-	return rm_rules_list_match(r, &r->failure, stat) || rm_rules_list_match(r, &r->pass, stat);
+	return !strstr(stat, ".time.") && !strstr(stat, ".timestamp:") && !strstr(stat, ".bootstage:");
 }
 
 static bool in_list(char **v, size_t n, const char *s, size_t len)
@@ -1504,9 +1950,10 @@ static bool compute_perf(const struct rm_rules *r, const char *stat)
 	char base[256];
 	const struct rm_program *p;
 	size_t i;
+	struct list_name n = list_name(stat);
 
-	if (rm_rules_list_match(r, &r->perf_metrics_patterns, stat) ||
-	    rm_rules_list_match(r, &r->perf_metrics_prefixes, stat))
+	if (list_match(r, &r->perf_metrics_patterns, &n) ||
+	    list_match(r, &r->perf_metrics_prefixes, &n))
 		return true;
 	/* "<T>." for a program T with a parse script and a run or daemon
 	 * script that is not a functional or "other" test case */
@@ -1527,11 +1974,13 @@ static bool compute_perf(const struct rm_rules *r, const char *stat)
 
 static bool compute_reportable(const struct rm_rules *r, const char *stat)
 {
-	if (rm_rules_list_match(r, &r->stat_allowlist, stat))
+	struct list_name n = list_name(stat);
+
+	if (list_match(r, &r->stat_allowlist, &n))
 		return true;
-	if (!rm_rules_list_match(r, &r->stat_denylist, stat))
+	if (!list_match(r, &r->stat_denylist, &n))
 		return true;
-	return rm_rules_list_match(r, &r->report_allowlist, stat);
+	return list_match(r, &r->report_allowlist, &n);
 }
 
 static bool ends_with(const char *s, const char *suffix)

@@ -14,6 +14,10 @@
  * the alternation compiled without UTF, made when first needed); the
  * ordered direction and threshold rules are one alternation each whose
  * matching branch names the rule ((*MARK)).
+ * An alternation runs only for a name that holds one of the literals
+ * every match of its patterns holds, when there are such (its gate; one
+ * that lets most names through is dropped).  The compiled codes come
+ * from the compiled-pattern cache (recache.h) when it has them.
  * Every answer about a stat name is computed once and cached (a hash table keyed
  * by the name, at most RM_RULES_CACHE_MAX names, then answers are computed
  * each time): a comparison asks about each row several times.
@@ -82,6 +86,10 @@ struct rm_pattern_list {
 	 * ASCII without control characters; these are not in the alternations above */
 	struct rm_literal *lits;
 	size_t nlits;
+	/* per alternation slot (as `ascii`): the literals one of which every
+	 * match of the slot's patterns contains, when known (rules.c: a
+	 * printable ASCII name without them skips the alternation) */
+	void *gates;
 };
 
 /* One ordered rule: first matching pattern decides. */
@@ -163,6 +171,10 @@ struct rm_rules {
 	/* the same per program (a name's text up to its first '.'), made when
 	 * first needed (rules.c) */
 	void *direction_first, *thresholds_first;
+	/* struct rm_recache * (recache.h): the compiled-pattern cache of the
+	 * metrics file, open from rm_rules_load to rm_rules_free (patterns
+	 * compiled when first needed use it too) */
+	void *recache;
 };
 
 /* Load both files.  On error, err names the file, line and field, and the

@@ -367,7 +367,7 @@ int rm_yamlcache_decode(struct rm_yaml *y, const char *file, const char *buf, si
  * mapped file whole; only truncating one in place under a running
  * robotmail could end that run (SIGBUS).
  */
-static unsigned char *map_image(const char *path, size_t *size)
+unsigned char *rm_yamlcache_map(const char *path, size_t *size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
@@ -391,6 +391,11 @@ void rm_yamlcache_set_readonly(void)
 	readonly = 1;
 }
 
+int rm_yamlcache_readonly(void)
+{
+	return readonly;
+}
+
 /* $XDG_CACHE_HOME/robotmail (an absolute $XDG_CACHE_HOME only, as the XDG
  * base directory specification says), else $HOME/.cache/robotmail; NULL
  * when the cache is off or there is neither. */
@@ -409,26 +414,33 @@ static char *cache_dir(void)
 	return NULL;
 }
 
-char *rm_yamlcache_path(const char *buf, size_t len)
+char *rm_yamlcache_file(const char *kind, uint64_t hash)
 {
 	char *dir = cache_dir(), *p;
 
 	if (!dir)
 		return NULL;
-	p = rm_xstrfmt("%s/yaml-%016llx.bin", dir, (unsigned long long)rm_yamlcache_hash(buf, len));
+	p = rm_xstrfmt("%s/%s-%016llx.bin", dir, kind, (unsigned long long)hash);
 	free(dir);
 	return p;
 }
 
-/* Whether name is one of ours: a cache file "yaml-<16 hex>.bin" or a
- * temp file ".yaml-XXXXXX" a crash left. */
+char *rm_yamlcache_path(const char *buf, size_t len)
+{
+	return rm_yamlcache_file("yaml", rm_yamlcache_hash(buf, len));
+}
+
+/* Whether name is one of ours: a cache file "yaml-<16 hex>.bin" (or
+ * "pcre-<16 hex>.bin", recache.c's) or a temp file ".yaml-XXXXXX" a crash
+ * left. */
 static int ours(const char *name)
 {
 	size_t i;
 
 	if (!strncmp(name, ".yaml-", 6))
 		return strlen(name) == 12;
-	if (strncmp(name, "yaml-", 5) || strlen(name) != 5 + 16 + 4 || strcmp(name + 21, ".bin"))
+	if ((strncmp(name, "yaml-", 5) && strncmp(name, "pcre-", 5)) ||
+	    strlen(name) != 5 + 16 + 4 || strcmp(name + 21, ".bin"))
 		return 0;
 	for (i = 5; i < 21; i++)
 		if (!strchr("0123456789abcdef", name[i]))
@@ -465,7 +477,7 @@ static void prune(const char *dir, const char *keep)
 
 /* Best effort: write img to path through a temp file and rename, the
  * directory made 0700 and the file 0600.  Any failure leaves no file. */
-static void store(const char *path, const unsigned char *img, size_t size)
+void rm_yamlcache_store(const char *path, const unsigned char *img, size_t size)
 {
 	char *dir = rm_xstrdup(path), *slash = strrchr(dir, '/'), *parent, *tmp;
 	int fd;
@@ -509,7 +521,7 @@ int rm_yamlcache_load(struct rm_yaml *y, const char *file, const char *buf, size
 {
 	char *path = rm_yamlcache_path(buf, len);
 	size_t size = 0;
-	unsigned char *img = path ? map_image(path, &size) : NULL;
+	unsigned char *img = path ? rm_yamlcache_map(path, &size) : NULL;
 
 	if (img) {
 		if (!decode_image(y, file, buf, len, img, size)) {
@@ -526,7 +538,7 @@ int rm_yamlcache_load(struct rm_yaml *y, const char *file, const char *buf, size
 	if (path && !readonly) {
 		img = rm_yamlcache_encode(y, buf, len, &size);
 		if (img)
-			store(path, img, size);
+			rm_yamlcache_store(path, img, size);
 		free(img);
 	}
 	free(path);

@@ -46,6 +46,24 @@ int rm_yamlcache_load(struct rm_yaml *y, const char *file, const char *buf, size
  * nothing (design.md), not even a cache file. */
 void rm_yamlcache_set_readonly(void);
 
+/* Whether the cache is only read (rm_yamlcache_set_readonly). */
+int rm_yamlcache_readonly(void);
+
+/* The helpers below serve recache.c too (the compiled patterns of the same
+ * rule files, in the same directory under the same rules).  The cache
+ * file "<kind>-<16 hex of hash>.bin" in the cache directory (malloc'd;
+ * caller frees), or NULL when the cache is off or has no place. */
+char *rm_yamlcache_file(const char *kind, uint64_t hash);
+
+/* A cache file mapped read-only (munmap it, *size bytes), or NULL when it
+ * is missing, empty, not a regular file or too big. */
+unsigned char *rm_yamlcache_map(const char *path, size_t *size);
+
+/* Best effort: write img to path (temp file + rename, mode 0600 in a 0700
+ * directory), then prune our files older than 30 days; any failure leaves
+ * no file. */
+void rm_yamlcache_store(const char *path, const unsigned char *img, size_t size);
+
 /* The cache file for YAML bytes buf/len (malloc'd; caller frees), or NULL
  * when the cache is off or has no place (no $XDG_CACHE_HOME or $HOME). */
 char *rm_yamlcache_path(const char *buf, size_t len);

@@ -10,15 +10,23 @@
  *         the YAML bytes it claims to hold are taken as the file's; when it
  *         decodes, every node, item, pair and string is walked (ASan checks
  *         that all lie within the image).
+ *   'P':  the rest is a compiled-pattern cache image (bot/recache.c); its
+ *         checksum is set right and rm_recache_check_image must refuse it or
+ *         every entry's text must lie within it, a NUL after its length
+ *         (a text may hold NULs: it is compared by length).  The PCRE2 codes it holds are not decoded: PCRE2's decoder
+ *         trusts its input (the checksum and the cache directory's mode
+ *         are what stand before it).
  * The seeds' image-* files are rm_yamlcache_encode's images of the yaml-*
- * seeds' YAML, behind a first byte 1 (make-corpus.py keeps them as they are;
- * write them again when the image format changes).
+ * seeds' YAML, behind a first byte 1, and image-pcre-* recache.c's images
+ * behind a 'P' (make-corpus.py keeps them as they are; write them again
+ * when an image format changes).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "recache.h"
 #include "yamlcache.h"
 #include "yamldoc.h"
 
@@ -106,6 +114,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
+	if (data[0] == 'P') {
+		size_t isize = size - 1, n, i, at;
+		unsigned char *img = malloc(isize ? isize : 1);
+		uint32_t ent[2];
+		uint64_t sum;
+
+		if (!img)
+			abort();
+		memcpy(img, data + 1, isize);
+		if (isize >= 8) {
+			sum = rm_yamlcache_hash(img, isize - 8);
+			memcpy(img + isize - 8, &sum, 8);
+		}
+		if (!rm_recache_check_image(img, isize, &n)) {
+			/* 64-byte header, n (options, length) pairs, the texts */
+			for (i = 0, at = 64 + n * 8; i < n; i++) {
+				memcpy(ent, img + 64 + i * 8, 8);
+				if (at + ent[1] >= isize - 8 || img[at + ent[1]])
+					abort();
+				at += (size_t)ent[1] + 1;
+			}
+		}
+		free(img);
+		return 0;
+	}
 	if (!(data[0] & 1)) {
 		const char *buf = (const char *)data + 1;
 		size_t len = size - 1, isize;

@@ -83,3 +83,44 @@ rc=$?
 [ $rc -eq 0 ] && [ ! -s "$T/nodir.err" ] && cmp -s "$T/off.out" "$T/nodir.out" &&
 	ok "an unwritable cache place: the same table, no error" ||
 	not_ok "unwritable cache" "rc=$rc" "$(cat "$T/nodir.err")"
+
+# the compiled patterns of metrics.yaml beside them (bot/recache.h): pcre-<hash>.bin
+P=$T/pcache
+XDG_CACHE_HOME=$P "$ROBOTMAIL" compare "$A" >"$T/p-cold.out" 2>"$T/p-cold.err"
+rc=$?
+pfiles=$(find "$P/robotmail" -maxdepth 1 -name 'pcre-*.bin' 2>/dev/null)
+[ $rc -eq 0 ] && [ ! -s "$T/p-cold.err" ] && [ "$(echo "$pfiles" | grep -c .)" -eq 1 ] &&
+	[ "$(stat -c %a $pfiles)" = 600 ] && cmp -s "$T/off.out" "$T/p-cold.out" &&
+	ok "a cold run writes one compiled-pattern file (metrics.yaml's), 0600, the same table" ||
+	not_ok "compiled-pattern cache, cold" "rc=$rc files=$pfiles" "$(cat "$T/p-cold.err")"
+inode=$(stat -c %i $pfiles)
+XDG_CACHE_HOME=$P "$ROBOTMAIL" compare "$A" >"$T/p-warm.out" 2>&1
+cmp -s "$T/off.out" "$T/p-warm.out" && [ "$inode" = "$(stat -c %i $pfiles)" ] &&
+	ok "compiled patterns, warm: the same table, nothing written again" ||
+	not_ok "compiled-pattern cache, warm" "$(diff "$T/off.out" "$T/p-warm.out" | head -5)"
+for how in flip cut foreign; do
+	case $how in
+	flip) size=$(stat -c %s $pfiles); printf '\377' | dd of=$pfiles bs=1 seek=$((size / 2)) conv=notrunc status=none ;;
+	cut) truncate -s $(($(stat -c %s $pfiles) - 100)) $pfiles ;;
+	foreign) cp "$(ls "$C"/yaml-*.bin | head -1)" $pfiles ;; # another cache's file in its place
+	esac
+	sum=$(md5sum <$pfiles)
+	XDG_CACHE_HOME=$P "$ROBOTMAIL" compare "$A" >"$T/p-$how.out" 2>"$T/p-$how.err"
+	rc=$?
+	[ $rc -eq 0 ] && [ ! -s "$T/p-$how.err" ] && cmp -s "$T/off.out" "$T/p-$how.out" && [ "$sum" != "$(md5sum <$pfiles)" ] &&
+		ok "a damaged compiled-pattern file ($how): ignored, the same table, written again" ||
+		not_ok "damaged compiled-pattern file ($how)" "rc=$rc" "$(cat "$T/p-$how.err")"
+done
+# a pattern that does not compile: the same error, cache or not, and no file for it
+mkdir -p "$T/data2"
+cp -r "$ROBOTMAIL_DATADIR"/. "$T/data2/"
+sed -i "s/^    - 'dmesg\.\*'\$/    - 'dmesg(.*'/" "$T/data2/metrics.yaml"
+ROBOTMAIL_DATADIR=$T/data2 ROBOTMAIL_CACHE=off "$ROBOTMAIL" compare "$A" >/dev/null 2>"$T/pbad-off.err"
+r1=$?
+XDG_CACHE_HOME=$P ROBOTMAIL_DATADIR=$T/data2 "$ROBOTMAIL" compare "$A" >/dev/null 2>"$T/pbad-on.err"
+r2=$?
+[ $r1 -eq 2 ] && [ $r2 -eq 2 ] && grep -q "invalid pattern 'dmesg(\.\*'" "$T/pbad-on.err" &&
+	cmp -s "$T/pbad-off.err" "$T/pbad-on.err" &&
+	[ "$(find "$P/robotmail" -maxdepth 1 -name 'pcre-*.bin' | wc -l)" -eq 1 ] &&
+	ok "a pattern that does not compile: exit 2 with the same error, cache or not, nothing cached" ||
+	not_ok "bad pattern" "rc=$r1/$r2" "$(cat "$T/pbad-off.err" "$T/pbad-on.err")"

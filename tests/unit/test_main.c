@@ -89,6 +89,8 @@ int main(void)
 	failed += _cmocka_run_group_tests("yamldoc", unit_yamldoc_tests, unit_yamldoc_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("yamlcache", unit_yamlcache_tests, unit_yamlcache_ntests,
 					  unit_yamlcache_setup, unit_yamlcache_teardown);
+	failed += _cmocka_run_group_tests("recache", unit_recache_tests, unit_recache_ntests,
+					  unit_recache_setup, unit_recache_teardown);
 	if (rules_loaded)
 		rm_rules_free(&rules);
 	return failed ? 1 : 0;

@@ -215,10 +215,118 @@ static void test_rules_jit_when_paid(void **state)
 	rm_rules_free(&b);
 }
 
+/* pattern p alone under mode, as lkp-tests means it (the oracle); NULL
+ * for prefix mode (a string compare). */
+static pcre2_code *alone(const char *mode, const char *p)
+{
+	char *text;
+	int code;
+	PCRE2_SIZE off;
+	pcre2_code *re;
+
+	if (!strcmp(mode, "prefix"))
+		return NULL;
+	text = rm_xstrfmt(!strcmp(mode, "start") ? "^(?:%s)" : !strcmp(mode, "full") ? "^(?:%s)$" : "(?:%s)", p);
+	re = pcre2_compile((PCRE2_SPTR)text, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code, &off, NULL);
+	assert_non_null(re);
+	free(text);
+	return re;
+}
+
+/* The required-literal gates in front of a list's alternations (rules.c:
+ * a name without any of the literals every match holds skips the
+ * alternation) never change an answer: patterns that stress the walk
+ * (groups of literal alternatives, quantified characters and groups,
+ * escapes, classes, counted repeats, anchors, \Q), each alone as a list
+ * (so that its alternation has a gate of its own) and all together, in
+ * each match mode, against the pattern matched alone, over 1,500 names
+ * built from the patterns' own pieces (so that the literals are there,
+ * partly there, at the start or not), before and after a gate is dropped
+ * for letting most names through. */
+static void test_rules_gates_same_answers(void **state)
+{
+	static const char *const pats[] = {
+		".+\\.(error|warn|fail)[^_]*$", "ab(cd|ef)gh", "(xy|zw)?qrs", "foo(bar|baz)+qux",
+		"k+lmn", "ab*cde", "ab?cde", "x\\.y{2}zz", "[abc]def", "^abc.*xyz", "pq(r|st)", "uvw$",
+		"aa(bb|c)*dd", "(ab|)cde", "hij(k)lm", "mn\\d+op", "\\(paren\\)", "we(ird|ll)?xx",
+		"a.b.c", "e.{2}fgh", "^(?:abc)d", "zz\\Qa.b\\E", "tail\\.pass$", "{#:#}", "lmn(op)?qrs",
+		"rst+uv", "xx(yy|zz)", "de[f]gh", "pq.?rst", "bar(baz|qux){2}end", "abc?defg",
+		"xyzw*uv",
+	};
+	static const char *const pieces[] = {
+		"a", "b", "c", "d", "ab", "cd", "ef", "gh", "xy", "zw", "qrs", "foo", "bar", "baz", "qux",
+		"k", "lmn", "cde", "x.", "yy", "zz", "def", "xyz", "pq", "r", "st", "uvw", "bb", "dd",
+		"hij", "lm", "mn", "1", "op", "(paren)", "we", "ird", "ll", "xx", ".", "_", ".error",
+		".warn", "fail", "tail", ".pass", "{#:#}", "a.b", "fgh", "e", "-", "rst", "ttuv", "end",
+		"abdefg", "xyzuv", "\xc3\xa9", "\n",
+	};
+	static const char *const modes[] = { "start", "full", "search", "prefix" };
+	const size_t npats = sizeof(pats) / sizeof(pats[0]), npieces = sizeof(pieces) / sizeof(pieces[0]);
+	char (*names)[128] = rm_xcalloc(1500, sizeof(*names));
+	pcre2_match_data *md = pcre2_match_data_create(4, NULL);
+	size_t i, m, k, n, which;
+	uint32_t seed = 12345;
+
+	(void)state;
+	for (n = 0; n < 1500; n++) {
+		size_t parts;
+
+		seed = seed * 1103515245u + 12345u;
+		parts = 1 + (seed >> 16) % 5;
+		for (k = 0; k < parts; k++) {
+			seed = seed * 1103515245u + 12345u;
+			/* non-ASCII and control characters only now and then */
+			i = (seed >> 16) % npieces;
+			if (i >= npieces - 2 && (seed >> 8) % 8)
+				i = 0;
+			strcat(names[n], pieces[i]);
+		}
+		if (n % 5 == 0) /* a pattern's own text, as a name */
+			snprintf(names[n], sizeof(names[n]), "%s", pats[n / 5 % npats]);
+	}
+	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		/* which < npats: that pattern alone; npats: all of them */
+		for (which = 0; which <= npats; which++) {
+			struct rm_sb list = RM_SB_INIT;
+			pcre2_code *re[sizeof(pats) / sizeof(pats[0])];
+			struct rm_rules r;
+			struct rm_error err;
+			size_t lo = which < npats ? which : 0, hi = which < npats ? which + 1 : npats;
+
+			rm_sb_init(&list);
+			for (i = lo; i < hi; i++) {
+				rm_sb_addf(&list, "    - '%s'\n", pats[i]);
+				re[i] = alone(modes[m], pats[i]);
+			}
+			if (load_with(modes[m], list.buf, ok_dir, &r, &err))
+				fail_msg("load: %s", err.msg);
+			for (n = 0; n < 1500; n++) {
+				bool want = false;
+
+				for (i = lo; i < hi && !want; i++)
+					want = re[i] ? pcre2_match(re[i], (PCRE2_SPTR)names[n], strlen(names[n]), 0,
+								   0, md, NULL) >= 0
+						     : !strncmp(names[n], pats[i], strlen(pats[i]));
+				if (rm_rules_list_match(&r, &r.pass, names[n]) != want)
+					fail_msg("mode %s, %s: '%s': the list says %d, the patterns alone %d",
+						 modes[m], which < npats ? pats[which] : "all", names[n], !want,
+						 want);
+			}
+			for (i = lo; i < hi; i++)
+				pcre2_code_free(re[i]);
+			rm_rules_free(&r);
+			rm_sb_release(&list);
+		}
+	}
+	pcre2_match_data_free(md);
+	free(names);
+}
+
 const struct CMUnitTest unit_rules_tests[] = {
 	cmocka_unit_test(test_rules_good_file_loads),
 	cmocka_unit_test(test_rules_list_pattern_errors),
 	cmocka_unit_test(test_rules_rule_pattern_errors),
 	cmocka_unit_test(test_rules_jit_when_paid),
+	cmocka_unit_test(test_rules_gates_same_answers),
 };
 const size_t unit_rules_ntests = sizeof(unit_rules_tests) / sizeof(unit_rules_tests[0]);
