@@ -81,6 +81,22 @@ static bool starts_anchored(const char *p)
 	return p[0] == '^' && top_level_plain(p + 1);
 }
 
+/* The ']' that closes the character class opening at p ('['), or NULL
+ * when the pattern ends first.  A ']' first (or right after '^') is a
+ * literal; a backslash takes the next character. */
+static const char *class_end(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	for (; *p && *p != ']'; p++)
+		if (*p == '\\' && !*++p)
+			return NULL;
+	return *p ? p : NULL;
+}
+
 /* No '|' outside a group, no "(?", no \Q, balanced (see starts_anchored). */
 static bool top_level_plain(const char *p)
 {
@@ -93,16 +109,7 @@ static bool top_level_plain(const char *p)
 			if (!*++p)
 				return false;
 		} else if (*p == '[') {
-			/* a class: a ']' first (or after '^') is a literal */
-			p++;
-			if (*p == '^')
-				p++;
-			if (*p == ']')
-				p++;
-			for (; *p && *p != ']'; p++)
-				if (*p == '\\' && !*++p)
-					return false;
-			if (!*p)
+			if (!(p = class_end(p)))
 				return false;
 		} else if (*p == '(') {
 			depth++;
@@ -588,15 +595,7 @@ static void required_literals(enum rm_match m, const char *p, struct req_set *be
 			/* a class: a ']' first (or after '^') is a literal */
 			req_run_done(best, &run, at_start);
 			at_start = false;
-			q++;
-			if (*q == '^')
-				q++;
-			if (*q == ']')
-				q++;
-			for (; *q && *q != ']'; q++)
-				if (*q == '\\' && !*++q)
-					break;
-			if (*q != ']')
+			if (!(q = class_end(q)))
 				break;
 			for (q++; *q && strchr("?*+", *q); q++)
 				;
@@ -1048,16 +1047,7 @@ static bool self_contained(const char *p)
 			if (!*++p)
 				return false;
 		} else if (*p == '[') {
-			/* a class: a ']' first (or after '^') is a literal */
-			p++;
-			if (*p == '^')
-				p++;
-			if (*p == ']')
-				p++;
-			for (; *p && *p != ']'; p++)
-				if (*p == '\\' && !*++p)
-					return false;
-			if (!*p)
+			if (!(p = class_end(p)))
 				return false;
 		} else if (*p == '(') {
 			if (p[1] == '?' && !(p[2] && strchr(":=!>", p[2])) &&

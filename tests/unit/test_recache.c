@@ -33,28 +33,14 @@ static char cache_home[256];
 
 static int setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	(void)state;
-	snprintf(cache_home, sizeof(cache_home), "%s/robotmail-unit-recache.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(cache_home))
-		return -1;
-	setenv("XDG_CACHE_HOME", cache_home, 1);
-	unsetenv("ROBOTMAIL_CACHE");
-	return 0;
+	return unit_cache_home_open(cache_home, sizeof(cache_home), "recache");
 }
 
 static int teardown(void **state)
 {
-	char *cmd = rm_xstrfmt("rm -rf '%s'", cache_home);
-	int rc;
-
 	(void)state;
-	rc = system(cmd); /* the test's own mkdtemp directory */
-	free(cmd);
-	setenv("ROBOTMAIL_CACHE", "off", 1); /* as test_main.c left it */
-	return rc ? -1 : 0;
+	return unit_cache_home_close(cache_home);
 }
 
 static char *data_path(const char *name)

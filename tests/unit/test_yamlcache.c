@@ -31,29 +31,39 @@
 
 static char cache_home[256];
 
-static int setup(void **state)
+int unit_cache_home_open(char *dir, size_t size, const char *tag)
 {
 	const char *tmp = getenv("TMPDIR");
 
-	(void)state;
-	snprintf(cache_home, sizeof(cache_home), "%s/robotmail-unit-cache.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(cache_home))
+	snprintf(dir, size, "%s/robotmail-unit-%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", tag);
+	if (!mkdtemp(dir))
 		return -1;
-	setenv("XDG_CACHE_HOME", cache_home, 1);
+	setenv("XDG_CACHE_HOME", dir, 1);
 	unsetenv("ROBOTMAIL_CACHE");
 	return 0;
 }
 
-static int teardown(void **state)
+int unit_cache_home_close(const char *dir)
 {
-	char *cmd = rm_xstrfmt("rm -rf '%s'", cache_home);
+	char *cmd = rm_xstrfmt("rm -rf '%s'", dir);
 	int rc;
 
-	(void)state;
 	rc = system(cmd); /* the test's own mkdtemp directory */
 	free(cmd);
 	setenv("ROBOTMAIL_CACHE", "off", 1); /* as test_main.c left it */
 	return rc ? -1 : 0;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return unit_cache_home_open(cache_home, sizeof(cache_home), "cache");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return unit_cache_home_close(cache_home);
 }
 
 static int same_mark(yaml_mark_t a, yaml_mark_t b)

@@ -18,6 +18,12 @@ extern const size_t unit_dynlib_ntests;
 extern const struct CMUnitTest unit_yamlcache_tests[];
 extern const size_t unit_yamlcache_ntests;
 int unit_yamlcache_setup(void **state);
+/* A fresh directory for the rule caches (test_yamlcache.c): made as
+ * $TMPDIR/robotmail-unit-TAG.XXXXXX into dir (size bytes), XDG_CACHE_HOME
+ * pointed at it and ROBOTMAIL_CACHE unset; 0 or -1.  The close removes it
+ * and turns the caches off again, as test_main.c left them. */
+int unit_cache_home_open(char *dir, size_t size, const char *tag);
+int unit_cache_home_close(const char *dir);
 int unit_yamlcache_teardown(void **state);
 extern const struct CMUnitTest unit_recache_tests[];
 extern const size_t unit_recache_ntests;
