@@ -55,7 +55,7 @@ LIB_OBJS := $(patsubst bot/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 ASAN_OBJS := $(patsubst bot/%.c,$(BUILD)/asan/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
-FUZZ_SECONDS ?= 12
+FUZZ_SECONDS ?= 10
 
 # quiet unless V=1
 ifndef V
