@@ -81,6 +81,26 @@ static bool starts_anchored(const char *p)
 	return p[0] == '^' && top_level_plain(p + 1);
 }
 
+/* The character a regex literal at *pp stands for (a plain character or an
+ * escaped punctuation mark) into *c, *pp moved past it; false (nothing
+ * moved) at a metacharacter, an escape such as \d, or the end. */
+static bool next_literal(const char **pp, char *c)
+{
+	const char *p = *pp;
+
+	if (p[0] == '\\' && p[1] && !isalnum((unsigned char)p[1])) {
+		*c = p[1];
+		*pp = p + 2;
+		return true;
+	}
+	if (p[0] && !strchr("\\^$.|?*+()[]{}", p[0])) {
+		*c = p[0];
+		*pp = p + 1;
+		return true;
+	}
+	return false;
+}
+
 /* The ']' that closes the character class opening at p ('['), or NULL
  * when the pattern ends first.  A ']' first (or right after '^') is a
  * literal; a backslash takes the next character. */
@@ -325,14 +345,8 @@ static bool literal_shape(enum rm_match m, const char *p, struct rm_literal *lit
 	for (;;) {
 		char c;
 
-		if (p[0] == '\\' && p[1] && !isalnum((unsigned char)p[1])) {
-			c = p[1];
-			p += 2;
-		} else if (p[0] && !strchr("\\^$.|?*+()[]{}", p[0])) {
-			c = *p++;
-		} else {
+		if (!next_literal(&p, &c))
 			break;
-		}
 		if (*p && strchr("?*+{", *p)) {
 			rm_sb_release(&sb); /* the character is quantified */
 			return false;
@@ -1133,14 +1147,8 @@ static void literal_prefix(enum rm_match mode, const char *p, struct rm_sb *sb)
 	for (;;) {
 		char c;
 
-		if (p[0] == '\\' && p[1] && !isalnum((unsigned char)p[1])) {
-			c = p[1];
-			p += 2;
-		} else if (p[0] && !strchr("\\^$.|?*+()[]{}", p[0])) {
-			c = *p++;
-		} else {
+		if (!next_literal(&p, &c))
 			return;
-		}
 		if (*p && strchr("?*{", *p))
 			return; /* c is optional (or counted) */
 		rm_sb_addc(sb, c);
