@@ -73,8 +73,9 @@ size_t rm_utf8_decode(const unsigned char *p, unsigned *cp);
 void rm_utf8_repair(char *s);
 
 /* qsort/bsearch that accept an empty (possibly NULL) array. */
-/* A fast 64-bit hash of p[0..n) for in-memory tables (not for anything an
- * attacker's collisions could break: callers compare the keys too). */
+/* A fast 64-bit hash of p[0..n) for in-memory tables, and the rule caches'
+ * file names and image checksums (yamlcache.h: against a damaged file, not
+ * an attacker: every caller compares the keys or the cached bytes too). */
 uint64_t rm_hash(const void *p, size_t n);
 void rm_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 void *rm_bsearch(const void *key, const void *base, size_t n, size_t size,

@@ -71,23 +71,7 @@ static size_t pad4(size_t n)
  */
 uint64_t rm_yamlcache_hash(const void *data, size_t len)
 {
-	const unsigned char *s = data;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ (len * 0xff51afd7ed558ccdull), w;
-
-	for (; len >= 8; s += 8, len -= 8) {
-		memcpy(&w, s, 8);
-		h ^= w * 0x87c37b91114253d5ull;
-		h = ((h << 31) | (h >> 33)) * 0x4cf5ad432745937full;
-	}
-	w = 0;
-	memcpy(&w, s, len);
-	h ^= w * 0x87c37b91114253d5ull;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
+	return rm_hash(data, len);
 }
 
 static void fill_head_id(struct head *h)

@@ -81,7 +81,8 @@ int rm_yamlcache_decode(struct rm_yaml *y, const char *file, const char *buf, si
 			unsigned char *data, size_t size);
 
 /* The checksum a cache image of `size` bytes ends with: the hash of its
- * first size - 8 bytes.  Exported for the fuzz target, so that mutated
+ * first size - 8 bytes (rm_hash, strbuf.h; also what names a cache file).
+ * Exported for the fuzz target, so that mutated
  * images reach the structural checks behind it. */
 uint64_t rm_yamlcache_hash(const void *data, size_t len);
 
