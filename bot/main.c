@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "dynlib.h"
 #include "error.h"
+#include "heap.h"
 #include "help.h"
 
 int main(int argc, char **argv)
@@ -45,6 +46,9 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	/* a command (not --version or help): the heap's policy, before its
+	 * first large block (heap.h: malloc keeps freed memory, huge pages) */
+	rm_heap_setup();
 	{
 		int i;
 

@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "heap.h"
+
 char rm_sb_empty[1];
 
 static void oom(void)
@@ -31,6 +33,7 @@ void rm_prefault(void *p, size_t n)
 	static uintptr_t page;
 	uintptr_t start, end;
 
+	rm_heap_grown(); /* the heap may have grown for this block: advise it first */
 	if (!page) {
 		long ps = sysconf(_SC_PAGESIZE);
 

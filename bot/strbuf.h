@@ -55,7 +55,8 @@ void *rm_xgrow(void *p, size_t *alloc, size_t need, size_t size);
  * allocated that the caller is about to write in full: its pages would
  * otherwise fault in one at a time on first touch (measured on this VM:
  * ~17 us a page that way, ~8 us populated).  Changes no byte; does nothing
- * for blocks under 4 pages, or where the kernel cannot. */
+ * for blocks under 4 pages, or where the kernel cannot.  Heap growth since
+ * the last call is first advised to use huge pages (rm_heap_grown). */
 void rm_prefault(void *p, size_t n);
 /* rm_xcalloc for a table whose every page the caller will write (a hash
  * table filled to 3/4): its pages populated at once (rm_prefault), then

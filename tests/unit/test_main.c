@@ -91,6 +91,8 @@ int main(void)
 					  unit_yamlcache_setup, unit_yamlcache_teardown);
 	failed += _cmocka_run_group_tests("recache", unit_recache_tests, unit_recache_ntests,
 					  unit_recache_setup, unit_recache_teardown);
+	/* last: it changes malloc's policy for the rest of the process */
+	failed += _cmocka_run_group_tests("heap", unit_heap_tests, unit_heap_ntests, NULL, NULL);
 	if (rules_loaded)
 		rm_rules_free(&rules);
 	return failed ? 1 : 0;

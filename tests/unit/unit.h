@@ -13,6 +13,8 @@
 /* Rules loaded once from config/ for every test that needs them. */
 const struct rm_rules *unit_rules(void);
 
+extern const struct CMUnitTest unit_heap_tests[];
+extern const size_t unit_heap_ntests;
 extern const struct CMUnitTest unit_dynlib_tests[];
 extern const size_t unit_dynlib_ntests;
 extern const struct CMUnitTest unit_yamlcache_tests[];
