@@ -9,7 +9,8 @@
 # tests/bench-rusage.c: /usr/bin/time's 10 ms grain was most of a ratio),
 # beside the floor of its own work: the tiny
 # tests/bench-rawscan.c, which only turns the numbers of the same two
-# matrix.json files into doubles; the ratio is printed.  With LKP_SRC (a clone
+# matrix.json files into doubles; the ratio is printed.  Each size is also
+# run with ROBOTMAIL_HEAP=plain (bot/heap.h's policy off) for its effect.  With LKP_SRC (a clone
 # of intel/lkp-tests) and ruby, lkp-tests' sbin/ncompare runs on the same tree
 # (NCOMPARE_REPEAT times, 1: it is slow; it finds result roots under
 # /lkp/result, so the bench points a symlink there and registers the tree as
@@ -165,7 +166,7 @@ lkp_register() { # TREE
 echo "robotmail compare bench: $ROBOTMAIL; best of $BENCH_REPEAT runs; cpu = user + sys"
 [ -n "$NCOMPARE" ] || echo "ncompare: skipped, $ncompare_skip"
 
-declare -A PER_STAT
+declare -A PER_STAT RAW_PER_STAT
 for size in $BENCH_SIZES; do
 	gen_tree "$size" || exit 1
 	runs=${size%x*} stats=${size#*x}
@@ -186,11 +187,21 @@ for size in $BENCH_SIZES; do
 	figures "robotmail compare"
 	echo "    $(wc -l <"$W/out.$size") table lines; $(awk -v c="$CPU" -v n="$stats" 'BEGIN {printf "%.2f", 1e6 * c / n}') us cpu per stat"
 	PER_STAT[$size]=$(awk -v c="$CPU" -v n="$stats" 'BEGIN {printf "%.2f", 1e6 * c / n}')
+	# the heap policy (bot/heap.h) off: malloc's and the kernel's defaults
+	best env ROBOTMAIL_HEAP=plain "$ROBOTMAIL" compare "$TREE"
+	if [ "$RC" -ne 0 ]; then
+		failed "robotmail, ROBOTMAIL_HEAP=plain"
+	else
+		figures "  ROBOTMAIL_HEAP=plain"
+		echo "    heap policy: cpu $(ratio "$rm_cpu" "$CPU")x, peak RSS $(ratio "$rm_rss" "$RSS")x of malloc's defaults"
+		cmp -s "$W/out" "$W/out.$size" || echo "    ROBOTMAIL_HEAP=plain: table DIFFERS"
+	fi
 	if [ -n "$RAWSCAN" ]; then
 		best "$RAWSCAN" "${matrices[@]}"
 		if [ "$RC" -ne 0 ]; then
 			failed "raw scan"
 		else
+			RAW_PER_STAT[$size]=$(awk -v c="$CPU" -v n="$stats" 'BEGIN {printf "%.2f", 1e6 * c / n}')
 			figures "raw scan (strtod)"
 			echo "    robotmail / raw scan: wall $(ratio "$rm_wall" "$WALL")x, cpu $(ratio "$rm_cpu" "$CPU")x, RSS $(ratio "$rm_rss" "$RSS")x (goal: time within 2x)"
 		fi
@@ -242,20 +253,28 @@ for size in $BENCH_SIZES; do
 	fi
 done
 echo
-line="scaling (cpu per stat, 10 runs):" marg="  each stat added (cpu of the larger tree minus the smaller, per stat):" prev=""
-for size in $BENCH_SIZES; do
-	if [ "${size%x*}" != 10 ] || [ -z "${PER_STAT[$size]:-}" ]; then
-		continue
-	fi
-	line+=" ${size#*x} stats ${PER_STAT[$size]} us;"
-	if [ -n "$prev" ]; then
-		marg+=" $(awk -v a="${PER_STAT[$prev]}" -v na="${prev#*x}" -v b="${PER_STAT[$size]}" -v nb="${size#*x}" \
-			'BEGIN {printf "%d..%d: %.2f us;", na, nb, (b * nb - a * na) / (nb - na)}')"
-	fi
-	prev=$size
-done
-echo "$line (goal: flat)"
-echo "$marg"
+# scaling NAME ARRAY: cpu per stat at each size of 10 runs, and what each
+# stat added between two sizes (the fixed cost of a process drops out)
+scaling() {
+	local -n per=$2
+	local line="$1 (cpu per stat, 10 runs):" marg="  each stat added (cpu of the larger tree minus the smaller, per stat):" prev="" size
+	for size in $BENCH_SIZES; do
+		if [ "${size%x*}" != 10 ] || [ -z "${per[$size]:-}" ]; then
+			continue
+		fi
+		line+=" ${size#*x} stats ${per[$size]} us;"
+		if [ -n "$prev" ]; then
+			marg+=" $(awk -v a="${per[$prev]}" -v na="${prev#*x}" -v b="${per[$size]}" -v nb="${size#*x}" \
+				'BEGIN {printf "%d..%d: %.2f us;", na, nb, (b * nb - a * na) / (nb - na)}')"
+		fi
+		prev=$size
+	done
+	echo "$line"
+	echo "$marg"
+}
+scaling "scaling, robotmail compare" PER_STAT
+echo "  (goal: flat)"
+[ -n "$RAWSCAN" ] && scaling "the raw scan" RAW_PER_STAT
 
 # ------------------------------------------------------------ gitweb lookups
 : "${BENCH_COMMITS:=1000}" "${BENCH_GITWEB_BUDGET:=120}" "${BENCH_CLI_CALLS:=20}"
