@@ -1469,6 +1469,11 @@ struct cache {
 	size_t n, cap;
 	size_t thresholds_uses, direction_uses; /* first_rule */
 	struct name_chunk *names;
+	/* the slot decide() answered last: stats.c asks about one stat
+	 * several times in a row (reportable? a failure? a perf metric?),
+	 * with the cache's own copy of its name (matrix.h: the series
+	 * borrow it), which is then found without a hash and a probe */
+	size_t last;
 };
 
 /* A copy of name[0..len) (and its NUL) in the cache's chunks. */
@@ -1536,9 +1541,18 @@ static struct decision *decide(const struct rm_rules *r, const char *stat,
 			       struct decision *scratch)
 {
 	struct cache *c = r->cache;
-	size_t len = strlen(stat);
-	uint32_t h = (uint32_t)rm_hash(stat, len);
+	size_t len;
+	uint32_t h;
 	size_t j;
+
+	/* the last answer again, asked with the entry's own name pointer: the
+	 * same string by construction (each entry has its copy, never moved
+	 * nor changed while the cache lives; a slot moved by cache_grow only
+	 * misses this test) */
+	if (c && c->cap && c->v[c->last].name == stat)
+		return &c->v[c->last];
+	len = strlen(stat);
+	h = (uint32_t)rm_hash(stat, len);
 
 	if (!c) {
 		c = rm_xcalloc(1, sizeof(*c));
@@ -1546,8 +1560,10 @@ static struct decision *decide(const struct rm_rules *r, const char *stat,
 	}
 	if (c->cap)
 		for (j = h & (c->cap - 1); c->v[j].name; j = (j + 1) & (c->cap - 1))
-			if (c->v[j].h == h && !strcmp(c->v[j].name, stat))
+			if (c->v[j].h == h && !strcmp(c->v[j].name, stat)) {
+				c->last = j;
 				return &c->v[j];
+			}
 	memset(scratch, 0, sizeof(*scratch));
 	scratch->h = h;
 	if (c->n >= RM_RULES_CACHE_MAX)
@@ -1559,6 +1575,7 @@ static struct decision *decide(const struct rm_rules *r, const char *stat,
 	c->v[j] = *scratch;
 	c->v[j].name = cache_name(c, stat, len);
 	c->n++;
+	c->last = j;
 	return &c->v[j];
 }
 

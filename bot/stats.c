@@ -378,8 +378,17 @@ static void run_pass(struct pass_ctx *p)
 {
 	size_t i, j = 0;
 
-	for (i = 0; i < p->a->n; i++)
+	for (i = 0; i < p->a->n; i++) {
+		/* the values of the stats 8 keys on, asked for now: by this pass
+		 * they are out of the cache (read long ago, in file order, not
+		 * name order), and waiting for them was ~1/8 of a 10x200k compare */
+		if (i + 8 < p->a->n) {
+			__builtin_prefetch(p->a->s[i + 8].v);
+			if (j + 8 < p->b->n)
+				__builtin_prefetch(p->b->s[j + 8].v);
+		}
 		process(p, p->a->s[i].name, &p->a->s[i], merge_get(p->b, &j, &p->a->s[i]));
+	}
 	for (i = 0, j = 0; i < p->b->n; i++)
 		if (!merge_get(p->a, &j, &p->b->s[i]))
 			process(p, p->b->s[i].name, NULL, &p->b->s[i]);
