@@ -16,6 +16,7 @@
 #include "dynlib_etpan.h"
 #include "dynlib_gnutls.h"
 #include "dynlib_pq.h"
+#include "deliver.h"
 #include "dynlib_sqlite.h"
 #include "store.h"
 
@@ -106,13 +107,16 @@ static void test_need_fails_cleanly(void **state)
 	rm_dynlib_tables[RM_LIB_PQ] = saved;
 }
 
-/* The SQLite store's open needs the library first: with it missing, the
- * open is -1 with RM_ERR_CONFIG naming the file (exit 2), no store; a
+/* The SQLite store's open, and a public-inbox transport's (it reads the
+ * inbox's msgmap.sqlite3), need the library first: with it missing, -1
+ * with RM_ERR_CONFIG naming the file (exit 2), no store or transport; a
  * read-only open of a store that does not exist yet needs no library. */
 static void test_store_needs_sqlite(void **state)
 {
 	struct rm_error err;
 	struct rm_store *st = (struct rm_store *)&err;
+	struct rm_transport *t = (struct rm_transport *)&err;
+	struct rm_smtp_cfg smtp;
 	const void *saved;
 
 	(void)state;
@@ -124,6 +128,14 @@ static void test_store_needs_sqlite(void **state)
 	assert_null(st);
 	assert_int_equal(err.kind, RM_ERR_CONFIG);
 	assert_int_equal(rm_error_exit_code(err.kind), 2);
+	assert_non_null(strstr(err.msg, "cannot load /nonexistent/robotmail-unit/libsqlite3.so.0: "));
+	assert_false(rm_dynlib_loaded(RM_LIB_SQLITE));
+	memset(&smtp, 0, sizeof(smtp));
+	smtp.pi_address = "ci@lists.example.org";
+	rm_error_clear(&err);
+	assert_int_equal(rm_deliver_open(&t, "public-inbox:/nonexistent/robotmail-unit/inbox", &smtp, &err), -1);
+	assert_null(t);
+	assert_int_equal(err.kind, RM_ERR_CONFIG);
 	assert_non_null(strstr(err.msg, "cannot load /nonexistent/robotmail-unit/libsqlite3.so.0: "));
 	assert_false(rm_dynlib_loaded(RM_LIB_SQLITE));
 	rm_error_clear(&err);
