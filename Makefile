@@ -28,11 +28,11 @@ PKGS := libetpan libcurl libpcre2-8 yaml-0.1 jansson sqlite3 libarchive gnutls l
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 # libetpan's .pc leaks Debian's -specs= flag (see the project notes, deps-and-peers.md)
 PKG_LIBS = $(filter-out -specs=%,$(shell pkg-config --libs $(PKGS))) -lm
-# robotmail itself links these only: libcurl, libpq, libetpan, libarchive and
-# GnuTLS (and the ~45 libraries they pull in) are opened with dlopen on first
-# use (bot/dynlib.h); the unit tests, fuzz targets and bench drivers call
-# them directly and link PKG_LIBS
-LINK_PKGS := libpcre2-8 yaml-0.1 jansson sqlite3
+# robotmail itself links these only: libcurl, libpq, libetpan, libarchive,
+# GnuTLS (and the ~45 libraries they pull in) and SQLite are opened with dlopen
+# on first use (bot/dynlib.h); the unit tests, fuzz targets and bench drivers
+# call them directly and link PKG_LIBS
+LINK_PKGS := libpcre2-8 yaml-0.1 jansson
 LINK_LIBS = $(shell pkg-config --libs $(LINK_PKGS)) -lm
 # the SONAME of pkg-config package $(1): read from its first -l library's .so
 # as the compiler finds it (libcurl -> libcurl-gnutls.so.4 on Debian 12)
@@ -42,7 +42,8 @@ dynlib_soname = $(shell so=$$($(CC) -print-file-name=lib$(patsubst -l%,%,$(first
 DYNLIB_SONAMES = $(eval DYNLIB_SONAMES := -DRM_SONAME_CURL='"$(call dynlib_soname,libcurl)"' \
 	-DRM_SONAME_PQ='"$(call dynlib_soname,libpq)"' -DRM_SONAME_ETPAN='"$(call dynlib_soname,libetpan)"' \
 	-DRM_SONAME_ARCHIVE='"$(call dynlib_soname,libarchive)"' \
-	-DRM_SONAME_GNUTLS='"$(call dynlib_soname,gnutls)"')$(DYNLIB_SONAMES)
+	-DRM_SONAME_GNUTLS='"$(call dynlib_soname,gnutls)"' \
+	-DRM_SONAME_SQLITE='"$(call dynlib_soname,sqlite3)"')$(DYNLIB_SONAMES)
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) -g \
 	-DRM_DATADIR='"$(DATADIR)"' -DRM_TEMPLATEDIR='"$(TEMPLATEDIR)"' -DRM_VERSION='"$(VERSION)"' \

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "dynlib.h"
+#include "dynlib_sqlite.h"
 #include "strbuf.h"
 
 extern char **environ;
@@ -115,6 +116,9 @@ int rm_deliver_open(struct rm_transport **tp, const char *spec, const struct rm_
 	/* SMTP is libetpan's, its certificate checks GnuTLS's (dynlib.h) */
 	if ((!strncmp(spec, "smtp://", 7) || !strncmp(spec, "smtps://", 8)) &&
 	    (rm_dynlib_need(RM_LIB_ETPAN, err) || rm_dynlib_need(RM_LIB_GNUTLS, err)))
+		return -1;
+	/* public-inbox: its msgmap.sqlite3 is read after each posting (SQLite) */
+	if (!strncmp(spec, "public-inbox:", 13) && spec[13] && rm_dynlib_need(RM_LIB_SQLITE, err))
 		return -1;
 	t = rm_xcalloc(1, sizeof(*t));
 	t->spec = rm_xstrdup(spec);
@@ -433,8 +437,6 @@ static char *message_id_of(const char *b, size_t len)
 	}
 	return NULL;
 }
-
-#include <sqlite3.h>
 
 static int pi_has(const char *dir, const char *mid)
 {

@@ -1,6 +1,6 @@
 /*
- * dynlib.c - libcurl, libpq, libetpan, libarchive and GnuTLS opened on
- * first use (see dynlib.h).
+ * dynlib.c - libcurl, libpq, libetpan, libarchive, GnuTLS and SQLite opened
+ * on first use (see dynlib.h).
  *
  * dlopen/dlsym are libc's (glibc 2.34 and later: no -ldl).  Each library
  * is opened RTLD_NOW | RTLD_LOCAL (its own dependencies resolve at once, as
@@ -20,14 +20,16 @@
 #include "dynlib_etpan.h"
 #include "dynlib_gnutls.h"
 #include "dynlib_pq.h"
+#include "dynlib_sqlite.h"
 
 /* the SONAMEs come from the build machine's libraries (Makefile) */
 #if !defined(RM_SONAME_CURL) || !defined(RM_SONAME_PQ) || !defined(RM_SONAME_ETPAN) || \
-	!defined(RM_SONAME_ARCHIVE) || !defined(RM_SONAME_GNUTLS)
-#error "RM_SONAME_CURL, _PQ, _ETPAN, _ARCHIVE and _GNUTLS must be defined (the Makefile does)"
+	!defined(RM_SONAME_ARCHIVE) || !defined(RM_SONAME_GNUTLS) || !defined(RM_SONAME_SQLITE)
+#error "RM_SONAME_CURL, _PQ, _ETPAN, _ARCHIVE, _GNUTLS and _SQLITE must be defined (the Makefile does)"
 #endif
 _Static_assert(sizeof(RM_SONAME_CURL) > 1 && sizeof(RM_SONAME_PQ) > 1 && sizeof(RM_SONAME_ETPAN) > 1 &&
-		       sizeof(RM_SONAME_ARCHIVE) > 1 && sizeof(RM_SONAME_GNUTLS) > 1,
+		       sizeof(RM_SONAME_ARCHIVE) > 1 && sizeof(RM_SONAME_GNUTLS) > 1 &&
+		       sizeof(RM_SONAME_SQLITE) > 1,
 	       "a library's SONAME was not found at build time (Makefile: DYNLIB_SONAMES)");
 
 const void *rm_dynlib_tables[RM_LIB_COUNT];
@@ -37,6 +39,7 @@ static struct rm_dynlib_pq pq_table;
 static struct rm_dynlib_etpan etpan_table;
 static struct rm_dynlib_archive archive_table;
 static struct rm_dynlib_gnutls gnutls_table;
+static struct rm_dynlib_sqlite sqlite_table;
 static bool curl_ready; /* curl_global_init succeeded */
 
 /* the name of the test hook's variable, and the SONAME, per library */
@@ -48,6 +51,7 @@ static const struct {
 	[RM_LIB_ETPAN] = { "ROBOTMAIL_DYNLIB_ETPAN", RM_SONAME_ETPAN },
 	[RM_LIB_ARCHIVE] = { "ROBOTMAIL_DYNLIB_ARCHIVE", RM_SONAME_ARCHIVE },
 	[RM_LIB_GNUTLS] = { "ROBOTMAIL_DYNLIB_GNUTLS", RM_SONAME_GNUTLS },
+	[RM_LIB_SQLITE] = { "ROBOTMAIL_DYNLIB_SQLITE", RM_SONAME_SQLITE },
 };
 
 const char *rm_dynlib_soname(enum rm_dynlib_id lib)
@@ -119,6 +123,13 @@ static int lookup_all(enum rm_dynlib_id lib, void *h, const void **table, struct
 		struct rm_dynlib_gnutls *t = &gnutls_table;
 
 		RM_DYNLIB_GNUTLS_SYMS(RM_DYNLIB_LOOKUP)
+		*table = t;
+		return 0;
+	}
+	case RM_LIB_SQLITE: {
+		struct rm_dynlib_sqlite *t = &sqlite_table;
+
+		RM_DYNLIB_SQLITE_SYMS(RM_DYNLIB_LOOKUP)
 		*table = t;
 		return 0;
 	}

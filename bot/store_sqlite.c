@@ -28,7 +28,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +36,7 @@
 #include <unistd.h>
 
 #include "commit.h"
+#include "dynlib_sqlite.h"
 #include "fileutil.h"
 #include "strbuf.h"
 
@@ -650,6 +650,9 @@ int rm_store_sqlite_open(struct rm_store **stp, const char *path, enum rm_store_
 	*stp = NULL;
 	if (mode == RM_STORE_READONLY && stat(path, &sb) && errno == ENOENT)
 		return 0;
+	/* SQLite is opened on first use (dynlib.h) */
+	if (rm_dynlib_need(RM_LIB_SQLITE, err))
+		return -1;
 	s = rm_xcalloc(1, sizeof(*s));
 	s->base.ops = &sqlite_ops;
 	s->base.readonly = mode == RM_STORE_READONLY;
