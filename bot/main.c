@@ -61,8 +61,8 @@ int main(int argc, char **argv)
 			goto done;
 		}
 	}
-	/* libcurl, libpq, libetpan, libarchive and GnuTLS are loaded by
-	 * the commands that use them, libcurl's global set-up with it
+	/* libcurl, libpq, libetpan, libarchive, GnuTLS and SQLite are loaded
+	 * by the commands that use them, libcurl's global set-up with it
 	 * (dynlib.h): --version, help and compare DIR load none */
 	if (!strcmp(argv[1], "compare")) {
 		rc = rm_cmd_compare(argc - 1, argv + 1, &err);
