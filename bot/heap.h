@@ -29,9 +29,11 @@
  *   it is one page.  Its first 2 MiB, already touched by malloc's own chunk
  *   header when the advice can first be given, is collapsed into a huge page
  *   (MADV_COLLAPSE, Linux 6.1).  A later growth is advised by rm_heap_grown.
- * Costs: a peak RSS up to 2 MiB higher; memory freed late in a run is not
- * given back before exit (robotmail's commands are short-lived: a cron
- * run, a compare, a report; `listen` runs once per mail batch).
+ * Costs: a peak RSS up to 2 MiB higher, and memory freed is kept for the
+ * process's next allocations, not given back before exit (up to 128 MiB
+ * free at the heap's top): right for robotmail's commands, which are
+ * short-lived (a cron run, a compare, a report) or, for `listen --follow`,
+ * long-lived but small, each pass reusing what the last one freed.
  *
  * ROBOTMAIL_HEAP=plain leaves malloc and the kernel at their defaults (the
  * benchmark's "before", and a way out should a platform misbehave).
