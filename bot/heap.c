@@ -34,17 +34,16 @@ static void advise(uintptr_t from, uintptr_t to)
 
 void rm_heap_setup(void)
 {
+#if defined(__GLIBC__) /* mallopt's parameters and mallinfo2 are glibc's (2.33+) */
 	const char *env = getenv("ROBOTMAIL_HEAP");
 	uintptr_t start, cur;
 	void *volatile first;
 
 	if (advised || (env && !strcmp(env, "plain")))
 		return;
-#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD) && defined(M_TOP_PAD)
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
 	mallopt(M_TOP_PAD, 16 << 20);
-#endif
 	start = (uintptr_t)sbrk(0);
 	if (start == (uintptr_t)-1)
 		return;
@@ -75,6 +74,7 @@ void rm_heap_setup(void)
 	if (!(start & (HUGE_PAGE - 1)) && cur - start >= HUGE_PAGE)
 		(void)madvise((void *)start, HUGE_PAGE, MADV_COLLAPSE);
 	advised = cur;
+#endif
 }
 
 void rm_heap_grown(void)
