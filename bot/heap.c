@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define HUGE_PAGE ((uintptr_t)2 << 20) /* x86-64's and arm64's (4 KiB base pages) PMD size */
@@ -39,7 +40,15 @@ void rm_heap_setup(void)
 	uintptr_t start, cur;
 	void *volatile first;
 
+	struct rlimit rl;
+
 	if (advised || (env && !strcmp(env, "plain")))
+		return;
+	/* A data or address-space limit counts address space, touched or
+	 * not: the padding reserved ahead (up to 18 MiB) would fail a
+	 * process near its limit that malloc's defaults keep within it */
+	if ((getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) ||
+	    (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY))
 		return;
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);

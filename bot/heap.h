@@ -35,6 +35,11 @@
  * short-lived (a cron run, a compare, a report) or, for `listen --follow`,
  * long-lived but small, each pass reusing what the last one freed.
  *
+ * Not taken under a finite RLIMIT_DATA or RLIMIT_AS (`ulimit -d`, `-v`,
+ * systemd's LimitDATA=/LimitAS=): those count address space, touched or
+ * not, and the 18 MiB reserved ahead would make a process near its limit
+ * fail where malloc's defaults keep it within (a memory cgroup, which
+ * counts pages used, is no reason to step aside).
  * ROBOTMAIL_HEAP=plain leaves malloc and the kernel at their defaults (the
  * benchmark's "before", and a way out should a platform misbehave).
  *

@@ -54,3 +54,18 @@ else
 fi
 heap_maps "$T/plain.smaps" >"$T/plain.heap"
 check "ROBOTMAIL_HEAP=plain: no [heap] mapping advised" test -z "$(grep ' hg ' "$T/plain.heap")"
+
+# a data limit (ulimit -d) counts the address space the policy reserves
+# ahead: under one, robotmail leaves malloc at its defaults and runs where
+# those run (16 MiB: plain malloc needs ~5 here, the policy's 18 MiB ahead
+# would not fit)
+(ulimit -d 16384 && RM_SMAPS_OUT=$T/limit.smaps LD_PRELOAD=$T/smaps.so "$ROBOTMAIL" compare "$T/tree/bench") \
+	>"$T/limit.out" 2>"$T/limit.err"
+rc=$?
+if [ "$rc" = 0 ]; then
+	same_file "under ulimit -d 16384: compare runs and prints the same table" "$T/default.out" "$T/limit.out"
+	heap_maps "$T/limit.smaps" >"$T/limit.heap"
+	check "under ulimit -d: no [heap] mapping advised" test -z "$(grep ' hg ' "$T/limit.heap")"
+else
+	not_ok "under ulimit -d 16384: compare runs" "exit $rc" "$(head -3 "$T/limit.err")"
+fi
