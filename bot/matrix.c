@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1145,7 +1146,8 @@ int rm_matrix_read(struct rm_matrix *m, const char *file, const char *buf, size_
 	 * it, the longer of the first and the last array in file order */
 	m->cols = r.src_seen ? r.src_count : r.first > r.last ? r.first : r.last;
 	fill_zeros(m);
-	rm_sort(m->s, m->n, sizeof(*m->s), cmp_series);
+	/* names are distinct here: a duplicate key is refused above */
+	rm_sort_by_name(m->s, m->n, sizeof(*m->s), offsetof(struct rm_series, name));
 	return 0;
 }
 
@@ -1274,6 +1276,7 @@ out:
 	}
 	m->cols = r.src_seen ? r.src_count : r.first > r.last ? r.first : r.last;
 	fill_zeros(m);
-	rm_sort(m->s, m->n, sizeof(*m->s), cmp_series);
+	/* names are distinct here: a duplicate key is refused above */
+	rm_sort_by_name(m->s, m->n, sizeof(*m->s), offsetof(struct rm_series, name));
 	return 0;
 }

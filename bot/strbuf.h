@@ -79,6 +79,14 @@ void rm_utf8_repair(char *s);
  * an attacker: every caller compares the keys or the cached bytes too). */
 uint64_t rm_hash(const void *p, size_t n);
 void rm_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+/* Sort the n elements of size bytes at base by the NUL-terminated name
+ * each points to (a char * at byte offset off), in strcmp order: what
+ * rm_sort with a strcmp of the names does when the names are distinct (of
+ * equal names the order is unspecified).  For the matrices' series: names
+ * with long shared prefixes are read once per 8 bytes of them rather than
+ * at each comparison (-10% of a 10x200k compare).  Allocates 24 bytes a
+ * name; never more than O(n log n) string comparisons nor O(log n) stack. */
+void rm_sort_by_name(void *base, size_t n, size_t size, size_t off);
 void *rm_bsearch(const void *key, const void *base, size_t n, size_t size,
 		 int (*cmp)(const void *, const void *));
 

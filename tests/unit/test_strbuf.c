@@ -5,6 +5,8 @@
  * zeroes. */
 #include "unit.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,7 +145,128 @@ static void test_prefault(void **state)
 	}
 }
 
+
+/* rm_sort_by_name against qsort with strcmp, on name sets made to reach
+ * each path: short and long shared prefixes (one 8-byte key, then the
+ * next), names that are prefixes of others, bytes >= 0x80 (unsigned
+ * order), the empty name, sorted and reversed input, few and many names,
+ * a 20 KiB shared prefix (the stack stays flat).  The elements carry a
+ * payload: whole elements move, not only their names. */
+static int strcmp_ptrs(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+struct named_elem {
+	double before;
+	const char *name;
+	size_t payload;
+};
+
+static int cmp_named_elem(const void *a, const void *b)
+{
+	return strcmp(((const struct named_elem *)a)->name, ((const struct named_elem *)b)->name);
+}
+
+static void check_sort_by_name(char **names, size_t n)
+{
+	struct named_elem *got = malloc(n * sizeof(*got)), *want = malloc(n * sizeof(*want));
+	size_t i;
+
+	assert_non_null(got);
+	assert_non_null(want);
+	for (i = 0; i < n; i++) {
+		got[i].before = (double)i;
+		got[i].name = names[i];
+		got[i].payload = i * 7 + 1;
+	}
+	memcpy(want, got, n * sizeof(*got));
+	qsort(want, n, sizeof(*want), cmp_named_elem);
+	rm_sort_by_name(got, n, sizeof(*got), offsetof(struct named_elem, name));
+	for (i = 0; i < n; i++) {
+		assert_ptr_equal(got[i].name, want[i].name);
+		assert_int_equal(got[i].payload, want[i].payload);
+		assert_true(got[i].before == want[i].before);
+	}
+	free(got);
+	free(want);
+}
+
+static void test_sort_by_name(void **state)
+{
+	static const char *const stems[] = { "perf-profile.calltrace.cycles-pp.", "perf-profile.children.",
+					     "meminfo.", "a", "", "\xc3\xa9t\xc3\xa9.", "zz\x80", "perf-profile.calltrace." };
+	size_t sizes[] = { 2, 3, 7, 8, 9, 50, 1000, 20000 }, t, i, j;
+	unsigned seed = 12345;
+
+	(void)state;
+	for (t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
+		size_t n = sizes[t];
+		char **names = malloc(n * sizeof(*names));
+		size_t made = 0;
+
+		assert_non_null(names);
+		/* distinct names: a stem, then a numbered tail of random bytes */
+		while (made < n) {
+			char buf[96];
+			int len;
+
+			seed = seed * 1103515245u + 12345u;
+			len = snprintf(buf, sizeof(buf), "%s%zu%c%c", stems[(seed >> 8) % 8], made,
+				       (char)(0x21 + (seed >> 16) % 0x5e), (char)(0x80 + (seed >> 24) % 0x7f));
+			assert_true(len > 0);
+			names[made++] = strdup(buf);
+		}
+		check_sort_by_name(names, n);
+		/* the same, sorted, then reversed */
+		qsort(names, n, sizeof(*names), strcmp_ptrs);
+		check_sort_by_name(names, n);
+		for (i = 0, j = n - 1; i < j; i++, j--) {
+			char *x = names[i];
+
+			names[i] = names[j];
+			names[j] = x;
+		}
+		check_sort_by_name(names, n);
+		for (i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+	}
+	/* prefixes of each other ("", "a", "aa", ...) shuffled, and 200
+	 * names sharing a 20 KiB prefix */
+	{
+		char *names[300];
+		size_t n = 0;
+
+		for (i = 0; i < 100; i++) {
+			names[n] = malloc(i + 1);
+			assert_non_null(names[n]);
+			memset(names[n], 'a', i);
+			names[n++][i] = '\0';
+		}
+		for (i = 0; i < 200; i++) {
+			names[n] = malloc(20 * 1024 + 16);
+			assert_non_null(names[n]);
+			memset(names[n], 'p', 20 * 1024);
+			snprintf(names[n++] + 20 * 1024, 16, "%03zu", (i * 37) % 200);
+		}
+		for (i = n - 1; i > 0; i--) {
+			char *x;
+
+			seed = seed * 1103515245u + 12345u;
+			j = (seed >> 8) % (i + 1);
+			x = names[i];
+			names[i] = names[j];
+			names[j] = x;
+		}
+		check_sort_by_name(names, n);
+		for (i = 0; i < n; i++)
+			free(names[i]);
+	}
+}
+
 const struct CMUnitTest unit_strbuf_tests[] = {
+	cmocka_unit_test(test_sort_by_name),
 	cmocka_unit_test(test_prefault),
 	cmocka_unit_test(test_sb_init_buf_never_null),
 	cmocka_unit_test(test_xstrfmt),
