@@ -498,9 +498,12 @@ static int find_report(struct pass *ps, const struct rm_inmail *m, struct rm_sto
 	return 0;
 }
 
-/* Queue the in-thread answer naming the commands not understood. */
-static int answer(struct pass *ps, const struct rm_inmail *m, const struct rm_store_msg *rep,
-		  const struct rm_listen_cmd *c, size_t n, struct rm_error *err)
+/* Queue the in-thread answer naming the commands not understood.  `id` is
+ * the mail's Message-ID or, for a mail without one, its id in the source
+ * (then the answer has no In-Reply-To and References of the mail). */
+static int answer(struct pass *ps, const struct rm_inmail *m, const char *id,
+		  const struct rm_store_msg *rep, const struct rm_listen_cmd *c, size_t n,
+		  struct rm_error *err)
 {
 	struct rm_sb body = RM_SB_INIT, key = RM_SB_INIT;
 	struct rm_message_in in;
@@ -526,7 +529,7 @@ static int answer(struct pass *ps, const struct rm_inmail *m, const struct rm_st
 		   "  #robotmail unsubscribe: all         no more reports to you at all\n"
 		   "  #robotmail undo                     take back the last change\n");
 	rm_sb_init(&key);
-	rm_sb_addf(&key, "answer:%s", m->message_id);
+	rm_sb_addf(&key, "answer:%s", id);
 	mid = rm_report_message_id(ps->cfg, key.buf, ps->now);
 	subject = rm_xstrfmt("Re: %s", m->subject && !strncasecmp(m->subject, "Re: ", 4) ?
 						  m->subject + 4 :
@@ -535,7 +538,8 @@ static int answer(struct pass *ps, const struct rm_inmail *m, const struct rm_st
 	refs = rm_xcalloc(m->nrefs + 1, sizeof(char *));
 	for (i = m->nrefs; i-- > 1;) /* refs[0] is In-Reply-To, also the newest reference */
 		refs[nrefs++] = m->refs[i];
-	refs[nrefs++] = m->message_id;
+	if (m->message_id)
+		refs[nrefs++] = m->message_id;
 	memset(&in, 0, sizeof(in));
 	in.from_name = ps->cfg->robot_name;
 	in.from_addr = ps->cfg->robot_address;
@@ -570,7 +574,7 @@ static int answer(struct pass *ps, const struct rm_inmail *m, const struct rm_st
 			ps->stats->answered++;
 	} else {
 		/* a sender address the message stage refuses: logged, not fatal */
-		say(m->message_id, err->msg);
+		say(id, err->msg);
 		rm_error_clear(err);
 		rc = 0;
 	}
@@ -583,9 +587,11 @@ static int answer(struct pass *ps, const struct rm_inmail *m, const struct rm_st
 	return rc;
 }
 
-/* Apply the commands; *bad counts those not understood or not possible. */
-static int apply(struct pass *ps, const struct rm_inmail *m, const struct rm_store_msg *rep,
-		 struct rm_listen_cmd *c, size_t n, size_t *bad, struct rm_error *err)
+/* Apply the commands; *bad counts those not understood or not possible.
+ * `id` names the mail (its Message-ID, or its id in the source). */
+static int apply(struct pass *ps, const struct rm_inmail *m, const char *id,
+		 const struct rm_store_msg *rep, struct rm_listen_cmd *c, size_t n, size_t *bad,
+		 struct rm_error *err)
 {
 	size_t i;
 
@@ -597,33 +603,31 @@ static int apply(struct pass *ps, const struct rm_inmail *m, const struct rm_sto
 		switch (c[i].kind) {
 		case RM_CMD_INVALID:
 			rc = rm_store_finding_set(ps->st, rep->thread_key, rep->tree, RM_FINDING_INVALID,
-						  NULL, c[i].line, m->from, m->message_id, ps->now, err);
+						  NULL, c[i].line, m->from, id, ps->now, err);
 			what = rm_xstrdup("finding marked invalid");
 			break;
 		case RM_CMD_FIXED:
 			rc = rm_store_finding_set(ps->st, rep->thread_key, rep->tree, RM_FINDING_FIXED,
-						  c[i].arg, c[i].line, m->from, m->message_id, ps->now,
-						  err);
+						  c[i].arg, c[i].line, m->from, id, ps->now, err);
 			what = rm_xstrfmt("finding marked fixed by '%s'", c[i].arg);
 			break;
 		case RM_CMD_DUP:
 			rc = rm_store_finding_set(ps->st, rep->thread_key, rep->tree, RM_FINDING_DUP,
-						  c[i].arg, c[i].line, m->from, m->message_id, ps->now,
-						  err);
+						  c[i].arg, c[i].line, m->from, id, ps->now, err);
 			what = rm_xstrfmt("finding marked a duplicate of <%s>", c[i].arg);
 			break;
 		case RM_CMD_UNSUBSCRIBE: {
 			const char *scope = c[i].arg ? "*" : rep->tree ? rep->tree : "*";
 
-			rc = rm_store_optout_add(ps->st, m->from, scope, m->message_id, ps->now, err);
+			rc = rm_store_optout_add(ps->st, m->from, scope, id, ps->now, err);
 			what = rm_xstrfmt("%s opted out of %s%s", m->from,
 					  !strcmp(scope, "*") ? "every tree" : "tree ",
 					  !strcmp(scope, "*") ? "" : scope);
 			break;
 		}
 		case RM_CMD_UNDO:
-			rc = rm_store_finding_undo(ps->st, rep->thread_key, c[i].line, m->from,
-						   m->message_id, ps->now, err);
+			rc = rm_store_finding_undo(ps->st, rep->thread_key, c[i].line, m->from, id,
+						   ps->now, err);
 			if (rc == 0) {
 				c[i].kind = RM_CMD_BAD;
 				c[i].problem = rm_xstrdup("there is nothing to undo on this finding");
@@ -641,11 +645,11 @@ static int apply(struct pass *ps, const struct rm_inmail *m, const struct rm_sto
 		if (c[i].kind == RM_CMD_BAD) {
 			char *t = rm_xstrfmt("not understood: %s (%s)", c[i].line, c[i].problem);
 
-			say(m->message_id, t);
+			say(id, t);
 			free(t);
 			(*bad)++;
 		} else {
-			say(m->message_id, what);
+			say(id, what);
 			ps->stats->applied++;
 		}
 		free(what);
@@ -733,9 +737,9 @@ static int handle(struct pass *ps, const char *bytes, size_t len, const char *fa
 					     " listen.maintainers", m.from);
 			say(id, verdict);
 		} else {
-			if (apply(ps, &m, &rep, cmds, ncmds, &bad, err))
+			if (apply(ps, &m, id, &rep, cmds, ncmds, &bad, err))
 				goto out;
-			if (bad && answer(ps, &m, &rep, cmds, ncmds, err))
+			if (bad && answer(ps, &m, id, &rep, cmds, ncmds, err))
 				goto out;
 			verdict = rm_xstrfmt("%zu command(s) applied, %zu not understood%s",
 					     ncmds - bad, bad, bad ? " (answered)" : "");
@@ -1063,10 +1067,8 @@ out:
 	return rc;
 }
 
-/* The mails of an mboxrd, in the order given: where each begins (after its
- * From_ line) into *at, and *at[n] = len; a mail ends at the next From_
- * line (mbox_mail stops there). */
-static void mbox_split(const char *mbox, size_t len, size_t **at, size_t *n)
+/* See listen.h. */
+void rm_listen_mbox_split(const char *mbox, size_t len, size_t **at, size_t *n)
 {
 	size_t i = 0;
 
@@ -1086,9 +1088,8 @@ static void mbox_split(const char *mbox, size_t len, size_t **at, size_t *n)
 		(*at)[*n] = len;
 }
 
-/* One mail of the mboxrd (from its start to the next From_ line) with its
- * quoting undone. */
-static void mbox_mail(const char *p, const char *end, struct rm_sb *out)
+/* See listen.h. */
+void rm_listen_mbox_mail(const char *p, const char *end, struct rm_sb *out)
 {
 	rm_sb_reset(out);
 	while (p < end) {
@@ -1174,14 +1175,14 @@ static int read_public_inbox(struct pass *ps, const struct rm_listen_src *src,
 	}
 	if (gunzip(ps, &gz, &mbox, err))
 		goto out;
-	mbox_split(mbox.buf ? mbox.buf : "", mbox.len, &at, &n);
+	rm_listen_mbox_split(mbox.buf ? mbox.buf : "", mbox.len, &at, &n);
 	/* oldest first: an undo comes after what it takes back */
 	for (k = n; k-- > 0;) {
 		unsigned long long h = 14695981039346656037ull; /* FNV-1a */
 		char fb[40];
 		size_t j;
 
-		mbox_mail(mbox.buf + at[k], mbox.buf + at[k + 1], &one);
+		rm_listen_mbox_mail(mbox.buf + at[k], mbox.buf + at[k + 1], &one);
 		for (j = 0; j < one.len; j++)
 			h = (h ^ (unsigned char)one.buf[j]) * 1099511628211ull;
 		/* public-inbox gives every mail a Message-ID; this names one

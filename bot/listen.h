@@ -39,6 +39,7 @@
 #include "config.h"
 #include "error.h"
 #include "store.h"
+#include "strbuf.h"
 
 /* At most this many commands are read from one mail. */
 #define RM_LISTEN_MAX_COMMANDS 20
@@ -83,6 +84,18 @@ struct rm_inmail {
 int rm_listen_parse_mail(const char *bytes, size_t len, struct rm_inmail *m,
 			 struct rm_error *err);
 void rm_inmail_free(struct rm_inmail *m);
+
+/* A public-inbox download (an mboxrd) split into its mails: where each
+ * begins (after its From_ line: a line starting "From ") into *at, malloc'd
+ * (the caller frees it), n mails in the order given, and (*at)[n] = len
+ * (*at is NULL when there is no From_ line).  A mail ends at the next
+ * From_ line. */
+void rm_listen_mbox_split(const char *mbox, size_t len, size_t **at, size_t *n);
+
+/* One mail of the mboxrd, from p (a (*at)[k]) up to the next From_ line
+ * or end, with its quoting undone (">From " -> "From ", ">>From " ->
+ * ">From "), into out (reset first). */
+void rm_listen_mbox_mail(const char *p, const char *end, struct rm_sb *out);
 
 /* Why a mail must never be answered (or acted on): a static string, or NULL
  * when it may be.  The loop rules: Auto-Submitted other than "no",
