@@ -36,6 +36,16 @@ static char *trimmed(const char *s, size_t n)
 	return rm_xstrndup(s, n);
 }
 
+/* A Message-ID holds no blank, control character or angle bracket (a CR
+ * inside a line is none of the line's ends). */
+static bool msgid_chars(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s <= 0x20 || *s == 0x7f || *s == '<' || *s == '>')
+			return false;
+	return true;
+}
+
 /* One command line after "#robotmail". */
 static void parse_one(const char *rest, struct rm_listen_cmd *c)
 {
@@ -91,7 +101,7 @@ static void parse_one(const char *rest, struct rm_listen_cmd *c)
 
 		free(arg);
 		arg = id;
-		if (!strchr(arg, '@') || strpbrk(arg, " \t<>")) {
+		if (!strchr(arg, '@') || !msgid_chars(arg)) {
 			c->problem = rm_xstrfmt("'%.80s' is not a Message-ID", arg);
 			free(arg);
 			return;

@@ -171,6 +171,7 @@ static void check_trimmed(const char *s)
 static void check_cmds(const char *body, const struct rm_listen_cmd *c, size_t n)
 {
 	size_t want = command_lines(body), i;
+	const char *p;
 
 	if (want > RM_LISTEN_MAX_COMMANDS)
 		want = RM_LISTEN_MAX_COMMANDS + 1;
@@ -200,8 +201,11 @@ static void check_cmds(const char *body, const struct rm_listen_cmd *c, size_t n
 			check_trimmed(c[i].arg);
 			break;
 		case RM_CMD_DUP:
-			if (!c[i].arg || !strchr(c[i].arg, '@') || strpbrk(c[i].arg, " \t\r\n<>"))
+			if (!c[i].arg || !strchr(c[i].arg, '@'))
 				abort();
+			for (p = c[i].arg; *p; p++)
+				if ((unsigned char)*p <= 0x20 || *p == 0x7f || *p == '<' || *p == '>')
+					abort();
 			break;
 		case RM_CMD_UNSUBSCRIBE:
 			if (c[i].arg && strcasecmp(c[i].arg, "all"))

@@ -220,7 +220,7 @@ c=$(db "select count(*) from finding_events where message_id = 'r11@example.org'
 st=$(db "select state || ' ' || arg from findings")
 [ "$c" = 1 ] && [ "$st" = "fixed abcdef012345" ] && ok "a mail read again after a crash is not applied twice" || not_ok "twice" "c=$c st=$st"
 
-# a reply without a Message-ID (found by fuzz_listen_mail's answer check):
+# a reply without a Message-ID (found while writing fuzz_listen_mail):
 # named by its id in the Maildir, answered outside the thread; it had a
 # "(null)" dedupe key and References, so no answer was ever queued
 n=$((n + 1))

@@ -50,6 +50,9 @@ static void test_commands_bad(void **state)
 		{ "#robotmail fixed:", "'fixed' needs the fix's commit or subject" },
 		{ "#robotmail dup", "'dup' needs the Message-ID of the other report" },
 		{ "#robotmail dup: nothing", "'nothing' is not a Message-ID" },
+		/* a CR or another control character inside the line (fuzz_listen_mail) */
+		{ "#robotmail dup: <a@example.org\r>", "'a@example.org\r' is not a Message-ID" },
+		{ "#robotmail dup: a\x01b@example.org", "'a\x01b@example.org' is not a Message-ID" },
 		{ "#robotmail unsubscribe: me", "unsubscribe takes nothing (this tree) or 'all', not 'me'" },
 		{ "#robotmail undo it", "'undo' takes nothing after it" },
 	};
