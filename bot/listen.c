@@ -170,9 +170,20 @@ void rm_listen_cmds_free(struct rm_listen_cmd *v, size_t n)
 
 /* ---------------------------------------------------------------- parsing a mail */
 
+/* A copy of s that is valid UTF-8: every byte of no well-formed sequence
+ * becomes '?' (what listen reads goes to the store, whose PostgreSQL text
+ * refuses anything else, the log and the answer). */
+static char *utf8_dup(const char *s)
+{
+	char *d = rm_xstrdup(s);
+
+	rm_utf8_repair(d);
+	return d;
+}
+
 static char *lower_dup(const char *s)
 {
-	char *d = rm_xstrdup(s), *q;
+	char *d = utf8_dup(s), *q;
 
 	for (q = d; *q; q++)
 		*q = (char)tolower((unsigned char)*q);
@@ -182,7 +193,7 @@ static char *lower_dup(const char *s)
 static void add_str(char ***v, size_t *n, const char *s)
 {
 	*v = rm_xrealloc(*v, (*n + 1) * sizeof(char *));
-	(*v)[(*n)++] = rm_xstrdup(s);
+	(*v)[(*n)++] = utf8_dup(s);
 }
 
 static void add_mailboxes(struct rm_inmail *m, const struct mailimf_mailbox_list *l)
@@ -221,22 +232,34 @@ static void add_addresses(struct rm_inmail *m, const struct mailimf_address_list
 	}
 }
 
-/* An unstructured header's value, unfolded and trimmed. */
-static char *header_value(const char *v)
+/* An unstructured header's value, unfolded, its RFC 2047 encoded words
+ * decoded when `words` (raw 8-bit bytes taken as UTF-8), as valid UTF-8
+ * with no control character, trimmed. */
+static char *header_value(const char *v, bool words)
 {
 	struct rm_sb sb = RM_SB_INIT;
 	const char *p;
+	char *dec = NULL, *s, *t;
+	size_t idx = 0;
 
 	rm_sb_init(&sb);
 	for (p = v; *p; p++)
 		if (*p != '\r' && *p != '\n')
-			rm_sb_addc(&sb, *p == '\t' ? ' ' : *p);
-	{
-		char *s = rm_sb_detach(&sb, NULL), *t = trimmed(s, strlen(s));
-
-		free(s);
-		return t;
+			rm_sb_addc(&sb, *p);
+	if (words && mailmime_encoded_phrase_parse("utf-8", sb.buf, sb.len, &idx, "utf-8", &dec) ==
+			     MAILIMF_NO_ERROR &&
+	    dec) {
+		s = rm_xstrdup(dec);
+		free(dec);
+		rm_sb_release(&sb);
+	} else {
+		s = rm_sb_detach(&sb, NULL);
 	}
+	rm_utf8_repair(s);
+	rm_text_scrub(s, ' ');
+	t = trimmed(s, strlen(s));
+	free(s);
+	return t;
 }
 
 static void read_fields(struct rm_inmail *m, const struct mailimf_fields *f)
@@ -252,7 +275,7 @@ static void read_fields(struct rm_inmail *m, const struct mailimf_fields *f)
 		switch (fl->fld_type) {
 		case MAILIMF_FIELD_MESSAGE_ID:
 			if (!m->message_id && fl->fld_data.fld_message_id->mid_value)
-				m->message_id = rm_xstrdup(fl->fld_data.fld_message_id->mid_value);
+				m->message_id = utf8_dup(fl->fld_data.fld_message_id->mid_value);
 			break;
 		case MAILIMF_FIELD_FROM:
 			if (!m->from && fl->fld_data.fld_from->frm_mb_list) {
@@ -270,7 +293,7 @@ static void read_fields(struct rm_inmail *m, const struct mailimf_fields *f)
 			break;
 		case MAILIMF_FIELD_SUBJECT:
 			if (!m->subject && fl->fld_data.fld_subject->sbj_value)
-				m->subject = header_value(fl->fld_data.fld_subject->sbj_value);
+				m->subject = header_value(fl->fld_data.fld_subject->sbj_value, true);
 			break;
 		case MAILIMF_FIELD_IN_REPLY_TO:
 			for (j = clist_begin(fl->fld_data.fld_in_reply_to->mid_list); j;
@@ -290,7 +313,7 @@ static void read_fields(struct rm_inmail *m, const struct mailimf_fields *f)
 										  NULL;
 
 			if (dst && !*dst && o->fld_value)
-				*dst = header_value(o->fld_value);
+				*dst = header_value(o->fld_value, false);
 			break;
 		}
 		default:
@@ -320,7 +343,36 @@ static bool is_text_plain(const struct mailmime *mm)
 	       ct->ct_subtype && !strcasecmp(ct->ct_subtype, "plain");
 }
 
-/* The first text/plain part, decoded (its transfer encoding), or NULL. */
+/* A text part's n bytes at p as UTF-8: converted from the charset its
+ * Content-Type names (libetpan's charconv, iconv), or taken as UTF-8 (none
+ * named, or one iconv does not know), then repaired (utf8_dup). */
+static char *text_utf8(const struct mailmime *mm, const char *p, size_t n)
+{
+	const struct mailmime_content *ct = mm->mm_content_type;
+	const char *cs = NULL;
+	char *conv = NULL, *out;
+	clistiter *it;
+
+	for (it = ct && ct->ct_parameters ? clist_begin(ct->ct_parameters) : NULL; it;
+	     it = clist_next(it)) {
+		const struct mailmime_parameter *pa = clist_content(it);
+
+		if (pa && pa->pa_name && pa->pa_value && !strcasecmp(pa->pa_name, "charset"))
+			cs = pa->pa_value;
+	}
+	if (cs && strcasecmp(cs, "utf-8") && strcasecmp(cs, "us-ascii") &&
+	    charconv("utf-8", cs, p, n, &conv) == MAIL_CHARCONV_NO_ERROR && conv) {
+		out = rm_xstrdup(conv);
+		free(conv);
+	} else {
+		out = rm_xstrndup(p, n);
+	}
+	rm_utf8_repair(out);
+	return out;
+}
+
+/* The first text/plain part, decoded (its transfer encoding, its charset),
+ * or NULL. */
 static char *first_text(const struct mailmime *mm)
 {
 	clistiter *it;
@@ -334,11 +386,23 @@ static char *first_text(const struct mailmime *mm)
 		if (!d || !is_text_plain(mm) || d->dt_type != MAILMIME_DATA_TEXT)
 			return NULL;
 		if (!d->dt_encoded)
-			return rm_xstrndup(d->dt_data.dt_text.dt_data, d->dt_data.dt_text.dt_length);
-		if (mailmime_part_parse(d->dt_data.dt_text.dt_data, d->dt_data.dt_text.dt_length,
-					&idx, d->dt_encoding, &dec, &dlen) != MAILIMF_NO_ERROR)
-			return NULL;
-		out = rm_xstrndup(dec, dlen);
+			return text_utf8(mm, d->dt_data.dt_text.dt_data, d->dt_data.dt_text.dt_length);
+		{
+			/* libetpan 1.9.4's quoted-printable decoder reads two
+			 * bytes past a part that ends in '=' and one more byte
+			 * (found by fuzz_listen_mail): it decodes a copy with
+			 * NULs after it */
+			size_t n = d->dt_data.dt_text.dt_length;
+			char *padded = rm_xcalloc(n + 4, 1);
+			int r;
+
+			memcpy(padded, d->dt_data.dt_text.dt_data, n);
+			r = mailmime_part_parse(padded, n, &idx, d->dt_encoding, &dec, &dlen);
+			free(padded);
+			if (r != MAILIMF_NO_ERROR)
+				return NULL;
+		}
+		out = text_utf8(mm, dec, dlen);
 		mailmime_decoded_part_free(dec);
 		return out;
 	}

@@ -66,7 +66,9 @@ struct rm_listen_cmd {
 void rm_listen_parse_commands(const char *body, struct rm_listen_cmd **out, size_t *n);
 void rm_listen_cmds_free(struct rm_listen_cmd *v, size_t n);
 
-/* An inbound mail as listen sees it. */
+/* An inbound mail as listen sees it.  Every string is valid UTF-8 (a byte
+ * of no well-formed sequence becomes '?'); the Subject's RFC 2047 words
+ * are decoded; the header values hold no control character. */
 struct rm_inmail {
 	char *message_id;      /* without <>, or NULL */
 	char *from;            /* the sender's address, lower case, or NULL */
@@ -76,7 +78,7 @@ struct rm_inmail {
 	char **rcpts;          /* To and Cc addresses, lower case */
 	size_t nrcpts;
 	char *auto_submitted, *precedence, *list_id; /* the headers, or NULL */
-	char *body;            /* the first text/plain part, decoded */
+	char *body;            /* the first text/plain part, decoded, in UTF-8 */
 };
 
 /* Parse a mail (RFC 5322, MIME).  0, or -1 with err (RM_ERR_INPUT) when it

@@ -10,10 +10,10 @@
  * (rm_message_build), which is then read back.
  *
  * Invariants: parsing succeeds or fails with an error message and every
- * field NULL; parsing twice gives the same fields; the body is never NULL
- * and never longer than the mail; Subject, Auto-Submitted, Precedence and
- * List-Id hold no CR, LF or tab and are trimmed; From and the recipients
- * hold no upper-case ASCII; the loop rule is NULL or one of its reasons and
+ * field NULL; parsing twice gives the same fields; every string is valid
+ * UTF-8 (listen.h) and the body is never NULL; Subject, Auto-Submitted,
+ * Precedence and List-Id hold no control character and are trimmed; From
+ * and the recipients hold no upper-case ASCII; the loop rule is NULL or one of its reasons and
  * NULL only for a mail with a sender that is not the robot and is no
  * automatic, junk or foreign-list mail; the commands are as many as the
  * "#robotmail" lines (at most RM_LISTEN_MAX_COMMANDS and one refusal), each
@@ -50,15 +50,34 @@ static int same(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+static void check_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned cp;
+
+	while (*p) {
+		size_t k = rm_utf8_decode(p, &cp);
+
+		if (!k)
+			abort();
+		p += k;
+	}
+}
+
 static void check_text(const char *s, size_t max)
 {
 	size_t n;
+	const char *p;
 
 	if (!s)
 		return;
 	n = strlen(s);
-	if (n > max || strpbrk(s, "\r\n\t"))
+	if (n > max)
 		abort();
+	check_utf8(s);
+	for (p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			abort();
 	if (n && (isspace((unsigned char)s[0]) || isspace((unsigned char)s[n - 1])))
 		abort();
 }
@@ -67,6 +86,7 @@ static void check_lower(const char *s, size_t max)
 {
 	if (!s || strlen(s) > max)
 		abort();
+	check_utf8(s);
 	for (; *s; s++)
 		if (*s >= 'A' && *s <= 'Z')
 			abort();
@@ -76,9 +96,10 @@ static void check_mail(const struct rm_inmail *m, size_t size)
 {
 	size_t i;
 
-	if (!m->body || strlen(m->body) > size)
+	if (!m->body)
 		abort();
-	check_text(m->subject, size);
+	check_utf8(m->body);
+	check_text(m->subject, 4 * size);
 	check_text(m->auto_submitted, size);
 	check_text(m->precedence, size);
 	check_text(m->list_id, size);
@@ -86,11 +107,15 @@ static void check_mail(const struct rm_inmail *m, size_t size)
 		check_lower(m->from, size);
 	if (m->message_id && strlen(m->message_id) > size)
 		abort();
+	if (m->message_id)
+		check_utf8(m->message_id);
 	if ((m->nrefs && !m->refs) || (m->nrcpts && !m->rcpts))
 		abort();
 	for (i = 0; i < m->nrefs; i++)
 		if (!m->refs[i] || strlen(m->refs[i]) > size)
 			abort();
+		else
+			check_utf8(m->refs[i]);
 	for (i = 0; i < m->nrcpts; i++)
 		check_lower(m->rcpts[i], size);
 }

@@ -446,6 +446,19 @@ CONFIG_BROKEN = {
 
 # inputs that once crashed, leaked or ran out of memory (found by fuzzing)
 REGRESSIONS = {
+    # libetpan's quoted-printable decoder read two bytes past a part ending in '=' and a byte
+    ("fuzz_listen_mail", "qp-equals-at-end"): (
+        "From: a@example.org\nMessage-ID: <q@example.org>\n"
+        "Content-Transfer-Encoding: quoted-printable\n\n#robotmail invalid\nJ=S"),
+    # '#robotmail dup:' took a Message-ID with a CR inside
+    ("fuzz_listen_mail", "dup-id-with-cr"): (
+        "From: a@example.org\nMessage-ID: <d@example.org>\n\n"
+        "#robotmail dup: <x@example.org\r>\n"),
+    # 8-bit bytes in a Message-ID and From (PostgreSQL refuses what is not UTF-8)
+    ("fuzz_listen_mail", "8bit-ids"): (
+        b"From: j\xf6rg@example.org\nMessage-ID: <caf\xe9@example.org>\n"
+        b"In-Reply-To: <r\xff@example.org>\nSubject: =?UTF-8?Q?Re:_caf=C3?=\n\n"
+        b"#robotmail fixed: caf\xe9\n"),
     ("fuzz_cgit_patch", "two-from-leak"): (
         "From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n"
         "From: A <a@b.c>\nFrom: B <b@c.d>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
