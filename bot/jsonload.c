@@ -99,10 +99,12 @@ json_t *rm_json_load(const char *file, const char *buf, size_t len, size_t *nan_
 		 * follows a number or literal (it takes the byte it puts back
 		 * for an empty buffer): found by fuzz_json, whose matrix.json
 		 * scanner refused `{"a": 2<NUL>}` that this accepted */
-		const char *nul = memchr(buf, '\0', len), *p;
-		int line = 1, col = 1;
+		const char *nul = memchr(buf, '\0', len);
 
 		if (nul) {
+			const char *p;
+			int line = 1, col = 1;
+
 			for (p = buf; p < nul; p++, col++)
 				if (*p == '\n') {
 					line++;
