@@ -24,6 +24,7 @@ int mailesmtp_parse_ehlo(mailsmtp *session);
 #include "dynlib.h"
 
 #define RM_DYNLIB_ETPAN_SYMS(X) \
+	X(charconv) \
 	X(clist_insert_after) \
 	X(clist_new) \
 	X(maildir_free) \
@@ -104,6 +105,7 @@ static inline const struct rm_dynlib_etpan *rm_dynlib_etpan(void)
 }
 
 #ifndef RM_DYNLIB_IMPL
+#define charconv(...) (*rm_dynlib_etpan()->charconv)(__VA_ARGS__)
 #define clist_insert_after(...) (*rm_dynlib_etpan()->clist_insert_after)(__VA_ARGS__)
 #define clist_new(...) (*rm_dynlib_etpan()->clist_new)(__VA_ARGS__)
 #define maildir_free(...) (*rm_dynlib_etpan()->maildir_free)(__VA_ARGS__)

@@ -94,6 +94,27 @@ json_t *rm_json_load(const char *file, const char *buf, size_t len, size_t *nan_
 
 	if (rm_json_check_limits(file, buf, len, err))
 		return NULL;
+	{
+		/* a NUL byte is JSON nowhere, but jansson drops one that
+		 * follows a number or literal (it takes the byte it puts back
+		 * for an empty buffer): found by fuzz_json, whose matrix.json
+		 * scanner refused `{"a": 2<NUL>}` that this accepted */
+		const char *nul = memchr(buf, '\0', len);
+
+		if (nul) {
+			const char *p;
+			int line = 1, col = 1;
+
+			for (p = buf; p < nul; p++, col++)
+				if (*p == '\n') {
+					line++;
+					col = 0;
+				}
+			rm_error_set(err, RM_ERR_INPUT, "'%s' line %d column %d: invalid JSON: a NUL byte",
+				     file, line, col);
+			return NULL;
+		}
+	}
 	rm_sb_init(&text);
 	count = rewrite_nonfinite(buf, len, &text);
 	j = json_loadb(text.buf, text.len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);

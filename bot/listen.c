@@ -36,6 +36,16 @@ static char *trimmed(const char *s, size_t n)
 	return rm_xstrndup(s, n);
 }
 
+/* A Message-ID holds no blank, control character or angle bracket (a CR
+ * inside a line is none of the line's ends). */
+static bool msgid_chars(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s <= 0x20 || *s == 0x7f || *s == '<' || *s == '>')
+			return false;
+	return true;
+}
+
 /* One command line after "#robotmail". */
 static void parse_one(const char *rest, struct rm_listen_cmd *c)
 {
@@ -91,7 +101,7 @@ static void parse_one(const char *rest, struct rm_listen_cmd *c)
 
 		free(arg);
 		arg = id;
-		if (!strchr(arg, '@') || strpbrk(arg, " \t<>")) {
+		if (!strchr(arg, '@') || !msgid_chars(arg)) {
 			c->problem = rm_xstrfmt("'%.80s' is not a Message-ID", arg);
 			free(arg);
 			return;
@@ -160,9 +170,20 @@ void rm_listen_cmds_free(struct rm_listen_cmd *v, size_t n)
 
 /* ---------------------------------------------------------------- parsing a mail */
 
+/* A copy of s that is valid UTF-8: every byte of no well-formed sequence
+ * becomes '?' (what listen reads goes to the store, whose PostgreSQL text
+ * refuses anything else, the log and the answer). */
+static char *utf8_dup(const char *s)
+{
+	char *d = rm_xstrdup(s);
+
+	rm_utf8_repair(d);
+	return d;
+}
+
 static char *lower_dup(const char *s)
 {
-	char *d = rm_xstrdup(s), *q;
+	char *d = utf8_dup(s), *q;
 
 	for (q = d; *q; q++)
 		*q = (char)tolower((unsigned char)*q);
@@ -172,7 +193,7 @@ static char *lower_dup(const char *s)
 static void add_str(char ***v, size_t *n, const char *s)
 {
 	*v = rm_xrealloc(*v, (*n + 1) * sizeof(char *));
-	(*v)[(*n)++] = rm_xstrdup(s);
+	(*v)[(*n)++] = utf8_dup(s);
 }
 
 static void add_mailboxes(struct rm_inmail *m, const struct mailimf_mailbox_list *l)
@@ -211,22 +232,34 @@ static void add_addresses(struct rm_inmail *m, const struct mailimf_address_list
 	}
 }
 
-/* An unstructured header's value, unfolded and trimmed. */
-static char *header_value(const char *v)
+/* An unstructured header's value, unfolded, its RFC 2047 encoded words
+ * decoded when `words` (raw 8-bit bytes taken as UTF-8), as valid UTF-8
+ * with no control character, trimmed. */
+static char *header_value(const char *v, bool words)
 {
 	struct rm_sb sb = RM_SB_INIT;
 	const char *p;
+	char *dec = NULL, *s, *t;
+	size_t idx = 0;
 
 	rm_sb_init(&sb);
 	for (p = v; *p; p++)
 		if (*p != '\r' && *p != '\n')
-			rm_sb_addc(&sb, *p == '\t' ? ' ' : *p);
-	{
-		char *s = rm_sb_detach(&sb, NULL), *t = trimmed(s, strlen(s));
-
-		free(s);
-		return t;
+			rm_sb_addc(&sb, *p);
+	if (words && mailmime_encoded_phrase_parse("utf-8", sb.buf, sb.len, &idx, "utf-8", &dec) ==
+			     MAILIMF_NO_ERROR &&
+	    dec) {
+		s = rm_xstrdup(dec);
+		free(dec);
+		rm_sb_release(&sb);
+	} else {
+		s = rm_sb_detach(&sb, NULL);
 	}
+	rm_utf8_repair(s);
+	rm_text_scrub(s, ' ');
+	t = trimmed(s, strlen(s));
+	free(s);
+	return t;
 }
 
 static void read_fields(struct rm_inmail *m, const struct mailimf_fields *f)
@@ -242,7 +275,7 @@ static void read_fields(struct rm_inmail *m, const struct mailimf_fields *f)
 		switch (fl->fld_type) {
 		case MAILIMF_FIELD_MESSAGE_ID:
 			if (!m->message_id && fl->fld_data.fld_message_id->mid_value)
-				m->message_id = rm_xstrdup(fl->fld_data.fld_message_id->mid_value);
+				m->message_id = utf8_dup(fl->fld_data.fld_message_id->mid_value);
 			break;
 		case MAILIMF_FIELD_FROM:
 			if (!m->from && fl->fld_data.fld_from->frm_mb_list) {
@@ -260,7 +293,7 @@ static void read_fields(struct rm_inmail *m, const struct mailimf_fields *f)
 			break;
 		case MAILIMF_FIELD_SUBJECT:
 			if (!m->subject && fl->fld_data.fld_subject->sbj_value)
-				m->subject = header_value(fl->fld_data.fld_subject->sbj_value);
+				m->subject = header_value(fl->fld_data.fld_subject->sbj_value, true);
 			break;
 		case MAILIMF_FIELD_IN_REPLY_TO:
 			for (j = clist_begin(fl->fld_data.fld_in_reply_to->mid_list); j;
@@ -280,7 +313,7 @@ static void read_fields(struct rm_inmail *m, const struct mailimf_fields *f)
 										  NULL;
 
 			if (dst && !*dst && o->fld_value)
-				*dst = header_value(o->fld_value);
+				*dst = header_value(o->fld_value, false);
 			break;
 		}
 		default:
@@ -310,7 +343,36 @@ static bool is_text_plain(const struct mailmime *mm)
 	       ct->ct_subtype && !strcasecmp(ct->ct_subtype, "plain");
 }
 
-/* The first text/plain part, decoded (its transfer encoding), or NULL. */
+/* A text part's n bytes at p as UTF-8: converted from the charset its
+ * Content-Type names (libetpan's charconv, iconv), or taken as UTF-8 (none
+ * named, or one iconv does not know), then repaired (utf8_dup). */
+static char *text_utf8(const struct mailmime *mm, const char *p, size_t n)
+{
+	const struct mailmime_content *ct = mm->mm_content_type;
+	const char *cs = NULL;
+	char *conv = NULL, *out;
+	clistiter *it;
+
+	for (it = ct && ct->ct_parameters ? clist_begin(ct->ct_parameters) : NULL; it;
+	     it = clist_next(it)) {
+		const struct mailmime_parameter *pa = clist_content(it);
+
+		if (pa && pa->pa_name && pa->pa_value && !strcasecmp(pa->pa_name, "charset"))
+			cs = pa->pa_value;
+	}
+	if (cs && strcasecmp(cs, "utf-8") && strcasecmp(cs, "us-ascii") &&
+	    charconv("utf-8", cs, p, n, &conv) == MAIL_CHARCONV_NO_ERROR && conv) {
+		out = rm_xstrdup(conv);
+		free(conv);
+	} else {
+		out = rm_xstrndup(p, n);
+	}
+	rm_utf8_repair(out);
+	return out;
+}
+
+/* The first text/plain part, decoded (its transfer encoding, its charset),
+ * or NULL. */
 static char *first_text(const struct mailmime *mm)
 {
 	clistiter *it;
@@ -324,11 +386,23 @@ static char *first_text(const struct mailmime *mm)
 		if (!d || !is_text_plain(mm) || d->dt_type != MAILMIME_DATA_TEXT)
 			return NULL;
 		if (!d->dt_encoded)
-			return rm_xstrndup(d->dt_data.dt_text.dt_data, d->dt_data.dt_text.dt_length);
-		if (mailmime_part_parse(d->dt_data.dt_text.dt_data, d->dt_data.dt_text.dt_length,
-					&idx, d->dt_encoding, &dec, &dlen) != MAILIMF_NO_ERROR)
-			return NULL;
-		out = rm_xstrndup(dec, dlen);
+			return text_utf8(mm, d->dt_data.dt_text.dt_data, d->dt_data.dt_text.dt_length);
+		{
+			/* libetpan 1.9.4's quoted-printable decoder reads two
+			 * bytes past a part that ends in '=' and one more byte
+			 * (found by fuzz_listen_mail): it decodes a copy with
+			 * NULs after it */
+			size_t n = d->dt_data.dt_text.dt_length;
+			char *padded = rm_xcalloc(n + 4, 1);
+			int r;
+
+			memcpy(padded, d->dt_data.dt_text.dt_data, n);
+			r = mailmime_part_parse(padded, n, &idx, d->dt_encoding, &dec, &dlen);
+			free(padded);
+			if (r != MAILIMF_NO_ERROR)
+				return NULL;
+		}
+		out = text_utf8(mm, dec, dlen);
 		mailmime_decoded_part_free(dec);
 		return out;
 	}
@@ -498,9 +572,12 @@ static int find_report(struct pass *ps, const struct rm_inmail *m, struct rm_sto
 	return 0;
 }
 
-/* Queue the in-thread answer naming the commands not understood. */
-static int answer(struct pass *ps, const struct rm_inmail *m, const struct rm_store_msg *rep,
-		  const struct rm_listen_cmd *c, size_t n, struct rm_error *err)
+/* Queue the in-thread answer naming the commands not understood.  `id` is
+ * the mail's Message-ID or, for a mail without one, its id in the source
+ * (then the answer has no In-Reply-To and References of the mail). */
+static int answer(struct pass *ps, const struct rm_inmail *m, const char *id,
+		  const struct rm_store_msg *rep, const struct rm_listen_cmd *c, size_t n,
+		  struct rm_error *err)
 {
 	struct rm_sb body = RM_SB_INIT, key = RM_SB_INIT;
 	struct rm_message_in in;
@@ -526,7 +603,7 @@ static int answer(struct pass *ps, const struct rm_inmail *m, const struct rm_st
 		   "  #robotmail unsubscribe: all         no more reports to you at all\n"
 		   "  #robotmail undo                     take back the last change\n");
 	rm_sb_init(&key);
-	rm_sb_addf(&key, "answer:%s", m->message_id);
+	rm_sb_addf(&key, "answer:%s", id);
 	mid = rm_report_message_id(ps->cfg, key.buf, ps->now);
 	subject = rm_xstrfmt("Re: %s", m->subject && !strncasecmp(m->subject, "Re: ", 4) ?
 						  m->subject + 4 :
@@ -535,7 +612,8 @@ static int answer(struct pass *ps, const struct rm_inmail *m, const struct rm_st
 	refs = rm_xcalloc(m->nrefs + 1, sizeof(char *));
 	for (i = m->nrefs; i-- > 1;) /* refs[0] is In-Reply-To, also the newest reference */
 		refs[nrefs++] = m->refs[i];
-	refs[nrefs++] = m->message_id;
+	if (m->message_id)
+		refs[nrefs++] = m->message_id;
 	memset(&in, 0, sizeof(in));
 	in.from_name = ps->cfg->robot_name;
 	in.from_addr = ps->cfg->robot_address;
@@ -570,7 +648,7 @@ static int answer(struct pass *ps, const struct rm_inmail *m, const struct rm_st
 			ps->stats->answered++;
 	} else {
 		/* a sender address the message stage refuses: logged, not fatal */
-		say(m->message_id, err->msg);
+		say(id, err->msg);
 		rm_error_clear(err);
 		rc = 0;
 	}
@@ -583,9 +661,11 @@ static int answer(struct pass *ps, const struct rm_inmail *m, const struct rm_st
 	return rc;
 }
 
-/* Apply the commands; *bad counts those not understood or not possible. */
-static int apply(struct pass *ps, const struct rm_inmail *m, const struct rm_store_msg *rep,
-		 struct rm_listen_cmd *c, size_t n, size_t *bad, struct rm_error *err)
+/* Apply the commands; *bad counts those not understood or not possible.
+ * `id` names the mail (its Message-ID, or its id in the source). */
+static int apply(struct pass *ps, const struct rm_inmail *m, const char *id,
+		 const struct rm_store_msg *rep, struct rm_listen_cmd *c, size_t n, size_t *bad,
+		 struct rm_error *err)
 {
 	size_t i;
 
@@ -597,33 +677,31 @@ static int apply(struct pass *ps, const struct rm_inmail *m, const struct rm_sto
 		switch (c[i].kind) {
 		case RM_CMD_INVALID:
 			rc = rm_store_finding_set(ps->st, rep->thread_key, rep->tree, RM_FINDING_INVALID,
-						  NULL, c[i].line, m->from, m->message_id, ps->now, err);
+						  NULL, c[i].line, m->from, id, ps->now, err);
 			what = rm_xstrdup("finding marked invalid");
 			break;
 		case RM_CMD_FIXED:
 			rc = rm_store_finding_set(ps->st, rep->thread_key, rep->tree, RM_FINDING_FIXED,
-						  c[i].arg, c[i].line, m->from, m->message_id, ps->now,
-						  err);
+						  c[i].arg, c[i].line, m->from, id, ps->now, err);
 			what = rm_xstrfmt("finding marked fixed by '%s'", c[i].arg);
 			break;
 		case RM_CMD_DUP:
 			rc = rm_store_finding_set(ps->st, rep->thread_key, rep->tree, RM_FINDING_DUP,
-						  c[i].arg, c[i].line, m->from, m->message_id, ps->now,
-						  err);
+						  c[i].arg, c[i].line, m->from, id, ps->now, err);
 			what = rm_xstrfmt("finding marked a duplicate of <%s>", c[i].arg);
 			break;
 		case RM_CMD_UNSUBSCRIBE: {
 			const char *scope = c[i].arg ? "*" : rep->tree ? rep->tree : "*";
 
-			rc = rm_store_optout_add(ps->st, m->from, scope, m->message_id, ps->now, err);
+			rc = rm_store_optout_add(ps->st, m->from, scope, id, ps->now, err);
 			what = rm_xstrfmt("%s opted out of %s%s", m->from,
 					  !strcmp(scope, "*") ? "every tree" : "tree ",
 					  !strcmp(scope, "*") ? "" : scope);
 			break;
 		}
 		case RM_CMD_UNDO:
-			rc = rm_store_finding_undo(ps->st, rep->thread_key, c[i].line, m->from,
-						   m->message_id, ps->now, err);
+			rc = rm_store_finding_undo(ps->st, rep->thread_key, c[i].line, m->from, id,
+						   ps->now, err);
 			if (rc == 0) {
 				c[i].kind = RM_CMD_BAD;
 				c[i].problem = rm_xstrdup("there is nothing to undo on this finding");
@@ -641,11 +719,11 @@ static int apply(struct pass *ps, const struct rm_inmail *m, const struct rm_sto
 		if (c[i].kind == RM_CMD_BAD) {
 			char *t = rm_xstrfmt("not understood: %s (%s)", c[i].line, c[i].problem);
 
-			say(m->message_id, t);
+			say(id, t);
 			free(t);
 			(*bad)++;
 		} else {
-			say(m->message_id, what);
+			say(id, what);
 			ps->stats->applied++;
 		}
 		free(what);
@@ -733,9 +811,9 @@ static int handle(struct pass *ps, const char *bytes, size_t len, const char *fa
 					     " listen.maintainers", m.from);
 			say(id, verdict);
 		} else {
-			if (apply(ps, &m, &rep, cmds, ncmds, &bad, err))
+			if (apply(ps, &m, id, &rep, cmds, ncmds, &bad, err))
 				goto out;
-			if (bad && answer(ps, &m, &rep, cmds, ncmds, err))
+			if (bad && answer(ps, &m, id, &rep, cmds, ncmds, err))
 				goto out;
 			verdict = rm_xstrfmt("%zu command(s) applied, %zu not understood%s",
 					     ncmds - bad, bad, bad ? " (answered)" : "");
@@ -1063,10 +1141,8 @@ out:
 	return rc;
 }
 
-/* The mails of an mboxrd, in the order given: where each begins (after its
- * From_ line) into *at, and *at[n] = len; a mail ends at the next From_
- * line (mbox_mail stops there). */
-static void mbox_split(const char *mbox, size_t len, size_t **at, size_t *n)
+/* See listen.h. */
+void rm_listen_mbox_split(const char *mbox, size_t len, size_t **at, size_t *n)
 {
 	size_t i = 0;
 
@@ -1086,9 +1162,8 @@ static void mbox_split(const char *mbox, size_t len, size_t **at, size_t *n)
 		(*at)[*n] = len;
 }
 
-/* One mail of the mboxrd (from its start to the next From_ line) with its
- * quoting undone. */
-static void mbox_mail(const char *p, const char *end, struct rm_sb *out)
+/* See listen.h. */
+void rm_listen_mbox_mail(const char *p, const char *end, struct rm_sb *out)
 {
 	rm_sb_reset(out);
 	while (p < end) {
@@ -1174,14 +1249,14 @@ static int read_public_inbox(struct pass *ps, const struct rm_listen_src *src,
 	}
 	if (gunzip(ps, &gz, &mbox, err))
 		goto out;
-	mbox_split(mbox.buf ? mbox.buf : "", mbox.len, &at, &n);
+	rm_listen_mbox_split(mbox.buf ? mbox.buf : "", mbox.len, &at, &n);
 	/* oldest first: an undo comes after what it takes back */
 	for (k = n; k-- > 0;) {
 		unsigned long long h = 14695981039346656037ull; /* FNV-1a */
 		char fb[40];
 		size_t j;
 
-		mbox_mail(mbox.buf + at[k], mbox.buf + at[k + 1], &one);
+		rm_listen_mbox_mail(mbox.buf + at[k], mbox.buf + at[k + 1], &one);
 		for (j = 0; j < one.len; j++)
 			h = (h ^ (unsigned char)one.buf[j]) * 1099511628211ull;
 		/* public-inbox gives every mail a Message-ID; this names one

@@ -39,6 +39,7 @@
 #include "config.h"
 #include "error.h"
 #include "store.h"
+#include "strbuf.h"
 
 /* At most this many commands are read from one mail. */
 #define RM_LISTEN_MAX_COMMANDS 20
@@ -65,7 +66,9 @@ struct rm_listen_cmd {
 void rm_listen_parse_commands(const char *body, struct rm_listen_cmd **out, size_t *n);
 void rm_listen_cmds_free(struct rm_listen_cmd *v, size_t n);
 
-/* An inbound mail as listen sees it. */
+/* An inbound mail as listen sees it.  Every string is valid UTF-8 (a byte
+ * of no well-formed sequence becomes '?'); the Subject's RFC 2047 words
+ * are decoded; the header values hold no control character. */
 struct rm_inmail {
 	char *message_id;      /* without <>, or NULL */
 	char *from;            /* the sender's address, lower case, or NULL */
@@ -75,7 +78,7 @@ struct rm_inmail {
 	char **rcpts;          /* To and Cc addresses, lower case */
 	size_t nrcpts;
 	char *auto_submitted, *precedence, *list_id; /* the headers, or NULL */
-	char *body;            /* the first text/plain part, decoded */
+	char *body;            /* the first text/plain part, decoded, in UTF-8 */
 };
 
 /* Parse a mail (RFC 5322, MIME).  0, or -1 with err (RM_ERR_INPUT) when it
@@ -83,6 +86,18 @@ struct rm_inmail {
 int rm_listen_parse_mail(const char *bytes, size_t len, struct rm_inmail *m,
 			 struct rm_error *err);
 void rm_inmail_free(struct rm_inmail *m);
+
+/* A public-inbox download (an mboxrd) split into its mails: where each
+ * begins (after its From_ line: a line starting "From ") into *at, malloc'd
+ * (the caller frees it), n mails in the order given, and (*at)[n] = len
+ * (*at is NULL when there is no From_ line).  A mail ends at the next
+ * From_ line. */
+void rm_listen_mbox_split(const char *mbox, size_t len, size_t **at, size_t *n);
+
+/* One mail of the mboxrd, from p (a (*at)[k]) up to the next From_ line
+ * or end, with its quoting undone (">From " -> "From ", ">>From " ->
+ * ">From "), into out (reset first). */
+void rm_listen_mbox_mail(const char *p, const char *end, struct rm_sb *out);
 
 /* Why a mail must never be answered (or acted on): a static string, or NULL
  * when it may be.  The loop rules: Auto-Submitted other than "no",

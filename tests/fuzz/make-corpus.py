@@ -446,6 +446,21 @@ CONFIG_BROKEN = {
 
 # inputs that once crashed, leaked or ran out of memory (found by fuzzing)
 REGRESSIONS = {
+    # jansson dropped a NUL byte after a number; matrix.c's scanner refused it
+    ("fuzz_json", "nul-after-number"): b'{"\\n": 2\x00}',
+    # libetpan's quoted-printable decoder read two bytes past a part ending in '=' and a byte
+    ("fuzz_listen_mail", "qp-equals-at-end"): (
+        "From: a@example.org\nMessage-ID: <q@example.org>\n"
+        "Content-Transfer-Encoding: quoted-printable\n\n#robotmail invalid\nJ=S"),
+    # '#robotmail dup:' took a Message-ID with a CR inside
+    ("fuzz_listen_mail", "dup-id-with-cr"): (
+        "From: a@example.org\nMessage-ID: <d@example.org>\n\n"
+        "#robotmail dup: <x@example.org\r>\n"),
+    # 8-bit bytes in a Message-ID and From (PostgreSQL refuses what is not UTF-8)
+    ("fuzz_listen_mail", "8bit-ids"): (
+        b"From: j\xf6rg@example.org\nMessage-ID: <caf\xe9@example.org>\n"
+        b"In-Reply-To: <r\xff@example.org>\nSubject: =?UTF-8?Q?Re:_caf=C3?=\n\n"
+        b"#robotmail fixed: caf\xe9\n"),
     ("fuzz_cgit_patch", "two-from-leak"): (
         "From 0123456789abcdef0123456789abcdef01234567 Mon Sep 17 00:00:00 2001\n"
         "From: A <a@b.c>\nFrom: B <b@c.d>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
@@ -530,6 +545,89 @@ def yamlcache_seeds(out):
             ("directives", "%YAML 1.1\n%TAG !e! tag:example.org,2002:\n--- !e!x\na: 1\n")):
         put(out, "fuzz_yamlcache", "yaml-" + name, b"\x00" + text.encode("utf-8"))
 
+
+# inbound mail for `robotmail listen`: replies to a report, with commands
+LISTEN_HDR = ("Return-Path: <dev@example.org>\n"
+              "From: Dev Eloper <Dev@Example.org>\n"
+              "To: kernel test robot <robot@example.org>\n"
+              "Cc: lkp@lists.example.org, \"Other, Person\" <other@example.org>\n"
+              "Date: Tue, 14 Oct 2025 10:00:00 +0200\n"
+              "Message-ID: <reply-1@example.org>\n"
+              "In-Reply-To: <202510141234.abcdef-lkp@example.org>\n"
+              "References: <patch-1@example.org>\n"
+              " <202510141234.abcdef-lkp@example.org>\n")
+LISTEN_SEEDS = {
+    "plain-commands": LISTEN_HDR + "Subject: Re: [linux-next:master] [mm] 819bfbd47e: "
+        "stress-ng.mlockmany.ops_per_sec 8.1% improvement\n\n"
+        "> kernel test robot noticed a 8.1% improvement of\n"
+        "> #robotmail invalid\n\n"
+        "#robotmail fixed: 8d596d8b81ef (\"mm: fix the fix\")\n"
+        "#robotmail dup: <202510011111.xyz-lkp@example.org>\n"
+        "#robotmail unsubscribe\n#robotmail unsubscribe: all\n#robotmail undo\n"
+        "#robotmail: invalid\n#ROBOTMAIL Invalid\n",
+    "bad-commands": LISTEN_HDR + "Subject: Re: report\n\n"
+        "#robotmail\n#robotmail frobnicate now\n#robotmail fixed\n#robotmail dup: not-an-id\n"
+        "#robotmail dup: <a b@c>\n#robotmail unsubscribe: everything\n#robotmail invalid please\n"
+        "#robotmailx invalid\n  #robotmail invalid\n",
+    "crlf": (LISTEN_HDR + "Subject: Re: report\n\n#robotmail invalid\n#robotmail fixed:  abc \n")
+        .replace("\n", "\r\n"),
+    "many-commands": LISTEN_HDR + "Subject: Re: x\n\n" + "#robotmail undo\n" * 22,
+    "multipart-qp": LISTEN_HDR + "Subject: =?UTF-8?Q?Re:_J=C3=B6rg=27s_report?=\n"
+        "MIME-Version: 1.0\n"
+        "Content-Type: multipart/alternative; boundary=\"b1\"\n\n"
+        "preamble\n--b1\nContent-Type: text/html; charset=utf-8\n\n<p>#robotmail invalid</p>\n"
+        "--b1\nContent-Type: text/plain; charset=iso-8859-1\n"
+        "Content-Transfer-Encoding: quoted-printable\n\n"
+        "J=F6rg says:\n#robotmail fixed: mm: d=C3=A9j=C3=A0 vu =\nsoft break\n"
+        "#robotmail dup: <x=40y@example.org>\n--b1--\nepilogue\n",
+    "multipart-base64": LISTEN_HDR + "Subject: =?ISO-8859-1?B?UmU6IHLkcG9ydA==?=\n"
+        "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=outer\n\n"
+        "--outer\nContent-Type: multipart/alternative; boundary=inner\n\n"
+        "--inner\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n"
+        "I3JvYm90bWFpbCBpbnZhbGlkCiNyb2JvdG1haWwgdW5kbwo=\n--inner--\n"
+        "--outer\nContent-Type: application/octet-stream\nContent-Transfer-Encoding: base64\n\n"
+        "AAECAw==\n--outer--\n",
+    "message-rfc822": LISTEN_HDR + "Subject: Fwd: report\nMIME-Version: 1.0\n"
+        "Content-Type: message/rfc822\n\n"
+        "From: a@example.org\nSubject: inner\nMessage-ID: <inner@example.org>\n\n"
+        "#robotmail invalid\n",
+    "loop-headers": LISTEN_HDR + "Subject: Automatic reply: report\n"
+        "Auto-Submitted: auto-replied\nPrecedence:\tbulk \n"
+        "List-Id: LKP list\n <lkp.lists.example.org>\n\n#robotmail invalid\n",
+    "list-known": LISTEN_HDR + "Subject: Re: report\nPrecedence: list\n"
+        "List-Id: <linux-mm.example.org>\nAuto-Submitted: no\n\n#robotmail invalid\n",
+    "unsubscribe-subject": "From: someone@example.org\nTo: robot@example.org\n"
+        "Subject: unsubscribe\nMessage-ID: <u@example.org>\n\n",
+    "from-robot": "From: Robot <ROBOT@example.org>\nTo: robot@example.org\n"
+        "Subject: Re: x\nMessage-ID: <r@example.org>\nIn-Reply-To: <a@example.org>\n\n"
+        "#robotmail invalid\n",
+    "no-message-id": "From: dev@example.org\nTo: robot@example.org\nSubject: Re: x\n"
+        "In-Reply-To: <202510141234.abcdef-lkp@example.org>\n\n#robotmail frobnicate\n",
+    "group-and-odd-addresses": "From: \"Dev (x)\" <\"dev x\"@example.org>\n"
+        "To: undisclosed-recipients:;\nCc: team: A <a@example.org>, b@EXAMPLE.org;\n"
+        "Subject: Re: x\nMessage-ID: <odd@example.org>\nReferences: junk <a@b> <c@d>\n\n"
+        "#robotmail invalid\n",
+    "broken-headers": "From dev@example.org\nSubject: =?utf-8?B?broken\n"
+        "Content-Type: multipart/mixed; boundary=\n"
+        "Content-Transfer-Encoding: base64\n\n--\n@@@\n",
+    "no-body": "From: dev@example.org\nSubject: Re: x",
+    "latin1-8bit": (b"From: J\xf6rg <joerg@example.org>\nTo: robot@example.org\n"
+                    b"Subject: Re: r\xe4port \xff\nMessage-ID: <l1@example.org>\n"
+                    b"In-Reply-To: <a@example.org>\nContent-Type: text/plain; charset=latin1\n"
+                    b"Content-Transfer-Encoding: 8bit\n\n#robotmail fixed: caf\xe9\n"
+                    b"#robotmail fixed: a\rb\n"),
+}
+
+def mboxrd(mails):
+    """mails: (from_line, text); the text quoted as mboxrd does."""
+    out = []
+    for frm, text in mails:
+        out.append("From " + frm + "\n")
+        for line in text.splitlines(True):
+            if line.lstrip(">").startswith("From "):
+                line = ">" + line
+            out.append(line)
+    return "".join(out)
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")
@@ -672,6 +770,22 @@ def main():
 
     for (target, name), data in sorted(REGRESSIONS.items()):
         put(out, target, name, data)
+
+    # listen: inbound mail, and the mboxrd of a public-inbox download
+    for name, data in sorted(LISTEN_SEEDS.items()):
+        put(out, "fuzz_listen_mail", name, data)
+    body = "Hi,\n\nFrom the report:\n>From here\n>>From there\n\n#robotmail invalid\n"
+    put(out, "fuzz_listen_mbox", "two-mails.mbox", mboxrd([
+        ("mailer@example.org Thu Jan  1 00:00:00 1970", LISTEN_SEEDS["plain-commands"]),
+        ("mailer@example.org Thu Jan  1 00:00:00 1970",
+         LISTEN_HDR.replace("reply-1", "reply-2") + "Subject: Re: x\n\n" + body)]))
+    put(out, "fuzz_listen_mbox", "no-trailing-newline.mbox",
+        "From x\nFrom: a@example.org\nSubject: s\n\n>From a\nlast")
+    put(out, "fuzz_listen_mbox", "from-line-last.mbox", "junk before\nFrom x\nbody\nFrom y")
+    put(out, "fuzz_listen_mbox", "empty-mails.mbox", "From a\nFrom b\n\nFrom c\n")
+    put(out, "fuzz_listen_mbox", "crlf.mbox",
+        mboxrd([("a@example.org Mon Oct 13 00:00:00 2025",
+                 LISTEN_SEEDS["crlf"] + "\r\nFrom the\r\n")]))
 
     # configuration
     put(out, "fuzz_config", "full.yaml", CONFIG_FULL)

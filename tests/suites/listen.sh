@@ -220,6 +220,34 @@ c=$(db "select count(*) from finding_events where message_id = 'r11@example.org'
 st=$(db "select state || ' ' || arg from findings")
 [ "$c" = 1 ] && [ "$st" = "fixed abcdef012345" ] && ok "a mail read again after a crash is not applied twice" || not_ok "twice" "c=$c st=$st"
 
+# a reply without a Message-ID (found while writing fuzz_listen_mail):
+# named by its id in the Maildir, answered outside the thread; it had a
+# "(null)" dedupe key and References, so no answer was ever queued
+n=$((n + 1))
+nomid=17000000$(printf %02d $n).M1P1.test
+printf 'From: boss@example.org\nSubject: Re: x\nIn-Reply-To: <%s>\n\n#robotmail frobnicate\n' "$REPORT" >"$T/replies/new/$nomid"
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+ans=$(db "select id from messages where dedupe_key = 'answer:$nomid'")
+"$ROBOTMAIL" queue -c "$T/cfg.yaml" show "${ans:-0}" >"$T/answer" 2>&1
+grep -q '^robotmail: listen: 1 read, 0 ignored, 0 refused, 0 command(s) applied, 1 answer(s) queued$' "$T/err" &&
+	grep -qF "<$nomid>: not understood: #robotmail frobnicate" "$T/err" && ! grep -q null "$T/err" &&
+	grep -qx 'To: boss@example.org' "$T/answer" && ! grep -q '^In-Reply-To:' "$T/answer" &&
+	[ "$(db "select count(*) from messages where dedupe_key like '%null%'")" = 0 ] &&
+	ok "a reply without a Message-ID is named by its Maildir id and its command not understood is answered" ||
+	not_ok "no Message-ID" "$(cat "$T/err" "$T/answer")"
+
+# 8-bit bytes in a Message-ID and a display name (not UTF-8): the store
+# keeps them repaired ('?'); PostgreSQL refused them, failing every pass
+n=$((n + 1))
+printf 'From: J\xf6rg <boss@example.org>\nSubject: Re: x\nMessage-ID: <caf\xe9@example.org>\nIn-Reply-To: <%s>\n\nthanks\n' "$REPORT" \
+	>"$T/replies/new/17000000$(printf %02d $n).M1P1.test"
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^robotmail: listen: 1 read, 1 ignored,' "$T/err" &&
+	[ "$(db "select count(*) from inbound where id = 'caf?@example.org'")" = 1 ] &&
+	ok "a mail with 8-bit bytes in its Message-ID is read and remembered (as UTF-8)" ||
+	not_ok "8-bit Message-ID" "rc=$rc" "$(cat "$T/err")"
+
 # the per-sender limit (5 an hour, counted in the store)
 for k in 1 2 3 4 5 6; do
 	n=$((n + 1))

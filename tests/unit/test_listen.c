@@ -50,6 +50,9 @@ static void test_commands_bad(void **state)
 		{ "#robotmail fixed:", "'fixed' needs the fix's commit or subject" },
 		{ "#robotmail dup", "'dup' needs the Message-ID of the other report" },
 		{ "#robotmail dup: nothing", "'nothing' is not a Message-ID" },
+		/* a CR or another control character inside the line (fuzz_listen_mail) */
+		{ "#robotmail dup: <a@example.org\r>", "'a@example.org\r' is not a Message-ID" },
+		{ "#robotmail dup: a\x01" "b@example.org", "'a\x01" "b@example.org' is not a Message-ID" },
 		{ "#robotmail unsubscribe: me", "unsubscribe takes nothing (this tree) or 'all', not 'me'" },
 		{ "#robotmail undo it", "'undo' takes nothing after it" },
 	};
@@ -138,6 +141,54 @@ static void test_parse_mail(void **state)
 	/* the soft break joined, =3D decoded; the CRLF before the boundary
 	 * belongs to the boundary (RFC 2046) */
 	assert_string_equal(m.body, "#robotmail fixed: abc=def");
+	rm_inmail_free(&m);
+}
+
+/* Hostile mail (fuzz_listen_mail): a quoted-printable part that ends in
+ * '=' and one byte, in a buffer of exactly its size (libetpan read past it:
+ * the unit tests under ASan catch that); every field valid UTF-8: a
+ * Latin-1 body converted, 8-bit bytes of no charset repaired, the Subject's
+ * encoded words decoded. */
+static void test_parse_mail_hostile(void **state)
+{
+	static const char qp[] = "From: a@example.org\nContent-Transfer-Encoding: quoted-printable\n\n"
+				 "#robotmail invalid\nJ=S";
+	static const char latin1[] =
+		"From: =?UTF-8?Q?J=C3=B6rg?= <j\xf6rg@example.org>\n"
+		"Subject: =?UTF-8?Q?unsubscribe?=\n"
+		"Message-ID: <caf\xe9@example.org>\n"
+		"List-Id: a\x01" "b <x\xff.example.org>\n"
+		"Content-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: 8bit\n\n"
+		"#robotmail fixed: caf\xe9\n";
+	static const char raw8[] = "From: a@example.org\nSubject: Re: r\xe4port\n\n\xff\xfe #robotmail\n";
+	char *exact = malloc(sizeof(qp) - 1);
+	struct rm_listen_cmd *c;
+	struct rm_inmail m;
+	struct rm_error err;
+	size_t n;
+
+	(void)state;
+	assert_non_null(exact);
+	memcpy(exact, qp, sizeof(qp) - 1);
+	assert_int_equal(rm_listen_parse_mail(exact, sizeof(qp) - 1, &m, &err), 0);
+	assert_true(!strncmp(m.body, "#robotmail invalid\r\nJ", 21)); /* QP lines end CRLF */
+	rm_inmail_free(&m);
+	free(exact);
+
+	assert_int_equal(rm_listen_parse_mail(latin1, sizeof(latin1) - 1, &m, &err), 0);
+	assert_string_equal(m.from, "j?rg@example.org");
+	assert_string_equal(m.message_id, "caf?@example.org");
+	assert_string_equal(m.subject, "unsubscribe");
+	assert_string_equal(m.list_id, "a b <x?.example.org>");
+	rm_listen_parse_commands(m.body, &c, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(c[0].arg, "caf\xc3\xa9");
+	rm_listen_cmds_free(c, n);
+	rm_inmail_free(&m);
+
+	assert_int_equal(rm_listen_parse_mail(raw8, sizeof(raw8) - 1, &m, &err), 0);
+	assert_string_equal(m.subject, "Re: r?port");
+	assert_string_equal(m.body, "?? #robotmail\n");
 	rm_inmail_free(&m);
 }
 
@@ -401,6 +452,7 @@ const struct CMUnitTest unit_listen_tests[] = {
 	cmocka_unit_test(test_commands_bad),
 	cmocka_unit_test(test_commands_not_commands),
 	cmocka_unit_test(test_parse_mail),
+	cmocka_unit_test(test_parse_mail_hostile),
 	cmocka_unit_test(test_loop_rules),
 	cmocka_unit_test(unit_listen_test_store_findings),
 };

@@ -7,6 +7,7 @@
 
 #include "job.h"
 #include "jsonload.h"
+#include "matrix.h"
 #include "rules.h"
 #include "text.h"
 #include "yamldoc.h"
@@ -102,6 +103,23 @@ static void test_json_truncated_is_an_error(void **state)
 	(void)state;
 	assert_null(rm_json_load("r/matrix.json", text, strlen(text), NULL, &err));
 	assert_non_null(strstr(err.msg, "'r/matrix.json' line 1"));
+}
+
+/* A NUL byte after a number (found by fuzz_json): jansson dropped it and
+ * took the file; matrix.c's scanner refused it.  Both refuse it now. */
+static void test_json_nul_byte_is_an_error(void **state)
+{
+	static const char text[] = "{\"\\n\": 2\0}";
+	static const char text2[] = "{\"a\":\n [1, true\0]}";
+	struct rm_error err;
+
+	(void)state;
+	assert_null(rm_json_load("r/stats.json", text, sizeof(text) - 1, NULL, &err));
+	assert_string_equal(err.msg, "'r/stats.json' line 1 column 9: invalid JSON: a NUL byte");
+	assert_false(rm_matrix_json_valid(text, sizeof(text) - 1));
+	assert_null(rm_json_load("r/stats.json", text2, sizeof(text2) - 1, NULL, &err));
+	assert_string_equal(err.msg, "'r/stats.json' line 2 column 10: invalid JSON: a NUL byte");
+	assert_false(rm_matrix_json_valid(text2, sizeof(text2) - 1));
 }
 
 static const char job_text[] = "---\n\n"
@@ -290,6 +308,7 @@ const struct CMUnitTest unit_parse_tests[] = {
 	cmocka_unit_test(test_yaml_error_names_file_and_line),
 	cmocka_unit_test(test_json_accepts_nan_tokens),
 	cmocka_unit_test(test_json_truncated_is_an_error),
+	cmocka_unit_test(test_json_nul_byte_is_an_error),
 	cmocka_unit_test(test_job_params_and_axes),
 	cmocka_unit_test(test_job_must_be_a_mapping),
 	cmocka_unit_test(test_text_control_and_space),
