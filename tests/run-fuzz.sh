@@ -3,7 +3,8 @@
 # arguments) for FUZZ_SECONDS each, from its seed
 # corpus in tests/fuzz/corpus/<target>/ (new inputs go to a scratch copy, so the
 # committed corpus only grows by hand).  Prints "ok - fuzz TARGET" or
-# "not ok - fuzz TARGET" with the crash log.
+# "not ok - fuzz TARGET" with the crash log and the failing input (kept
+# under $FUZZ_KEEP, else $TMPDIR, and printed as base64).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}" "${FUZZ_SECONDS:=20}"
@@ -25,7 +26,16 @@ for bin in "${targets[@]}"; do
 	else
 		echo "not ok - fuzz $t"
 		tail -40 "$work/log" | sed 's/^/    /'
-		ls "$work/artifacts" | sed 's/^/    artifact: /'
+		# the input that failed, kept (the work directory goes) and shown
+		# as base64, so a crash seen once can be replayed: base64 -d >F,
+		# then $BUILD/fuzz/TARGET F
+		keep=${FUZZ_KEEP:-${TMPDIR:-/tmp}}/robotmail-fuzz-$t.$$
+		mkdir -p "$keep" && cp "$work"/artifacts/* "$keep"/ 2>/dev/null
+		for a in "$work"/artifacts/*; do
+			[ -f "$a" ] || continue
+			echo "    artifact: $keep/$(basename "$a") ($(wc -c <"$a") bytes), base64:"
+			head -c 4096 "$a" | base64 -w 76 | sed 's/^/      /'
+		done
 	fi
 	rm -rf "$work"
 done
