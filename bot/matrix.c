@@ -962,9 +962,12 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 		s->bad = true;
 		return -1;
 	}
-	/* duplicates: the key as a kept series, a dropped one, or a file offset */
+	/* duplicates: the key as a kept series, a dropped one, or a file
+	 * offset; stats_source is never a series (its strings made is_string
+	 * true: the slot named the next series, a duplicate stats_source was
+	 * then taken for another key or read a series not yet made) */
 	if (!keyset_add(&r->keys, s, name, r->key.len,
-			r->stream ? (want || is_string || is_bad ? m->n + 1 : KEY_DROPPED) : off,
+			r->stream ? (!source && (want || is_string || is_bad) ? m->n + 1 : KEY_DROPPED) : off,
 			r->stream ? m : NULL, &suspect)) {
 		s->bad = true;
 		r->fallback = r->fallback || suspect || r->stream;

@@ -358,6 +358,10 @@ static void test_matrix_stream_matches_whole_file(void **state)
 		"{\"k.a\": [1, 2]",              /* truncated */
 		"{\"k.a\": [1, 2]} x",
 		"[1]",
+		/* stats_source twice (fuzz_json): alone, and with a series
+		 * between (the stream took the second for another key) */
+		"{\"stats_source\": [\"x\"], \"stats_source\": [\"y\"]}",
+		"{\"stats_source\": [\"x\"], \"k.a\": [1], \"stats_source\": [\"y\"]}",
 	};
 	size_t i, window, step;
 	size_t saved = rm_matrix_stream_window;
