@@ -572,20 +572,15 @@ static int find_report(struct pass *ps, const struct rm_inmail *m, struct rm_sto
 	return 0;
 }
 
-/* Queue the in-thread answer naming the commands not understood.  `id` is
- * the mail's Message-ID or, for a mail without one, its id in the source
- * (then the answer has no In-Reply-To and References of the mail). */
-static int answer(struct pass *ps, const struct rm_inmail *m, const char *id,
-		  const struct rm_store_msg *rep, const struct rm_listen_cmd *c, size_t n,
-		  struct rm_error *err)
+int rm_listen_answer_build(const struct rm_inmail *m, const struct rm_listen_cmd *c, size_t n,
+			   const struct rm_listen_answer_from *from, const char *subject,
+			   char **bytes, size_t *len, struct rm_error *err)
 {
-	struct rm_sb body = RM_SB_INIT, key = RM_SB_INIT;
+	struct rm_sb body = RM_SB_INIT;
 	struct rm_message_in in;
 	struct rm_address to = { NULL, m->from };
-	struct rm_store_msg out;
 	const char **refs;
-	char *subject, *bytes = NULL, *mid, *rcpts[1];
-	size_t len = 0, i, nrefs = 0;
+	size_t i, nrefs = 0;
 	int rc;
 
 	rm_sb_init(&body);
@@ -602,12 +597,6 @@ static int answer(struct pass *ps, const struct rm_inmail *m, const char *id,
 		   "  #robotmail unsubscribe              no more reports of this tree to you\n"
 		   "  #robotmail unsubscribe: all         no more reports to you at all\n"
 		   "  #robotmail undo                     take back the last change\n");
-	rm_sb_init(&key);
-	rm_sb_addf(&key, "answer:%s", id);
-	mid = rm_report_message_id(ps->cfg, key.buf, ps->now);
-	subject = rm_xstrfmt("Re: %s", m->subject && !strncasecmp(m->subject, "Re: ", 4) ?
-						  m->subject + 4 :
-					  m->subject ? m->subject : rep->subject);
 	/* References: the mail's chain oldest first, then the mail */
 	refs = rm_xcalloc(m->nrefs + 1, sizeof(char *));
 	for (i = m->nrefs; i-- > 1;) /* refs[0] is In-Reply-To, also the newest reference */
@@ -615,21 +604,54 @@ static int answer(struct pass *ps, const struct rm_inmail *m, const char *id,
 	if (m->message_id)
 		refs[nrefs++] = m->message_id;
 	memset(&in, 0, sizeof(in));
-	in.from_name = ps->cfg->robot_name;
-	in.from_addr = ps->cfg->robot_address;
+	in.from_name = from->name;
+	in.from_addr = from->address;
 	in.to = &to;
 	in.nto = 1;
 	in.subject = subject;
-	in.message_id = mid;
+	in.message_id = from->message_id;
 	in.in_reply_to = m->message_id;
 	in.references = refs;
 	in.nreferences = nrefs;
-	in.date = ps->now;
-	in.zone_seconds = rm_report_zone_seconds(ps->cfg->timezone);
+	in.date = from->date;
+	in.zone_seconds = from->zone_seconds;
 	in.charset = "auto";
 	in.auto_replied = true;
 	in.body = body.buf;
-	rc = rm_message_build(&in, &bytes, &len, err);
+	*bytes = NULL;
+	*len = 0;
+	rc = rm_message_build(&in, bytes, len, err);
+	free(refs);
+	rm_sb_release(&body);
+	return rc;
+}
+
+/* Queue the in-thread answer naming the commands not understood.  `id` is
+ * the mail's Message-ID or, for a mail without one, its id in the source
+ * (then the answer has no In-Reply-To and References of the mail). */
+static int answer(struct pass *ps, const struct rm_inmail *m, const char *id,
+		  const struct rm_store_msg *rep, const struct rm_listen_cmd *c, size_t n,
+		  struct rm_error *err)
+{
+	struct rm_sb key = RM_SB_INIT;
+	struct rm_listen_answer_from from;
+	struct rm_store_msg out;
+	char *subject, *bytes = NULL, *mid, *rcpts[1];
+	size_t len = 0;
+	int rc;
+
+	rm_sb_init(&key);
+	rm_sb_addf(&key, "answer:%s", id);
+	mid = rm_report_message_id(ps->cfg, key.buf, ps->now);
+	subject = rm_xstrfmt("Re: %s", m->subject && !strncasecmp(m->subject, "Re: ", 4) ?
+						  m->subject + 4 :
+					  m->subject ? m->subject : rep->subject);
+	from.name = ps->cfg->robot_name;
+	from.address = ps->cfg->robot_address;
+	from.message_id = mid;
+	from.date = ps->now;
+	from.zone_seconds = rm_report_zone_seconds(ps->cfg->timezone);
+	rc = rm_listen_answer_build(m, c, n, &from, subject, &bytes, &len, err);
 	if (!rc) {
 		memset(&out, 0, sizeof(out));
 		rcpts[0] = m->from;
@@ -653,11 +675,9 @@ static int answer(struct pass *ps, const struct rm_inmail *m, const char *id,
 		rc = 0;
 	}
 	free(bytes);
-	free(refs);
 	free(subject);
 	free(mid);
 	rm_sb_release(&key);
-	rm_sb_release(&body);
 	return rc;
 }
 

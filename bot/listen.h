@@ -94,6 +94,24 @@ void rm_inmail_free(struct rm_inmail *m);
  * From_ line. */
 void rm_listen_mbox_split(const char *mbox, size_t len, size_t **at, size_t *n);
 
+/* Who answers a mail, and the answer's own Message-ID and Date. */
+struct rm_listen_answer_from {
+	const char *name, *address;
+	const char *message_id;
+	time_t date;
+	long zone_seconds;
+};
+
+/* The answer to mail m naming the commands of c[0..n) not understood
+ * (RM_CMD_BAD) and listing those there are: from `from`, to m's sender,
+ * with `subject`, in m's thread (In-Reply-To and References from its
+ * Message-ID and References; none when it has no Message-ID), marked
+ * Auto-Submitted.  0 with *bytes, *len the message (malloc'd: caller
+ * frees), or -1 with err (rm_message_build's: a sender it refuses). */
+int rm_listen_answer_build(const struct rm_inmail *m, const struct rm_listen_cmd *c, size_t n,
+			   const struct rm_listen_answer_from *from, const char *subject,
+			   char **bytes, size_t *len, struct rm_error *err);
+
 /* One mail of the mboxrd, from p (a (*at)[k]) up to the next From_ line
  * or end, with its quoting undone (">From " -> "From ", ">>From " ->
  * ">From "), into out (reset first). */

@@ -5,9 +5,9 @@
  * (RFC 5322 headers and MIME parts through libetpan, the first text/plain
  * part decoded), the loop rules (rm_listen_loop_reason, against a fixed
  * listen.lists and robot address), the `#robotmail` command reader on the
- * decoded body and on the raw bytes, and the in-thread answer listen.c's
- * answer() builds from the mail's Subject, Message-ID, From and references
- * (rm_message_build), which is then read back.
+ * decoded body and on the raw bytes, and the in-thread answer listen
+ * queues (rm_listen_answer_build, the code answer() calls) from the mail's
+ * Subject, Message-ID, From and references, which is then read back.
  *
  * Invariants: parsing succeeds or fails with an error message and every
  * field NULL; parsing twice gives the same fields; every string is valid
@@ -307,46 +307,19 @@ static void check_wire(const char *msg, size_t len)
 			abort();
 }
 
-/* listen.c's answer(): the same message fields, from the mail. */
+/* The answer listen.c queues (rm_listen_answer_build), from the mail. */
 static void answer(const struct rm_inmail *m, const struct rm_listen_cmd *c, size_t n)
 {
-	struct rm_sb body = RM_SB_INIT;
-	struct rm_address to = { NULL, m->from };
-	struct rm_message_in in;
+	struct rm_listen_answer_from from = { "robot", ROBOT, ANSWER_ID, 1700000000, 0 };
 	struct rm_error err;
-	const char **refs;
 	char *subject, *bytes = NULL;
-	size_t len = 0, i, nrefs = 0;
+	size_t len = 0;
 
-	rm_sb_init(&body);
-	rm_sb_adds(&body, "robotmail did not understand this in your mail:\n\n");
-	for (i = 0; i < n; i++)
-		if (c[i].kind == RM_CMD_BAD)
-			rm_sb_addf(&body, "  %s\n    %s\n", c[i].line, c[i].problem);
 	subject = rm_xstrfmt("Re: %s", m->subject && !strncasecmp(m->subject, "Re: ", 4) ?
 						  m->subject + 4 :
 					  m->subject ? m->subject : "report");
-	refs = rm_xcalloc(m->nrefs + 1, sizeof(char *));
-	for (i = m->nrefs; i-- > 1;)
-		refs[nrefs++] = m->refs[i];
-	if (m->message_id) /* a mail without one is answered outside its thread */
-		refs[nrefs++] = m->message_id;
-	memset(&in, 0, sizeof(in));
-	in.from_name = "robot";
-	in.from_addr = ROBOT;
-	in.to = &to;
-	in.nto = 1;
-	in.subject = subject;
-	in.message_id = ANSWER_ID;
-	in.in_reply_to = m->message_id;
-	in.references = refs;
-	in.nreferences = nrefs;
-	in.date = 1700000000;
-	in.charset = "auto";
-	in.auto_replied = true;
-	in.body = body.buf;
 	rm_error_clear(&err);
-	if (!rm_message_build(&in, &bytes, &len, &err)) {
+	if (!rm_listen_answer_build(m, c, n, &from, subject, &bytes, &len, &err)) {
 		struct rm_inmail r;
 
 		check_wire(bytes, len);
@@ -360,9 +333,7 @@ static void answer(const struct rm_inmail *m, const struct rm_listen_cmd *c, siz
 		abort();
 	}
 	free(bytes);
-	free(refs);
 	free(subject);
-	rm_sb_release(&body);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
