@@ -586,6 +586,19 @@ static long tar_read(void *ctx, char *buf, size_t cap)
 	return t->total > RM_ARCHIVE_MAX_MEMBER ? -1 : (long)n;
 }
 
+/* Open the tarball at source with ar (tar, plain or compressed with gzip,
+ * xz, zstd or bzip2): libarchive's ARCHIVE_OK, or its error (aerr(ar)
+ * says it).  The caller frees ar with archive_read_free either way. */
+static int open_tarball(struct archive *ar, const char *source)
+{
+	archive_read_support_filter_gzip(ar);
+	archive_read_support_filter_xz(ar);
+	archive_read_support_filter_zstd(ar);
+	archive_read_support_filter_bzip2(ar);
+	archive_read_support_format_tar(ar);
+	return archive_read_open_filename(ar, source, 65536);
+}
+
 /* Read member `path` of the tarball `source` again, from the start (a
  * matrix whose stream could not settle it, or that must be read with no
  * row dropped): its bytes into *data (malloc'd) and *len.  Rare: errors and
@@ -597,12 +610,7 @@ static int reread_member(const char *source, const char *path, char **data, size
 	struct archive_entry *e;
 	int rc = 1;
 
-	archive_read_support_filter_gzip(ar);
-	archive_read_support_filter_xz(ar);
-	archive_read_support_filter_zstd(ar);
-	archive_read_support_filter_bzip2(ar);
-	archive_read_support_format_tar(ar);
-	if (archive_read_open_filename(ar, source, 65536) == ARCHIVE_OK) {
+	if (open_tarball(ar, source) == ARCHIVE_OK) {
 		while (rc == 1) {
 			struct rm_error ignored;
 			const char *name;
@@ -677,12 +685,7 @@ static int read_pending(struct filelist *fl, const char *source, struct rm_error
 	rm_sort(want, n, sizeof(*want), cmp_file_ptr);
 	left = n;
 	ar = archive_read_new();
-	archive_read_support_filter_gzip(ar);
-	archive_read_support_filter_xz(ar);
-	archive_read_support_filter_zstd(ar);
-	archive_read_support_filter_bzip2(ar);
-	archive_read_support_format_tar(ar);
-	if (archive_read_open_filename(ar, source, 65536) == ARCHIVE_OK) {
+	if (open_tarball(ar, source) == ARCHIVE_OK) {
 		while (left && !rc) {
 			struct rm_error ignored;
 			struct rm_file key, *kp = &key, **hit;
@@ -740,12 +743,7 @@ static int read_tarball(struct filelist *fl, const char *source, const struct rm
 	char *prev = NULL; /* the last member read, for the errors about what follows it */
 	int rc = 0;
 
-	archive_read_support_filter_gzip(ar);
-	archive_read_support_filter_xz(ar);
-	archive_read_support_filter_zstd(ar);
-	archive_read_support_filter_bzip2(ar);
-	archive_read_support_format_tar(ar);
-	if (archive_read_open_filename(ar, source, 65536) != ARCHIVE_OK) {
+	if (open_tarball(ar, source) != ARCHIVE_OK) {
 		rc = rm_error_set(err, RM_ERR_INPUT,
 				  "'%s': not a result directory or tar archive (.tar, .tar.gz, .tar.xz, .tar.zst): %s",
 				  source, aerr(ar));
