@@ -33,8 +33,10 @@
 json_t *rm_json_load(const char *file, const char *buf, size_t len, size_t *nan_count,
 		     struct rm_error *err);
 
-/* The limits above on buf: 0, or -1 with err naming the file and the line
- * and column where the nesting goes too deep.  Linear, no allocation. */
+/* The limits above on buf, and no NUL byte (JSON has none; jansson lets
+ * one after a number pass): 0, or -1 with err naming the file and the line
+ * and column where the nesting goes too deep or the NUL is.  Linear, no
+ * allocation. */
 int rm_json_check_limits(const char *file, const char *buf, size_t len, struct rm_error *err);
 
 #endif

@@ -111,6 +111,7 @@ static void test_json_nul_byte_is_an_error(void **state)
 {
 	static const char text[] = "{\"\\n\": 2\0}";
 	static const char text2[] = "{\"a\":\n [1, true\0]}";
+	static const char text3[] = "{\"a\\\0\": 1}";
 	struct rm_error err;
 
 	(void)state;
@@ -120,6 +121,10 @@ static void test_json_nul_byte_is_an_error(void **state)
 	assert_null(rm_json_load("r/stats.json", text2, sizeof(text2) - 1, NULL, &err));
 	assert_string_equal(err.msg, "'r/stats.json' line 2 column 10: invalid JSON: a NUL byte");
 	assert_false(rm_matrix_json_valid(text2, sizeof(text2) - 1));
+	/* after a backslash in a string too (the limits' walk skips the
+	 * escaped byte, never a NUL) */
+	assert_null(rm_json_load("r/stats.json", text3, sizeof(text3) - 1, NULL, &err));
+	assert_string_equal(err.msg, "'r/stats.json' line 1 column 5: invalid JSON: a NUL byte");
 }
 
 static const char job_text[] = "---\n\n"
