@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1001,11 +1002,6 @@ static json_t *load_json_member(const struct rm_archive *a, const char *path, ch
 
 /* ------------------------------------------------------------ matrices */
 
-static int cmp_series(const void *a, const void *b)
-{
-	return strcmp(((const struct rm_series *)a)->name, ((const struct rm_series *)b)->name);
-}
-
 static void series_push(struct rm_series *s, size_t *alloc, double v, bool is_int)
 {
 	if (s->n + 1 > *alloc) {
@@ -1052,7 +1048,8 @@ static void matrix_fill_zeros(struct rm_matrix *m)
 
 static void matrix_sort(struct rm_matrix *m)
 {
-	rm_sort(m->s, m->n, sizeof(*m->s), cmp_series);
+	/* names are distinct: unite_find makes one series per name */
+	rm_sort_by_name(m->s, m->n, sizeof(*m->s), offsetof(struct rm_series, name));
 }
 
 /* Build a matrix from runs' stats.json the way lkp-tests' unite does it:
