@@ -319,8 +319,14 @@ static void chunked_sort(struct chunked *v, size_t n, size_t d, unsigned budget)
 		if (!(pv & 0xff)) {
 			len[1] = 0; /* the key holds the names' ends: all equal */
 		} else {
-			for (i = lt; i < gt; i++)
+			/* the names 16 on asked for ahead (their places are
+			 * random: -15% of the sort at 10x200k); each has bytes
+			 * up to d + 8 at least, the key's last one not NUL */
+			for (i = lt; i < gt; i++) {
+				if (i + 16 < gt)
+					__builtin_prefetch(v[i + 16].s + d + 8);
 				v[i].k = chunk_at(v[i].s, d + 8);
+			}
 		}
 		for (k = 1; k < 3; k++)
 			if (len[k] > len[big])
