@@ -1008,6 +1008,8 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 		se->is_int = (unsigned char *)(se->v + alloc);
 		if (stored) {
 			se->name = (char *)stored; /* keep()'s copy (matrix.h): not ours */
+			se->name_kept = true;
+			m->kept_by = ctx;
 		} else {
 			se->name = (char *)se->is_int + alloc;
 			memcpy(se->name, name, r->key.len + 1);
@@ -1051,6 +1053,7 @@ static void fill_zeros(struct rm_matrix *m)
 			memcpy(v, se->v, se->n * sizeof(*v));
 			memcpy(is_int, se->is_int, se->n);
 			se->name = rm_xstrdup(se->name);
+			se->name_kept = false;
 			se->v = v;
 			se->is_int = is_int;
 			se->pooled = false;

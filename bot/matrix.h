@@ -48,6 +48,7 @@ struct rm_series {
 	bool is_string; /* some value was a string: lkp-tests skips the stat */
 	bool is_bad;    /* NaN/Infinity/null/boolean/array/object: the stat is left out */
 	bool pooled;    /* name, v and is_int live in the matrix's pool (not freed one by one) */
+	bool name_kept; /* name is the copy keep() lent (rm_matrix_keep_fn), of rm_matrix.kept_by */
 };
 
 /* Rows of these bases were dropped while reading (stats.c asks whether the
@@ -68,6 +69,10 @@ struct rm_matrix {
 	 * the stem into a regex matched against every name, so such a matrix
 	 * must be read again with nothing dropped (archive.c does) */
 	bool regex_stem;
+	/* the ctx the reader passed to keep(): the series with name_kept
+	 * borrow their names from it (stats.c asks the rules about such a
+	 * name by that copy, rm_rules_focus, when it is its rules) */
+	const void *kept_by;
 };
 
 /* A series by name or NULL (binary search). */

@@ -1445,45 +1445,60 @@ enum {
 	D_DIRECTION = 1u << 5, /* `known` only: direction holds the answer */
 };
 
+/* One stat's answers, and its name right behind them: an entry never
+ * moves while the cache lives, so its name is the copy the series of a
+ * matrix borrow (rm_rules_keep_stat_stored), and from that copy the entry
+ * is found again without a lookup (rm_rules_focus). */
 struct decision {
-	char *name;         /* NULL: an empty slot */
-	uint32_t h;         /* the hash's low half (the slot comes from it) */
+	int32_t threshold;   /* first matching threshold rule, -1 none */
+	int32_t direction;   /* first matching direction rule, -1 none */
+	uint32_t owner;      /* the cache's id (struct cache) */
 	unsigned char known; /* which answers are computed */
 	unsigned char value; /* the yes/no answers among them */
-	int threshold;      /* first matching threshold rule, -1 none */
-	int direction;      /* first matching direction rule, -1 none */
+	char name[];
 };
 
-/* The names of the cache's entries, packed into chunks (one malloc per
- * chunk, not one per name: a 10x20k comparison asks about ~40,000 names). */
+/* A slot of the hash table: the entry and its hash's low half (a probe
+ * compares names only when the halves agree). */
+struct slot {
+	struct decision *d; /* NULL: an empty slot */
+	uint32_t h;
+};
+
+/* The entries, packed into chunks (one malloc per chunk, not one per
+ * name: a 10x20k comparison asks about ~40,000 names). */
 struct name_chunk {
 	struct name_chunk *next;
 	size_t used, cap;
-	char data[];
+	_Alignas(struct decision) char data[];
 };
 
 #define NAME_CHUNK (64u << 10)
 
 struct cache {
-	struct decision *v;
+	struct slot *v;
 	size_t n, cap;
 	size_t thresholds_uses, direction_uses; /* first_rule */
 	struct name_chunk *names;
-	/* the slot decide() answered last: stats.c asks about one stat
+	uint32_t id; /* tells this cache's entries from another's (rm_rules_focus) */
+	/* the entry decide() answered last: stats.c asks about one stat
 	 * several times in a row (reportable? a failure? a perf metric?),
 	 * with the cache's own copy of its name (matrix.h: the series
 	 * borrow it), which is then found without a hash and a probe */
-	size_t last;
+	struct decision *last;
 };
 
-/* A copy of name[0..len) (and its NUL) in the cache's chunks. */
-static char *cache_name(struct cache *c, const char *name, size_t len)
+/* A new entry for name[0..len) in the cache's chunks, no answer known. */
+static struct decision *cache_entry(struct cache *c, const char *name, size_t len)
 {
 	struct name_chunk *k = c->names;
-	char *p;
+	size_t need = offsetof(struct decision, name) + len + 1;
+	struct decision *d;
 
-	if (!k || k->cap - k->used < len + 1) {
-		size_t cap = len + 1 > NAME_CHUNK ? len + 1 : NAME_CHUNK;
+	need = (need + _Alignof(struct decision) - 1) / _Alignof(struct decision) *
+	       _Alignof(struct decision);
+	if (!k || k->cap - k->used < need) {
+		size_t cap = need > NAME_CHUNK ? need : NAME_CHUNK;
 
 		k = rm_xmalloc(sizeof(*k) + cap);
 		rm_prefault(k->data, cap); /* filled in order: 16 pages, one call */
@@ -1492,10 +1507,15 @@ static char *cache_name(struct cache *c, const char *name, size_t len)
 		k->cap = cap;
 		c->names = k;
 	}
-	p = k->data + k->used;
-	memcpy(p, name, len + 1);
-	k->used += len + 1;
-	return p;
+	d = (struct decision *)(void *)(k->data + k->used);
+	k->used += need;
+	d->threshold = -1;
+	d->direction = -1;
+	d->owner = c->id;
+	d->known = 0;
+	d->value = 0;
+	memcpy(d->name, name, len + 1);
+	return d;
 }
 
 static void cache_free(struct rm_rules *r)
@@ -1518,14 +1538,14 @@ static void cache_free(struct rm_rules *r)
 static void cache_grow(struct cache *c)
 {
 	size_t cap = c->cap ? c->cap * 2 : 4096, i;
-	struct decision *v = rm_xcalloc_touched(cap, sizeof(*v)); /* filled to 3/4 */
+	struct slot *v = rm_xcalloc_touched(cap, sizeof(*v)); /* filled to 3/4 */
 
 	for (i = 0; i < c->cap; i++) {
 		size_t j;
 
-		if (!c->v[i].name)
+		if (!c->v[i].d)
 			continue;
-		for (j = c->v[i].h & (cap - 1); v[j].name; j = (j + 1) & (cap - 1))
+		for (j = c->v[i].h & (cap - 1); v[j].d; j = (j + 1) & (cap - 1))
 			;
 		v[j] = c->v[i];
 	}
@@ -1534,9 +1554,9 @@ static void cache_grow(struct cache *c)
 	c->cap = cap;
 }
 
-/* The cache entry of stat, added when missing; `scratch` (filled) when the
- * cache is full.  The rules are const to their users, the cache is not:
- * it only remembers answers the const rules give. */
+/* The cache entry of stat, added when missing; `scratch` (no answer known)
+ * when the cache is full.  The rules are const to their users, the cache
+ * is not: it only remembers answers the const rules give. */
 static struct decision *decide(const struct rm_rules *r, const char *stat,
 			       struct decision *scratch)
 {
@@ -1545,38 +1565,54 @@ static struct decision *decide(const struct rm_rules *r, const char *stat,
 	uint32_t h;
 	size_t j;
 
-	/* the last answer again, asked with the entry's own name pointer: the
-	 * same string by construction (each entry has its copy, never moved
-	 * nor changed while the cache lives; a slot moved by cache_grow only
-	 * misses this test) */
-	if (c && c->cap && c->v[c->last].name == stat)
-		return &c->v[c->last];
+	/* the last entry again, asked with its own name: the same string by
+	 * construction (an entry and its name never move nor change while
+	 * the cache lives); no memory read to tell */
+	if (c && c->last && c->last->name == stat)
+		return c->last;
 	len = strlen(stat);
 	h = (uint32_t)rm_hash(stat, len);
 
 	if (!c) {
+		static uint32_t ids; /* a process loads rules a few times */
+
 		c = rm_xcalloc(1, sizeof(*c));
+		c->id = ++ids;
 		((struct rm_rules *)r)->cache = c;
 	}
 	if (c->cap)
-		for (j = h & (c->cap - 1); c->v[j].name; j = (j + 1) & (c->cap - 1))
-			if (c->v[j].h == h && !strcmp(c->v[j].name, stat)) {
-				c->last = j;
-				return &c->v[j];
+		for (j = h & (c->cap - 1); c->v[j].d; j = (j + 1) & (c->cap - 1))
+			if (c->v[j].h == h &&
+			    (c->v[j].d->name == stat || !strcmp(c->v[j].d->name, stat))) {
+				c->last = c->v[j].d;
+				return c->last;
 			}
 	memset(scratch, 0, sizeof(*scratch));
-	scratch->h = h;
+	scratch->threshold = -1;
+	scratch->direction = -1;
 	if (c->n >= RM_RULES_CACHE_MAX)
 		return scratch;
-	if ((c->n + 1) * 4 > c->cap * 3) /* 3/4 full at most (1/2: 0.3 MiB more at 10x20k) */
+	if ((c->n + 1) * 4 > c->cap * 3) /* 3/4 full at most */
 		cache_grow(c);
-	for (j = h & (c->cap - 1); c->v[j].name; j = (j + 1) & (c->cap - 1))
+	for (j = h & (c->cap - 1); c->v[j].d; j = (j + 1) & (c->cap - 1))
 		;
-	c->v[j] = *scratch;
-	c->v[j].name = cache_name(c, stat, len);
+	c->v[j].d = cache_entry(c, stat, len);
+	c->v[j].h = h;
 	c->n++;
-	c->last = j;
-	return &c->v[j];
+	c->last = c->v[j].d;
+	return c->last;
+}
+
+void rm_rules_focus(const struct rm_rules *r, const char *stored)
+{
+	struct cache *c = r->cache;
+	struct decision *d;
+
+	if (!c || !stored)
+		return;
+	d = (struct decision *)(void *)(stored - offsetof(struct decision, name));
+	if (d->owner == c->id)
+		c->last = d;
 }
 
 /* ------------------------------------------------------------------ API */
@@ -2080,7 +2116,7 @@ bool rm_rules_reasonable_change(const struct rm_rules *r, const char *stat, doub
 	const char *name = era_stat(r, stat, buf, sizeof(buf));
 
 	if (!(d->known & D_THRESHOLD)) {
-		d->threshold = (int)first_rule(r, r->thresholds, r->nthresholds,
+		d->threshold = (int32_t)first_rule(r, r->thresholds, r->nthresholds,
 					       r->thresholds_match, r->thresholds_any,
 					       &((struct rm_rules *)r)->thresholds_first,
 					       &((struct cache *)r->cache)->thresholds_uses,
@@ -2127,7 +2163,7 @@ double rm_rules_direction(const struct rm_rules *r, const char *stat)
 	if (!(d->known & D_DIRECTION)) {
 		char buf[1024];
 
-		d->direction = (int)first_rule(r, r->direction, r->ndirection, r->direction_match,
+		d->direction = (int32_t)first_rule(r, r->direction, r->ndirection, r->direction_match,
 					       r->direction_any,
 					       &((struct rm_rules *)r)->direction_first,
 					       &((struct cache *)r->cache)->direction_uses,

@@ -20,7 +20,10 @@
  * from the compiled-pattern cache (recache.h) when it has them.
  * Every answer about a stat name is computed once and cached (a hash table keyed
  * by the name, at most RM_RULES_CACHE_MAX names, then answers are computed
- * each time): a comparison asks about each row several times.
+ * each time): a comparison asks about each row several times.  The cache's
+ * copy of a name sits right behind that name's answers, so a caller holding
+ * the copy (rm_rules_keep_stat_stored) reaches them without a lookup
+ * (rm_rules_focus).
  *
  * Must not: read archives or compute statistics (stats.c asks, this answers).
  *
@@ -219,6 +222,12 @@ bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat);
  * (valid until rm_rules_free or rm_rules_load_eras), or NULL when the cache
  * is full (RM_RULES_CACHE_MAX) and keeps no copy. */
 bool rm_rules_keep_stat_stored(const struct rm_rules *r, const char *stat, const char **stored);
+/* The questions that follow are about the stat whose name `stored` is:
+ * a *stored rm_rules_keep_stat_stored gave (of these rules, or of other
+ * rules still loaded: those are told apart and ignored), or NULL.  They
+ * are then answered with that name without a lookup by it (a comparison
+ * asks about 200,000 names of two matrices, out of the cache by then). */
+void rm_rules_focus(const struct rm_rules *r, const char *stored);
 
 /* Compile `pattern` (PCRE2, UTF-8) and match it against s.  *ok is false when
  * the pattern does not compile (then the result is false). */

@@ -280,6 +280,10 @@ static void process(struct pass_ctx *p, const char *k, const struct rm_series *a
 	}
 	if (p->incomplete_pass && !is_log_stat(k, false))
 		return;
+	/* k is the rules' own copy of the name when the reader kept it so:
+	 * the questions below then need no lookup by name */
+	if (as ? as->name_kept && p->a->kept_by == r : bs->name_kept && p->b->kept_by == r)
+		rm_rules_focus(r, k);
 	if (!rm_rules_is_reportable(r, k))
 		return;
 	func = rm_rules_is_function_stat(r, k);

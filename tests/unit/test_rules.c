@@ -215,6 +215,65 @@ static void test_rules_jit_when_paid(void **state)
 	rm_rules_free(&b);
 }
 
+/* rm_rules_focus: a stored name found without a lookup answers as the name
+ * asked by its text does, for every question; a focus on one stat leaves
+ * the answers about another as they are; a stored name of other rules
+ * (which deny "skip.*" where the real ones report it: their entries hold
+ * other answers) and NULL are ignored. */
+static void test_rules_focus_same_answers(void **state)
+{
+	static const char *const names[] = {
+		"will-it-scale.per_thread_ops", "perf-profile.calltrace.cycles-pp.f.g",
+		"perf-stat.i.ipc", "ltp.syscalls.pass", "ltp.syscalls.fail", "dmesg.timestamp:x",
+		"vmstat.mem.free", "meminfo.Active", "no.such.stat", "skip.me",
+	};
+	const struct rm_rules *real = unit_rules();
+	struct rm_rules a, b;
+	struct rm_error err;
+	const char *stored[10], *other[10];
+	size_t i, n = sizeof(names) / sizeof(names[0]);
+
+	(void)state;
+	assert_int_equal(rm_rules_load(&a, real->metrics_file, real->programs_file, &err), 0);
+	assert_int_equal(load_with("search", "    - 'x\\.pass'\n", ok_dir, &b, &err), 0);
+	assert_true(rm_rules_is_reportable(real, "skip.me"));
+	assert_false(rm_rules_is_reportable(&b, "skip.me"));
+	rm_rules_focus(&a, NULL); /* before any cache: nothing */
+	for (i = 0; i < n; i++) {
+		rm_rules_keep_stat_stored(&a, names[i], &stored[i]);
+		rm_rules_keep_stat_stored(&b, names[i], &other[i]);
+		assert_non_null(stored[i]);
+		assert_string_equal(stored[i], names[i]);
+		assert_ptr_not_equal(stored[i], other[i]);
+	}
+	for (i = 0; i < n; i++) {
+		const char *k = stored[i], *next = stored[(i + 1) % n];
+
+		rm_rules_focus(&a, k);
+		/* asked about another stat while focused on k */
+		assert_int_equal(rm_rules_is_reportable(&a, next),
+				 rm_rules_is_reportable(real, names[(i + 1) % n]));
+		rm_rules_focus(&a, k);
+		assert_int_equal(rm_rules_is_reportable(&a, k), rm_rules_is_reportable(real, names[i]));
+		assert_int_equal(rm_rules_is_function_stat(&a, k),
+				 rm_rules_is_function_stat(real, names[i]));
+		assert_int_equal(rm_rules_is_perf_metric(&a, k),
+				 rm_rules_is_perf_metric(real, names[i]));
+		assert_true(rm_rules_direction(&a, k) == rm_rules_direction(real, names[i]));
+		assert_int_equal(rm_rules_reasonable_change(&a, k, 50, 2000),
+				 rm_rules_reasonable_change(real, names[i], 50, 2000));
+		/* b's copy: ignored by a, then answered by its text */
+		rm_rules_focus(&a, other[i]);
+		assert_int_equal(rm_rules_is_reportable(&a, other[i]),
+				 rm_rules_is_reportable(real, names[i]));
+		assert_int_equal(rm_rules_keep_stat(&a, other[i]), rm_rules_keep_stat(real, names[i]));
+		assert_true(rm_rules_direction(&a, other[i]) == rm_rules_direction(real, names[i]));
+		rm_rules_focus(&a, NULL);
+	}
+	rm_rules_free(&a);
+	rm_rules_free(&b);
+}
+
 /* pattern p alone under mode, as lkp-tests means it (the oracle); NULL
  * for prefix mode (a string compare). */
 static pcre2_code *alone(const char *mode, const char *p)
@@ -327,6 +386,7 @@ const struct CMUnitTest unit_rules_tests[] = {
 	cmocka_unit_test(test_rules_list_pattern_errors),
 	cmocka_unit_test(test_rules_rule_pattern_errors),
 	cmocka_unit_test(test_rules_jit_when_paid),
+	cmocka_unit_test(test_rules_focus_same_answers),
 	cmocka_unit_test(test_rules_gates_same_answers),
 };
 const size_t unit_rules_ntests = sizeof(unit_rules_tests) / sizeof(unit_rules_tests[0]);
