@@ -1049,7 +1049,7 @@ static void matrix_fill_zeros(struct rm_matrix *m)
 static void matrix_sort(struct rm_matrix *m)
 {
 	/* names are distinct: unite_find makes one series per name */
-	rm_sort_by_name(m->s, m->n, sizeof(*m->s), offsetof(struct rm_series, name));
+	rm_sort_by_name(m->s, m->n, sizeof(*m->s), offsetof(struct rm_series, name), NULL);
 }
 
 /* Build a matrix from runs' stats.json the way lkp-tests' unite does it:

@@ -84,6 +84,7 @@ void rm_matrix_free(struct rm_matrix *m)
 			free(m->s[i].is_int);
 		}
 		free(m->s);
+		free(m->file_order);
 		while (c) {
 			struct chunk *next = c->next;
 
@@ -1032,6 +1033,19 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 	return 0;
 }
 
+/* The series by name (names are distinct here: a duplicate key is refused
+ * while reading), remembering the file's order (matrix.h: file_order). */
+static void sort_series(struct rm_matrix *m)
+{
+	if (m->n > UINT32_MAX) {
+		rm_sort_by_name(m->s, m->n, sizeof(*m->s), offsetof(struct rm_series, name), NULL);
+		return;
+	}
+	m->file_order = rm_xmalloc((m->n ? m->n : 1) * sizeof(*m->file_order));
+	rm_sort_by_name(m->s, m->n, sizeof(*m->s), offsetof(struct rm_series, name),
+			m->file_order);
+}
+
 /* Pad every series with Integer 0 up to m->cols (matrix_fill_missing_zeros). */
 static void fill_zeros(struct rm_matrix *m)
 {
@@ -1152,8 +1166,7 @@ int rm_matrix_read(struct rm_matrix *m, const char *file, const char *buf, size_
 	 * it, the longer of the first and the last array in file order */
 	m->cols = r.src_seen ? r.src_count : r.first > r.last ? r.first : r.last;
 	fill_zeros(m);
-	/* names are distinct here: a duplicate key is refused above */
-	rm_sort_by_name(m->s, m->n, sizeof(*m->s), offsetof(struct rm_series, name));
+	sort_series(m);
 	return 0;
 }
 
@@ -1282,7 +1295,6 @@ out:
 	}
 	m->cols = r.src_seen ? r.src_count : r.first > r.last ? r.first : r.last;
 	fill_zeros(m);
-	/* names are distinct here: a duplicate key is refused above */
-	rm_sort_by_name(m->s, m->n, sizeof(*m->s), offsetof(struct rm_series, name));
+	sort_series(m);
 	return 0;
 }

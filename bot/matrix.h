@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 #include "jsonload.h"
@@ -73,6 +74,11 @@ struct rm_matrix {
 	 * borrow their names from it (stats.c asks the rules about such a
 	 * name by that copy, rm_rules_focus, when it is its rules) */
 	const void *kept_by;
+	/* s[file_order[0]], s[file_order[1]], ...: the series in the order the
+	 * file listed them, which is the order of their values in the
+	 * reader's pool (a pass in that order reads memory in sequence); NULL
+	 * for a matrix the reader did not make */
+	uint32_t *file_order;
 };
 
 /* A series by name or NULL (binary search). */

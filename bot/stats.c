@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,11 +396,61 @@ static void prefetch_series(const struct rm_series *s)
 		__builtin_prefetch(s->is_int + s->n - 1);
 }
 
+/* The pass in the order the file of a listed its keys (the reader's
+ * file_order): their values, and the rules' entries of their names (made
+ * while the first file was read), lie in memory in that order, where
+ * name order jumps about ~90 MiB of them at 10x200k stats.  Each key's
+ * series in b is found first, by a merge in name order.  The order keys
+ * are processed in changes nothing: the changed ones are sorted at the
+ * end, every other effect is a count or a cached answer. */
+static void run_pass_file_order(struct pass_ctx *p)
+{
+	const struct rm_matrix *a = p->a, *b = p->b;
+	uint32_t *pair = rm_xmalloc(a->n * sizeof(*pair)); /* b index + 1; 0: none */
+	unsigned char *paired = rm_xcalloc(b->n + 1, 1);
+	size_t i, j = 0, f;
+
+	for (i = 0; i < a->n; i++) {
+		const struct rm_series *bs = merge_get(b, &j, &a->s[i]);
+
+		pair[i] = bs ? (uint32_t)(bs - b->s) + 1 : 0;
+		if (bs)
+			paired[bs - b->s] = 1;
+	}
+	for (f = 0; f < a->n; f++) {
+		/* the series 16 keys on (their places in s[] are random), then
+		 * the values of those 8 on, read from those series */
+		if (f + 16 < a->n) {
+			i = a->file_order[f + 16];
+			__builtin_prefetch(&a->s[i]);
+			if (pair[i])
+				__builtin_prefetch(&b->s[pair[i] - 1]);
+		}
+		if (f + 8 < a->n) {
+			i = a->file_order[f + 8];
+			prefetch_series(&a->s[i]);
+			if (pair[i])
+				prefetch_series(&b->s[pair[i] - 1]);
+		}
+		i = a->file_order[f];
+		process(p, a->s[i].name, &a->s[i], pair[i] ? &b->s[pair[i] - 1] : NULL);
+	}
+	for (i = 0; i < b->n; i++)
+		if (!paired[i])
+			process(p, b->s[i].name, NULL, &b->s[i]);
+	free(pair);
+	free(paired);
+}
+
 /* One pass over every key of a, then the keys only in b. */
 static void run_pass(struct pass_ctx *p)
 {
 	size_t i, j = 0;
 
+	if (p->a->file_order && p->a->n && p->b->n < UINT32_MAX) {
+		run_pass_file_order(p);
+		return;
+	}
 	for (i = 0; i < p->a->n; i++) {
 		/* the values of the stats 8 keys on, asked for now: by this pass
 		 * they are out of the cache (read long ago, in file order, not

@@ -338,15 +338,18 @@ static void chunked_sort(struct chunked *v, size_t n, size_t d, unsigned budget)
 	}
 }
 
-void rm_sort_by_name(void *base, size_t n, size_t size, size_t off)
+void rm_sort_by_name(void *base, size_t n, size_t size, size_t off, uint32_t *at)
 {
 	unsigned char *b = base, *tmp;
 	struct chunked *v;
 	unsigned budget = 8;
 	size_t i, j;
 
-	if (n < 2)
+	if (n < 2) {
+		if (n && at)
+			at[0] = 0;
 		return;
+	}
 	for (i = n; i > 1; i >>= 1)
 		budget += 2; /* 2 log2(n) + 8 levels of bad splits, then strcmp */
 	v = rm_xmalloc(n * sizeof(*v));
@@ -359,6 +362,9 @@ void rm_sort_by_name(void *base, size_t n, size_t size, size_t off)
 		v[i].i = i;
 	}
 	chunked_sort(v, n, 0, budget);
+	if (at)
+		for (i = 0; i < n; i++)
+			at[v[i].i] = (uint32_t)i;
 	/* the elements into that order, in place: each cycle of the
 	 * permutation (place j takes element v[j].i) with one element aside;
 	 * a place done is marked by v[place].s = NULL */

@@ -85,8 +85,10 @@ void rm_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
  * equal names the order is unspecified).  For the matrices' series: names
  * with long shared prefixes are read once per 8 bytes of them rather than
  * at each comparison (-10% of a 10x200k compare).  Allocates 24 bytes a
- * name; never more than O(n log n) string comparisons nor O(log n) stack. */
-void rm_sort_by_name(void *base, size_t n, size_t size, size_t off);
+ * name; never more than O(n log n) string comparisons nor O(log n) stack.
+ * With `at` (room for n, n < 2^32; the caller's): at[i] = where the
+ * element that was at i is now. */
+void rm_sort_by_name(void *base, size_t n, size_t size, size_t off, uint32_t *at);
 void *rm_bsearch(const void *key, const void *base, size_t n, size_t size,
 		 int (*cmp)(const void *, const void *));
 

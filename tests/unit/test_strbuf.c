@@ -180,14 +180,24 @@ static void check_sort_by_name(char **names, size_t n)
 		got[i].name = names[i];
 		got[i].payload = i * 7 + 1;
 	}
+	static unsigned calls;
+	uint32_t *at = malloc((n ? n : 1) * sizeof(*at));
+	bool with_at = calls++ % 2;
+
+	assert_non_null(at);
 	memcpy(want, got, n * sizeof(*got));
 	qsort(want, n, sizeof(*want), cmp_named_elem);
-	rm_sort_by_name(got, n, sizeof(*got), offsetof(struct named_elem, name));
+	/* with `at` every other time: the same order, and at[i] says where
+	 * the element that was at i went */
+	rm_sort_by_name(got, n, sizeof(*got), offsetof(struct named_elem, name), with_at ? at : NULL);
 	for (i = 0; i < n; i++) {
 		assert_ptr_equal(got[i].name, want[i].name);
 		assert_int_equal(got[i].payload, want[i].payload);
 		assert_true(got[i].before == want[i].before);
+		if (with_at)
+			assert_true(got[at[i]].payload == i * 7 + 1);
 	}
+	free(at);
 	free(got);
 	free(want);
 }
