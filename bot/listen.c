@@ -1364,6 +1364,8 @@ int rm_listen_mbox_read(const struct rm_config *cfg, struct rm_store *st, time_t
 	size_t *at = NULL, n = 0, k;
 	int rc = -1;
 
+	if (rm_dynlib_need(RM_LIB_ETPAN, err))
+		return -1;
 	rm_sb_init(&one);
 	rm_listen_mbox_split(mbox, len, &at, &n);
 	/* oldest first: an undo comes after what it takes back */

@@ -171,7 +171,8 @@ void rm_listen_stats_print(const struct rm_listen_stats *stats, FILE *out);
  * oldest first: each mail not read before is read, acted on and remembered
  * in the store; a mail over RM_LISTEN_MAX_MAIL (its bytes in the download,
  * From_ line not counted) is skipped (see RM_LISTEN_MAX_MAIL).
- * Counts go to *stats (added to).  0, or -1 with err (a store failure). */
+ * Counts go to *stats (added to).  0, or -1 with err (a store failure, or
+ * libetpan cannot be loaded). */
 int rm_listen_mbox_read(const struct rm_config *cfg, struct rm_store *st, time_t now,
 			const char *source, const char *mbox, size_t len,
 			struct rm_listen_stats *stats, struct rm_error *err);
