@@ -123,6 +123,32 @@ append 'Ann Author <ann@example.org>' i3@example.org '' '#robotmail undo'
 grep -q '^robotmail: listen: 1 read, 0 ignored, 0 refused, 1 command(s) applied' "$T/err" && [ "$(sqlite3 "$T/state.db" "select state from findings")" = open ] &&
 	ok "a new mail is read on the next pass (undo: open again)" || not_ok "third pass" "$(cat "$T/err")"
 
+# a mail over robotmail's cap of one mail (4 MiB): the FETCH stops at the
+# cap, the mail is skipped unparsed (its command is not applied), warned
+# about with the size the server gives (RFC822.SIZE), its UID remembered;
+# the mail after it is read and applied, and the next pass is silent
+{
+	printf 'From: Rev Iewer <rev@example.org>\r\nTo: lkp@example.org\r\nSubject: Re: the report\r\n'
+	printf 'Message-ID: <ibig@example.org>\r\nIn-Reply-To: <%s>\r\n\r\n#robotmail fixed: 0123456789ab\r\n\r\n' "$REPORT"
+	"$PY" -c 'import sys; sys.stdout.write(("x" * 76 + "\r\n") * 70000)'
+} >"$T/big.eml"
+BIGSIZE=$(wc -c <"$T/big.eml")
+curl -sS --cacert "$T/cert.pem" -u robot:s3cret "$IMAP" -T "$T/big.eml"
+append 'Rev Iewer <rev@example.org>' i5@example.org '' '#robotmail invalid'
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^robotmail: listen: 1 read, 0 ignored, 0 refused, 1 command(s) applied, 0 answer(s) queued, 1 skipped (over the 4 MiB cap of one mail)$' "$T/err" &&
+	grep -q "^robotmail: listen: warning: '$IMAP': <ibig@example.org> (IMAP UID [0-9]*): skipped: $BIGSIZE bytes, over the 4 MiB cap of one mail (not parsed)$" "$T/err" &&
+	[ "$(sqlite3 "$T/state.db" "select state from findings")" = invalid ] &&
+	[ "$(sqlite3 "$T/state.db" "select count(*) from finding_events where message_id = 'ibig@example.org'")" = 0 ] &&
+	[ "$(sqlite3 "$T/state.db" "select count(*) from inbound where id like 'uid:%'")" = 5 ] &&
+	ok "a mail over the 4 MiB cap ($BIGSIZE bytes) is skipped unparsed with a warning, its UID remembered; the mail after it is applied" ||
+	not_ok "imap over the cap" "rc=$rc" "$(cat "$T/err")" "$(sqlite3 "$T/state.db" "select id, verdict from inbound")"
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^robotmail: listen: 0 read, 0 ignored, 0 refused, 0 command(s) applied, 0 answer(s) queued$' "$T/err" && ! grep -q warning "$T/err" &&
+	ok "the next pass neither fetches nor warns about the mail over the cap again" || not_ok "imap over the cap, again" "rc=$rc" "$(cat "$T/err")"
+
 # --follow waits with IMAP IDLE: a reply appended while it waits (interval
 # 60 s) is read a moment later (about a second here; the check allows 20 s
 # for a loaded machine and an ASan build: polling would take 60)
