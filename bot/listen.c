@@ -1355,6 +1355,17 @@ static void mbox_id(const char *p, size_t n, char fb[40])
 }
 
 /* See listen.h. */
+size_t rm_listen_mbox_end(const char *mbox, const size_t *at, size_t n, size_t k)
+{
+	size_t end = at[k + 1];
+
+	if (k + 1 < n) /* back over the next mail's From_ line */
+		for (end = at[k + 1] - 1; end > at[k] && mbox[end - 1] != '\n'; end--)
+			;
+	return end;
+}
+
+/* See listen.h. */
 int rm_listen_mbox_read(const struct rm_config *cfg, struct rm_store *st, time_t now,
 			const char *source, const char *mbox, size_t len,
 			struct rm_listen_stats *stats, struct rm_error *err)
@@ -1370,13 +1381,9 @@ int rm_listen_mbox_read(const struct rm_config *cfg, struct rm_store *st, time_t
 	rm_listen_mbox_split(mbox, len, &at, &n);
 	/* oldest first: an undo comes after what it takes back */
 	for (k = n; k-- > 0;) {
-		/* the mail's bytes: up to the next mail's From_ line */
-		size_t end = at[k + 1];
+		size_t end = rm_listen_mbox_end(mbox, at, n, k);
 		char fb[40];
 
-		if (k + 1 < n)
-			for (end = at[k + 1] - 1; end > at[k] && mbox[end - 1] != '\n'; end--)
-				;
 		if (end - at[k] > RM_LISTEN_MAX_MAIL) {
 			char *where = rm_xstrfmt("the download's mail at byte %zu", at[k]);
 

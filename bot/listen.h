@@ -144,6 +144,11 @@ int rm_listen_answer_build(const struct rm_inmail *m, const struct rm_listen_cmd
  * ">From "), into out (reset first). */
 void rm_listen_mbox_mail(const char *p, const char *end, struct rm_sb *out);
 
+/* Where mail k of rm_listen_mbox_split's (at, n) ends in the mbox: where
+ * the next mail's From_ line begins, or at[n] for the last.  Its size, the
+ * one RM_LISTEN_MAX_MAIL caps, is that less at[k]. */
+size_t rm_listen_mbox_end(const char *mbox, const size_t *at, size_t n, size_t k);
+
 /* Why a mail must never be answered (or acted on): a static string, or NULL
  * when it may be.  The loop rules: Auto-Submitted other than "no",
  * Precedence junk, or bulk or list without a List-Id in listen.lists (a
