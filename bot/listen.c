@@ -1538,16 +1538,21 @@ int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
  * Without an imaps:// source, or when the server has no IDLE or the
  * connection fails (a warning says why), the wait is a plain sleep. */
 
-struct rm_listen_waiter {
-	CURL *curl;
-	curl_socket_t fd;
-	mailimap *imap; /* NULL: no IDLE connection (sleep) */
-	bool warned, announced;
-};
-
 struct cstream {
 	CURL *curl;
 	curl_socket_t fd;
+	/* bytes read since the connection was made or the last wait began:
+	 * at RM_LISTEN_MAX_IMAP_ANSWER reads fail (libetpan keeps a response
+	 * whole until its end; a server's flood must not grow it without end) */
+	size_t got;
+};
+
+struct rm_listen_waiter {
+	CURL *curl;
+	curl_socket_t fd;
+	mailimap *imap;    /* NULL: no IDLE connection (sleep) */
+	struct cstream *cs; /* imap's stream's (freed with it), or NULL */
+	bool warned, announced;
 };
 
 /* wait up to ms for the socket to be ready for `events`: 1 ready, 0 not */
@@ -1562,12 +1567,18 @@ static ssize_t cs_read(mailstream_low *s, void *buf, size_t n)
 {
 	struct cstream *cs = s->data;
 
+	if (cs->got >= RM_LISTEN_MAX_IMAP_ANSWER)
+		return -1; /* over the cap: the waiter drops the connection */
+	if (n > RM_LISTEN_MAX_IMAP_ANSWER - cs->got)
+		n = RM_LISTEN_MAX_IMAP_ANSWER - cs->got;
 	for (;;) {
 		size_t got = 0;
 		CURLcode rc = curl_easy_recv(cs->curl, buf, n, &got);
 
-		if (rc == CURLE_OK)
+		if (rc == CURLE_OK) {
+			cs->got += got;
 			return (ssize_t)got; /* 0: the server closed */
+		}
 		if (rc != CURLE_AGAIN || !cs_poll(cs->fd, POLLIN, 60000))
 			return -1;
 	}
@@ -1629,6 +1640,7 @@ static void waiter_drop(struct rm_listen_waiter *w)
 		mailimap_free(w->imap); /* frees the stream and its driver data */
 		w->imap = NULL;
 	}
+	w->cs = NULL;
 	if (w->curl) {
 		curl_easy_cleanup(w->curl);
 		w->curl = NULL;
@@ -1694,6 +1706,7 @@ static int waiter_open(struct rm_listen_waiter *w, const struct rm_config *cfg,
 		rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libetpan's IMAP");
 		goto out;
 	}
+	w->cs = cs;
 	r = mailimap_connect(w->imap, stream);
 	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED && r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED) {
 		rm_error_set(err, RM_ERR_TEMP, "no IMAP greeting (libetpan error %d)", r);
@@ -1726,6 +1739,9 @@ out:
 	free(url);
 	free(mailbox);
 	free(host);
+	if (rc && w->cs && w->cs->got >= RM_LISTEN_MAX_IMAP_ANSWER)
+		rm_error_set(err, RM_ERR_TEMP, "the server sent over %u MiB before IDLE",
+			     RM_LISTEN_MAX_IMAP_ANSWER >> 20);
 	if (rc)
 		waiter_drop(w);
 	return rc;
@@ -1757,6 +1773,8 @@ void rm_listen_wait(const struct rm_config *cfg, long seconds, struct rm_listen_
 			src->source, seconds);
 		w->announced = true;
 	}
+	if (w->cs)
+		w->cs->got = 0; /* the cap is on what one wait reads */
 	if (w->imap && mailimap_idle(w->imap) == MAILIMAP_NO_ERROR) {
 		/* news already read with the continuation, or on the socket */
 		bool news = w->imap->imap_stream->read_buffer_len > 0;
@@ -1767,8 +1785,14 @@ void rm_listen_wait(const struct rm_config *cfg, long seconds, struct rm_listen_
 		if (mailimap_idle_done(w->imap) == MAILIMAP_NO_ERROR)
 			return;
 	}
-	if (w->imap)
+	if (w->imap) {
+		if (w->cs && w->cs->got >= RM_LISTEN_MAX_IMAP_ANSWER)
+			fprintf(stderr,
+				"robotmail: listen: warning: '%s': the server sent over %u MiB in one IMAP"
+				" IDLE wait: connection dropped\n",
+				src->source, RM_LISTEN_MAX_IMAP_ANSWER >> 20);
 		waiter_drop(w); /* broken: opened again before the next wait */
+	}
 	while (time(NULL) < until)
 		sleep((unsigned)(until - time(NULL)));
 }

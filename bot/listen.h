@@ -68,7 +68,9 @@
 #define RM_LISTEN_MAX_DOWNLOAD (64u << 20)
 #define RM_LISTEN_MAX_MBOX (512u << 20)
 /* An IMAP answer other than a mail (STATUS, UID SEARCH ALL: ~11 bytes a
- * mail, so 16 MiB is a mailbox of ~1.5 million mails). */
+ * mail, so 16 MiB is a mailbox of ~1.5 million mails), and what the IDLE
+ * connection of `listen --follow` reads while it opens or in one wait (a
+ * few lines: more drops the connection with a warning). */
 #define RM_LISTEN_MAX_IMAP_ANSWER (16u << 20)
 
 enum rm_listen_cmd_kind {

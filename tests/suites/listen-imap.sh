@@ -181,3 +181,74 @@ printf 'wrong\n' >"$T/pw"
 rc=$?
 [ $rc -eq 2 ] && grep -q "listen.source '$IMAP'" "$T/err" && ok "a wrong password is a configuration error (exit 2)" || not_ok "wrong password" "rc=$rc" "$(cat "$T/err")"
 
+
+# an IMAP server that floods the IDLE connection (a line without end): what
+# one wait reads is capped (16 MiB, RM_LISTEN_MAX_IMAP_ANSWER), the
+# connection dropped with a warning, and listen --follow goes on (a fake
+# server here: Dovecot answers as it should)
+printf 's3cret\n' >"$T/pw"
+cat >"$T/flood.py" <<'PYEOF'
+import socket, ssl, sys, threading
+cert, key, portfile = sys.argv[1:4]
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(cert, key)
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(('127.0.0.1', 0))
+srv.listen(8)
+open(portfile, 'w').write(str(srv.getsockname()[1]))
+def serve(raw):
+    try:
+        c = ctx.wrap_socket(raw, server_side=True)
+        f = c.makefile('rb')
+        c.sendall(b'* OK ready\r\n')
+        for line in f:
+            w = line.split()
+            if len(w) < 2:
+                continue
+            tag, cmd = w[0], w[1].upper()
+            if cmd == b'CAPABILITY':
+                c.sendall(b'* CAPABILITY IMAP4rev1 IDLE\r\n' + tag + b' OK done\r\n')
+            elif cmd == b'STATUS':
+                c.sendall(b'* STATUS INBOX (UIDVALIDITY 7)\r\n' + tag + b' OK done\r\n')
+            elif cmd in (b'SELECT', b'EXAMINE'):
+                c.sendall(b'* 0 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n' + tag + b' OK [READ-WRITE] done\r\n')
+            elif cmd == b'UID':
+                c.sendall(b'* SEARCH\r\n' + tag + b' OK done\r\n')
+            elif cmd == b'IDLE':
+                c.sendall(b'+ idling\r\n* 1 EXISTS\r\n* FLOOD ')
+                chunk = b'x' * 65536
+                while True:  # until the client hangs up
+                    c.sendall(chunk)
+            elif cmd == b'LOGOUT':
+                c.sendall(b'* BYE\r\n' + tag + b' OK done\r\n')
+                break
+            else:
+                c.sendall(tag + b' OK done\r\n')
+    except (OSError, ssl.SSLError):
+        pass
+    finally:
+        raw.close()
+while True:
+    conn, _ = srv.accept()
+    threading.Thread(target=serve, args=(conn,), daemon=True).start()
+PYEOF
+"$PY" "$T/flood.py" "$T/cert.pem" "$T/key.pem" "$T/flood.port" 2>"$T/flood.err" &
+FLOODPID=$!
+for _ in $(seq 1 50); do [ -s "$T/flood.port" ] && break; sleep 0.1; done
+FIMAP="imaps://127.0.0.1:$(cat "$T/flood.port")/INBOX"
+sed -e "s|source: .*|source: $FIMAP|" -e "s|state_db: .*|state_db: $T/flood.db|" "$T/cfg.yaml" >"$T/flood.yaml"
+"$ROBOTMAIL" listen -c "$T/flood.yaml" --follow --interval 1 >"$T/fout" 2>"$T/ferr" &
+FPID=$!
+for _ in $(seq 1 150); do [ "$(grep -c 'in one IMAP IDLE wait' "$T/ferr")" -ge 2 ] && break; sleep 0.1; done
+alive=no
+kill -0 $FPID 2>/dev/null && alive=yes
+rss=$(awk '/^VmHWM/ {print $2}' "/proc/$FPID/status" 2>/dev/null)
+kill $FPID 2>/dev/null
+wait $FPID 2>/dev/null
+kill $FLOODPID 2>/dev/null
+wait $FLOODPID 2>/dev/null
+[ "$alive" = yes ] && [ "$(grep -c "^robotmail: listen: warning: '$FIMAP': the server sent over 16 MiB in one IMAP IDLE wait: connection dropped$" "$T/ferr")" -ge 2 ] &&
+	[ -n "$rss" ] && [ "$rss" -lt 262144 ] &&
+	ok "a server flooding the IDLE connection: capped at 16 MiB a wait, dropped with a warning, opened again; listen --follow goes on (peak RSS $((rss / 1024)) MiB)" ||
+	not_ok "IDLE flood" "alive=$alive rss=$rss" "$(head -c 2000 "$T/ferr")" "$(cat "$T/flood.err")"
