@@ -75,6 +75,24 @@ static char *capture_end(struct capture *c)
 
 #define PI "public-inbox:http://pi.example.org/test"
 
+/* One pass over the download (mbox != NULL, as source PI) or over cfg's
+ * sources, at `now`: its stats into *ls, what it said on stderr returned
+ * (malloc'd). */
+static char *pass(const struct rm_config *cfg, struct rm_store *st, time_t now,
+		  const struct rm_sb *mbox, struct rm_listen_stats *ls)
+{
+	struct rm_error err;
+	struct capture cap;
+
+	memset(ls, 0, sizeof(*ls));
+	capture_begin(&cap);
+	if (mbox)
+		assert_int_equal(rm_listen_mbox_read(cfg, st, now, PI, mbox->buf, mbox->len, ls, &err), 0);
+	else
+		assert_int_equal(rm_listen_run(cfg, st, now, ls, &err), 0);
+	return capture_end(&cap);
+}
+
 static void test_mbox_mail_cap(void **state)
 {
 	struct rm_config cfg;
@@ -82,7 +100,6 @@ static void test_mbox_mail_cap(void **state)
 	struct rm_listen_stats ls;
 	struct rm_error err;
 	struct rm_sb mbox = RM_SB_INIT;
-	struct capture cap;
 	size_t over_at;
 	char *log, want[200];
 	bool seen;
@@ -106,10 +123,7 @@ static void test_mbox_mail_cap(void **state)
 	rm_sb_adds(&mbox, "From mboxrd@z Thu Jan  1 00:00:00 1970\n");
 	make_mail(&mbox, "last@example.org", "fay@example.org", RM_LISTEN_MAX_MAIL + 1);
 
-	memset(&ls, 0, sizeof(ls));
-	capture_begin(&cap);
-	assert_int_equal(rm_listen_mbox_read(&cfg, st, 1000, PI, mbox.buf, mbox.len, &ls, &err), 0);
-	log = capture_end(&cap);
+	log = pass(&cfg, st, 1000, &mbox, &ls);
 	/* the three under the cap read (none is a reply: ignored), three skipped */
 	assert_int_equal(ls.read, 3);
 	assert_int_equal(ls.ignored, 3);
@@ -133,10 +147,7 @@ static void test_mbox_mail_cap(void **state)
 	assert_true(seen);
 
 	/* the next pass over the same download: nothing read, skipped or said */
-	memset(&ls, 0, sizeof(ls));
-	capture_begin(&cap);
-	assert_int_equal(rm_listen_mbox_read(&cfg, st, 1100, PI, mbox.buf, mbox.len, &ls, &err), 0);
-	log = capture_end(&cap);
+	log = pass(&cfg, st, 1100, &mbox, &ls);
 	assert_int_equal(ls.read, 0);
 	assert_int_equal(ls.oversize, 0);
 	assert_string_equal(log, "");
@@ -157,7 +168,6 @@ static void test_maildir_mail_cap(void **state)
 	struct rm_listen_stats ls;
 	struct rm_error err;
 	struct rm_sb m = RM_SB_INIT;
-	struct capture cap;
 	static const char *const sub[] = { "new", "cur", "tmp" };
 	static const struct {
 		const char *file, *msgid;
@@ -194,9 +204,7 @@ static void test_maildir_mail_cap(void **state)
 	cfg.listen[0].source = rm_xstrfmt("maildir:%s", d);
 	cfg.nlisten = 1;
 
-	capture_begin(&cap);
-	assert_int_equal(rm_listen_run(&cfg, st, 1000, &ls, &err), 0);
-	log = capture_end(&cap);
+	log = pass(&cfg, st, 1000, NULL, &ls);
 	assert_int_equal(ls.read, 2);
 	assert_int_equal(ls.oversize, 2);
 	p = rm_xstrfmt("robotmail: listen: warning: '%s': <md-over@example.org> (Maildir file %s):"
@@ -216,9 +224,7 @@ static void test_maildir_mail_cap(void **state)
 	assert_true(seen);
 
 	/* the next pass: nothing read, skipped or said */
-	capture_begin(&cap);
-	assert_int_equal(rm_listen_run(&cfg, st, 1100, &ls, &err), 0);
-	log = capture_end(&cap);
+	log = pass(&cfg, st, 1100, NULL, &ls);
 	assert_int_equal(ls.read, 0);
 	assert_int_equal(ls.oversize, 0);
 	assert_string_equal(log, "");
