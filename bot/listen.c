@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -19,9 +20,6 @@
 #include "report.h"
 #include "strbuf.h"
 #include "text.h"
-
-/* A mail larger than this is not a reply a person wrote: ignored. */
-#define LISTEN_MAX_MAIL (4u << 20)
 
 /* ---------------------------------------------------------------- commands */
 
@@ -468,8 +466,12 @@ void rm_inmail_free(struct rm_inmail *m)
 void rm_listen_stats_print(const struct rm_listen_stats *stats, FILE *out)
 {
 	fprintf(out,
-		"robotmail: listen: %d read, %d ignored, %d refused, %d command(s) applied, %d answer(s) queued\n",
+		"robotmail: listen: %d read, %d ignored, %d refused, %d command(s) applied, %d answer(s) queued",
 		stats->read, stats->ignored, stats->refused, stats->applied, stats->answered);
+	if (stats->oversize)
+		fprintf(out, ", %d skipped (over the %u MiB cap of one mail)", stats->oversize,
+			RM_LISTEN_MAX_MAIL >> 20);
+	fputc('\n', out);
 }
 
 /* ---------------------------------------------------------------- rules */
@@ -851,7 +853,96 @@ out:
 	return rc;
 }
 
+/* How many of the first n bytes of a mail (n at most RM_LISTEN_MAX_HEAD)
+ * are its header: up to the empty line that ends it, or to the last whole
+ * line when that is not in them. */
+static size_t head_len(const char *p, size_t n)
+{
+	const char *nl;
+	size_t i = 0, last = 0;
+
+	while (i < n && (nl = memchr(p + i, '\n', n - i))) {
+		i = (size_t)(nl - p) + 1;
+		last = i;
+		if (i < n && p[i] == '\n')
+			return i + 1;
+		if (i + 1 < n && p[i] == '\r' && p[i + 1] == '\n')
+			return i + 2;
+	}
+	return last;
+}
+
+/* A mail over RM_LISTEN_MAX_MAIL, `size` bytes (`exact` false: at least
+ * that many, the source did not say), skipped: only its header, in `head`
+ * (hlen bytes: its first ones; at most RM_LISTEN_MAX_HEAD of them are
+ * read), is parsed, to name it by its Message-ID (else by `fallback_id`,
+ * its id in the source).  A mail not skipped before is counted, warned
+ * about (naming the source, the mail, `where` it is and its size) and
+ * remembered in the store as read with the verdict "skipped: ...", so the
+ * next pass passes over it in silence.  0, or -1 with err (the store). */
+static int skip_oversize(struct pass *ps, const char *head, size_t hlen, unsigned long long size,
+			 bool exact, const char *fallback_id, const char *where,
+			 struct rm_error *err)
+{
+	struct mailimf_message *msg = NULL;
+	struct rm_inmail m;
+	size_t idx = 0;
+	const char *id;
+	bool seen;
+	int rc = -1;
+
+	memset(&m, 0, sizeof(m));
+	if (hlen > RM_LISTEN_MAX_HEAD)
+		hlen = RM_LISTEN_MAX_HEAD;
+	hlen = head ? head_len(head, hlen) : 0;
+	if (hlen && mailimf_message_parse(head, hlen, &idx, &msg) == MAILIMF_NO_ERROR && msg)
+		read_fields(&m, msg->msg_fields);
+	if (msg)
+		mailimf_message_free(msg);
+	id = m.message_id ? m.message_id : fallback_id;
+	if (rm_store_inbound_seen(ps->st, ps->source, id, &seen, err))
+		goto out;
+	if (!seen) {
+		char *verdict = rm_xstrfmt("skipped: %s%llu bytes, over the %u MiB cap of one mail"
+					   " (not parsed)", exact ? "" : "more than ", size,
+					   RM_LISTEN_MAX_MAIL >> 20);
+		char *sid = rm_text_escaped(id, 200), *swhere = rm_text_escaped(where, 300);
+		int marked;
+
+		ps->stats->oversize++;
+		fprintf(stderr, "robotmail: listen: warning: '%s': <%s> (%s): %s\n", ps->source, sid,
+			swhere, verdict);
+		free(sid);
+		free(swhere);
+		marked = rm_store_inbound_mark(ps->st, ps->source, id, m.from, verdict, ps->now, err);
+		free(verdict);
+		if (marked < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	rm_inmail_free(&m);
+	return rc;
+}
+
 /* ---------------------------------------------------------------- sources */
+
+/* The first bytes of the file at `path`, at most max, into out (reset
+ * first); what could not be read is left out. */
+static void read_head(const char *path, size_t max, struct rm_sb *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	char buf[8192];
+	ssize_t got;
+
+	rm_sb_reset(out);
+	if (fd < 0)
+		return;
+	while (out->len < max &&
+	       (got = read(fd, buf, max - out->len < sizeof(buf) ? max - out->len : sizeof(buf))) > 0)
+		rm_sb_add(out, buf, (size_t)got);
+	close(fd);
+}
 
 static int cmp_msg(const void *a, const void *b)
 {
@@ -869,6 +960,7 @@ static int read_maildir(struct pass *ps, const char *dir, struct rm_error *err)
 	struct maildir *md;
 	struct maildir_msg **v;
 	struct stat sb;
+	struct rm_sb head = RM_SB_INIT;
 	char *sub = rm_path_join(dir, "cur");
 	unsigned i, n;
 	int rc = 0;
@@ -891,6 +983,7 @@ static int read_maildir(struct pass *ps, const char *dir, struct rm_error *err)
 	for (i = 0; i < n; i++)
 		v[i] = carray_get(md->mdir_msg_list, i);
 	rm_sort(v, n, sizeof(*v), cmp_msg);
+	rm_sb_init(&head);
 	for (i = 0; i < n && !rc; i++) {
 		char *path = maildir_message_get(md, v[i]->msg_uid), *buf = NULL;
 		size_t len = 0;
@@ -898,7 +991,15 @@ static int read_maildir(struct pass *ps, const char *dir, struct rm_error *err)
 
 		if (!path)
 			continue; /* gone since the update: another reader took it */
-		if (rm_read_file(path, LISTEN_MAX_MAIL, &buf, &len, &fe)) {
+		if (!stat(path, &sb) && S_ISREG(sb.st_mode) &&
+		    (unsigned long long)sb.st_size > RM_LISTEN_MAX_MAIL) {
+			char *where = rm_xstrfmt("Maildir file %s", v[i]->msg_uid);
+
+			read_head(path, RM_LISTEN_MAX_HEAD, &head);
+			rc = skip_oversize(ps, head.buf, head.len, (unsigned long long)sb.st_size, true,
+					   v[i]->msg_uid, where, err);
+			free(where);
+		} else if (rm_read_file(path, RM_LISTEN_MAX_MAIL, &buf, &len, &fe)) {
 			say(v[i]->msg_uid, fe.msg);
 		} else {
 			rc = handle(ps, buf, len, v[i]->msg_uid, err);
@@ -906,6 +1007,7 @@ static int read_maildir(struct pass *ps, const char *dir, struct rm_error *err)
 		free(buf);
 		free(path);
 	}
+	rm_sb_release(&head);
 	free(v);
 	maildir_free(md);
 	return rc;
@@ -921,24 +1023,38 @@ static int read_maildir(struct pass *ps, const char *dir, struct rm_error *err)
  * by Message-ID).  libetpan's mailimap would do as well, but its TLS does
  * not verify the server's certificate; curl does. */
 
-static size_t sb_write(char *p, size_t size, size_t n, void *ctx)
-{
-	struct rm_sb *sb = ctx;
+/* An answer kept in sb, up to max bytes: a larger one stops the transfer
+ * (curl's write error) and sets `over`. */
+struct capped {
+	struct rm_sb *sb;
+	size_t max;
+	bool over;
+};
 
-	if (sb->len + size * n > LISTEN_MAX_MAIL)
+static size_t capped_write(char *p, size_t size, size_t n, void *ctx)
+{
+	struct capped *c = ctx;
+
+	if (c->sb->len + size * n > c->max) {
+		c->over = true;
 		return 0; /* too large: curl stops with a write error */
-	rm_sb_add(sb, p, size * n);
+	}
+	rm_sb_add(c->sb, p, size * n);
 	return size * n;
 }
 
 /* One IMAP request: the URL, with `request` as a custom command or NULL
  * (a FETCH by the URL's UID); the answer (untagged lines, or the mail)
- * into out. */
+ * into out, at most max bytes.  An answer over max is an error, or with
+ * `over` set 0 with *over true and out holding its first bytes (curl has
+ * stopped the transfer and drops the connection: the next request makes a
+ * new one). */
 static int imap_do(const struct pass *ps, const struct rm_listen_src *src, const char *password,
-		   CURL *c, const char *url, const char *request, struct rm_sb *out,
-		   struct rm_error *err)
+		   CURL *c, const char *url, const char *request, struct rm_sb *out, size_t max,
+		   bool *over, struct rm_error *err)
 {
 	char ebuf[CURL_ERROR_SIZE] = "";
+	struct capped cap = { out, max, false };
 	CURLcode rc;
 
 	/* the same handle for every request of a pass: curl keeps the logged-in
@@ -961,14 +1077,42 @@ static int imap_do(const struct pass *ps, const struct rm_listen_src *src, const
 		curl_easy_setopt(c, CURLOPT_PASSWORD, password);
 	if (request)
 		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sb_write);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, capped_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &cap);
 	rc = curl_easy_perform(c);
+	if (over)
+		*over = cap.over;
+	if (rc == CURLE_WRITE_ERROR && cap.over && over)
+		return 0;
+	if (rc == CURLE_WRITE_ERROR && cap.over)
+		return rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': the answer to %s is over %zu MiB",
+				    ps->source, request ? request : "a FETCH", max >> 20);
 	if (rc != CURLE_OK)
 		return rm_error_set(err, rc == CURLE_LOGIN_DENIED ? RM_ERR_CONFIG : RM_ERR_TEMP,
 				    "listen.source '%s': %s", ps->source,
 				    ebuf[0] ? ebuf : curl_easy_strerror(rc));
 	return 0;
+}
+
+/* The size of the mail `uid` (its RFC822.SIZE), asked of the server for
+ * the warning about a mail over the cap: 0 when it does not say. */
+static unsigned long long imap_size(const struct pass *ps, const struct rm_listen_src *src,
+				    const char *password, CURL *c, const char *url,
+				    unsigned long long uid)
+{
+	struct rm_sb ans = RM_SB_INIT;
+	struct rm_error e;
+	unsigned long long size = 0;
+	char *req = rm_xstrfmt("UID FETCH %llu (RFC822.SIZE)", uid);
+	const char *p;
+
+	rm_sb_init(&ans);
+	if (!imap_do(ps, src, password, c, url, req, &ans, RM_LISTEN_MAX_IMAP_ANSWER, NULL, &e) &&
+	    (p = strstr(ans.buf, "RFC822.SIZE ")) && isdigit((unsigned char)p[12]))
+		size = strtoull(p + 12, NULL, 10);
+	rm_sb_release(&ans);
+	free(req);
+	return size;
 }
 
 /* The source's password (first line of password_file) into *password
@@ -1027,7 +1171,7 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 	rm_sb_init(&mail);
 	url = rm_xstrfmt("imaps://%s/", host);
 	req = rm_xstrfmt("STATUS \"%s\" (UIDVALIDITY)", mailbox);
-	if (imap_do(ps, src, password, c, url, req, &ans, err))
+	if (imap_do(ps, src, password, c, url, req, &ans, RM_LISTEN_MAX_IMAP_ANSWER, NULL, err))
 		goto out;
 	p = ans.buf ? strstr(ans.buf, "UIDVALIDITY ") : NULL;
 	if (!p || !isdigit((unsigned char)p[12])) {
@@ -1043,13 +1187,15 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 		url = rm_xstrfmt("imaps://%s/%s", host, esc ? esc : mailbox);
 		curl_free(esc);
 	}
-	if (imap_do(ps, src, password, c, url, "UID SEARCH ALL", &ans, err))
+	if (imap_do(ps, src, password, c, url, "UID SEARCH ALL", &ans, RM_LISTEN_MAX_IMAP_ANSWER, NULL,
+		    err))
 		goto out;
 	p = ans.buf ? strstr(ans.buf, "* SEARCH") : NULL;
 	for (p = p ? p + 8 : NULL; p && *p && *p != '\r' && *p != '\n';) {
 		char *end, id[64], *furl;
 		unsigned long long uid;
-		bool seen;
+		bool seen, over = false;
+		int hr;
 
 		while (*p == ' ')
 			p++;
@@ -1063,13 +1209,24 @@ static int read_imap(struct pass *ps, const struct rm_listen_src *src, struct rm
 		if (seen)
 			continue;
 		furl = rm_xstrfmt("%s;UID=%llu", url, uid);
-		if (imap_do(ps, src, password, c, furl, NULL, &mail, err)) {
+		if (imap_do(ps, src, password, c, furl, NULL, &mail, RM_LISTEN_MAX_MAIL, &over, err)) {
 			free(furl);
 			goto out;
 		}
 		free(furl);
-		if (handle(ps, mail.buf ? mail.buf : "", mail.len, id, err) ||
-		    rm_store_inbound_mark(ps->st, ps->source, id, NULL, "read", ps->now, err) < 0)
+		if (over) {
+			/* what came of it (its first 4 MiB) names it */
+			unsigned long long size = imap_size(ps, src, password, c, url, uid);
+			char *where = rm_xstrfmt("IMAP UID %llu", uid);
+
+			hr = skip_oversize(ps, mail.buf, mail.len,
+					   size > RM_LISTEN_MAX_MAIL ? size : RM_LISTEN_MAX_MAIL,
+					   size > RM_LISTEN_MAX_MAIL, id, where, err);
+			free(where);
+		} else {
+			hr = handle(ps, mail.buf ? mail.buf : "", mail.len, id, err);
+		}
+		if (hr || rm_store_inbound_mark(ps->st, ps->source, id, NULL, "read", ps->now, err) < 0)
 			goto out;
 	}
 	rc = 0;
@@ -1104,23 +1261,6 @@ out:
 
 #define PI_OVERLAP (24 * 3600)
 #define PI_FIRST (30 * 24 * 3600)
-#define PI_MAX_GZ (64u << 20)    /* the compressed answer */
-#define PI_MAX_MBOX (512u << 20) /* and what it unpacks to */
-
-struct capped {
-	struct rm_sb *sb;
-	size_t max;
-};
-
-static size_t capped_write(char *p, size_t size, size_t n, void *ctx)
-{
-	struct capped *c = ctx;
-
-	if (c->sb->len + size * n > c->max)
-		return 0; /* too large: curl stops with a write error */
-	rm_sb_add(c->sb, p, size * n);
-	return size * n;
-}
 
 /* The gzip in `gz` unpacked into out. */
 static int gunzip(const struct pass *ps, const struct rm_sb *gz, struct rm_sb *out,
@@ -1143,9 +1283,9 @@ static int gunzip(const struct pass *ps, const struct rm_sb *gz, struct rm_sb *o
 		goto out;
 	}
 	while ((n = archive_read_data(a, buf, sizeof(buf))) > 0) {
-		if (out->len + (size_t)n > PI_MAX_MBOX) {
+		if (out->len + (size_t)n > RM_LISTEN_MAX_MBOX) {
 			rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': the mbox is over %u MiB",
-				     ps->source, PI_MAX_MBOX >> 20);
+				     ps->source, RM_LISTEN_MAX_MBOX >> 20);
 			goto out;
 		}
 		rm_sb_add(out, buf, (size_t)n);
@@ -1201,14 +1341,81 @@ void rm_listen_mbox_mail(const char *p, const char *end, struct rm_sb *out)
 	}
 }
 
+/* The name of a public-inbox mail without a Message-ID: "mbox:" and an
+ * FNV-1a hash of its bytes (public-inbox gives every mail one; this is for
+ * an inbox that does not), into fb. */
+static void mbox_id(const char *p, size_t n, char fb[40])
+{
+	unsigned long long h = 14695981039346656037ull;
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		h = (h ^ (unsigned char)p[j]) * 1099511628211ull;
+	snprintf(fb, 40, "mbox:%016llx", h);
+}
+
+/* See listen.h. */
+size_t rm_listen_mbox_end(const char *mbox, const size_t *at, size_t n, size_t k)
+{
+	size_t end = at[k + 1];
+
+	if (k + 1 < n) /* back over the next mail's From_ line */
+		for (end = at[k + 1] - 1; end > at[k] && mbox[end - 1] != '\n'; end--)
+			;
+	return end;
+}
+
+/* See listen.h. */
+int rm_listen_mbox_read(const struct rm_config *cfg, struct rm_store *st, time_t now,
+			const char *source, const char *mbox, size_t len,
+			struct rm_listen_stats *stats, struct rm_error *err)
+{
+	struct pass ps = { cfg, st, now, stats, source };
+	struct rm_sb one = RM_SB_INIT;
+	size_t *at = NULL, n = 0, k;
+	int rc = -1;
+
+	if (rm_dynlib_need(RM_LIB_ETPAN, err))
+		return -1;
+	rm_sb_init(&one);
+	rm_listen_mbox_split(mbox, len, &at, &n);
+	/* oldest first: an undo comes after what it takes back */
+	for (k = n; k-- > 0;) {
+		size_t end = rm_listen_mbox_end(mbox, at, n, k);
+		char fb[40];
+
+		if (end - at[k] > RM_LISTEN_MAX_MAIL) {
+			char *where = rm_xstrfmt("the download's mail at byte %zu", at[k]);
+
+			/* named by its raw bytes, never copied or parsed whole */
+			rm_listen_mbox_mail(mbox + at[k], mbox + at[k] + RM_LISTEN_MAX_HEAD, &one);
+			mbox_id(mbox + at[k], end - at[k], fb);
+			if (skip_oversize(&ps, one.buf, one.len, end - at[k], true, fb, where, err)) {
+				free(where);
+				goto out;
+			}
+			free(where);
+			continue;
+		}
+		rm_listen_mbox_mail(mbox + at[k], mbox + end, &one);
+		mbox_id(one.buf, one.len, fb);
+		if (handle(&ps, one.buf, one.len, fb, err))
+			goto out;
+	}
+	rc = 0;
+out:
+	free(at);
+	rm_sb_release(&one);
+	return rc;
+}
+
 static int read_public_inbox(struct pass *ps, const struct rm_listen_src *src,
 			     struct rm_error *err)
 {
 	const char *base = src->source + 13;
 	char ebuf[CURL_ERROR_SIZE] = "", *url = NULL;
-	struct rm_sb gz = RM_SB_INIT, mbox = RM_SB_INIT, one = RM_SB_INIT;
-	struct capped cap = { &gz, PI_MAX_GZ };
-	size_t *at = NULL, n = 0, k;
+	struct rm_sb gz = RM_SB_INIT, mbox = RM_SB_INIT;
+	struct capped cap = { &gz, RM_LISTEN_MAX_DOWNLOAD, false };
 	time_t newest, since;
 	long status = 0;
 	CURL *c = NULL;
@@ -1228,7 +1435,6 @@ static int read_public_inbox(struct pass *ps, const struct rm_listen_src *src,
 			 base[0] && base[strlen(base) - 1] == '/' ? "" : "/", (long long)since);
 	rm_sb_init(&gz);
 	rm_sb_init(&mbox);
-	rm_sb_init(&one);
 	c = curl_easy_init();
 	if (!c) {
 		rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libcurl");
@@ -1252,9 +1458,12 @@ static int read_public_inbox(struct pass *ps, const struct rm_listen_src *src,
 	cr = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (cr != CURLE_OK) {
-		rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': %s%s", ps->source,
-			     ebuf[0] ? ebuf : curl_easy_strerror(cr),
-			     cr == CURLE_WRITE_ERROR ? " (the answer is over 64 MiB)" : "");
+		if (cr == CURLE_WRITE_ERROR && cap.over)
+			rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': the answer is over %u MiB",
+				     ps->source, RM_LISTEN_MAX_DOWNLOAD >> 20);
+		else
+			rm_error_set(err, RM_ERR_TEMP, "listen.source '%s': %s", ps->source,
+				     ebuf[0] ? ebuf : curl_easy_strerror(cr));
 		goto out;
 	}
 	if (status == 404 && gz.buf && strstr(gz.buf, "No results found")) {
@@ -1269,28 +1478,11 @@ static int read_public_inbox(struct pass *ps, const struct rm_listen_src *src,
 	}
 	if (gunzip(ps, &gz, &mbox, err))
 		goto out;
-	rm_listen_mbox_split(mbox.buf ? mbox.buf : "", mbox.len, &at, &n);
-	/* oldest first: an undo comes after what it takes back */
-	for (k = n; k-- > 0;) {
-		unsigned long long h = 14695981039346656037ull; /* FNV-1a */
-		char fb[40];
-		size_t j;
-
-		rm_listen_mbox_mail(mbox.buf + at[k], mbox.buf + at[k + 1], &one);
-		for (j = 0; j < one.len; j++)
-			h = (h ^ (unsigned char)one.buf[j]) * 1099511628211ull;
-		/* public-inbox gives every mail a Message-ID; this names one
-		 * without, by its bytes */
-		snprintf(fb, sizeof(fb), "mbox:%016llx", h);
-		if (handle(ps, one.buf ? one.buf : "", one.len, fb, err))
-			goto out;
-	}
-	rc = 0;
+	rc = rm_listen_mbox_read(ps->cfg, ps->st, ps->now, ps->source, mbox.buf, mbox.len, ps->stats,
+				 err);
 out:
 	if (c)
 		curl_easy_cleanup(c);
-	free(at);
-	rm_sb_release(&one);
 	rm_sb_release(&mbox);
 	rm_sb_release(&gz);
 	free(url);
@@ -1346,16 +1538,21 @@ int rm_listen_run(const struct rm_config *cfg, struct rm_store *st, time_t now,
  * Without an imaps:// source, or when the server has no IDLE or the
  * connection fails (a warning says why), the wait is a plain sleep. */
 
-struct rm_listen_waiter {
-	CURL *curl;
-	curl_socket_t fd;
-	mailimap *imap; /* NULL: no IDLE connection (sleep) */
-	bool warned, announced;
-};
-
 struct cstream {
 	CURL *curl;
 	curl_socket_t fd;
+	/* bytes read since the connection was made or the last wait began:
+	 * at RM_LISTEN_MAX_IMAP_ANSWER reads fail (libetpan keeps a response
+	 * whole until its end; a server's flood must not grow it without end) */
+	size_t got;
+};
+
+struct rm_listen_waiter {
+	CURL *curl;
+	curl_socket_t fd;
+	mailimap *imap;    /* NULL: no IDLE connection (sleep) */
+	struct cstream *cs; /* imap's stream's (freed with it), or NULL */
+	bool warned, announced;
 };
 
 /* wait up to ms for the socket to be ready for `events`: 1 ready, 0 not */
@@ -1370,12 +1567,18 @@ static ssize_t cs_read(mailstream_low *s, void *buf, size_t n)
 {
 	struct cstream *cs = s->data;
 
+	if (cs->got >= RM_LISTEN_MAX_IMAP_ANSWER)
+		return -1; /* over the cap: the waiter drops the connection */
+	if (n > RM_LISTEN_MAX_IMAP_ANSWER - cs->got)
+		n = RM_LISTEN_MAX_IMAP_ANSWER - cs->got;
 	for (;;) {
 		size_t got = 0;
 		CURLcode rc = curl_easy_recv(cs->curl, buf, n, &got);
 
-		if (rc == CURLE_OK)
+		if (rc == CURLE_OK) {
+			cs->got += got;
 			return (ssize_t)got; /* 0: the server closed */
+		}
 		if (rc != CURLE_AGAIN || !cs_poll(cs->fd, POLLIN, 60000))
 			return -1;
 	}
@@ -1437,6 +1640,7 @@ static void waiter_drop(struct rm_listen_waiter *w)
 		mailimap_free(w->imap); /* frees the stream and its driver data */
 		w->imap = NULL;
 	}
+	w->cs = NULL;
 	if (w->curl) {
 		curl_easy_cleanup(w->curl);
 		w->curl = NULL;
@@ -1502,6 +1706,7 @@ static int waiter_open(struct rm_listen_waiter *w, const struct rm_config *cfg,
 		rm_error_set(err, RM_ERR_INTERNAL, "listen: cannot start libetpan's IMAP");
 		goto out;
 	}
+	w->cs = cs;
 	r = mailimap_connect(w->imap, stream);
 	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED && r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED) {
 		rm_error_set(err, RM_ERR_TEMP, "no IMAP greeting (libetpan error %d)", r);
@@ -1534,6 +1739,9 @@ out:
 	free(url);
 	free(mailbox);
 	free(host);
+	if (rc && w->cs && w->cs->got >= RM_LISTEN_MAX_IMAP_ANSWER)
+		rm_error_set(err, RM_ERR_TEMP, "the server sent over %u MiB before IDLE",
+			     RM_LISTEN_MAX_IMAP_ANSWER >> 20);
 	if (rc)
 		waiter_drop(w);
 	return rc;
@@ -1565,6 +1773,8 @@ void rm_listen_wait(const struct rm_config *cfg, long seconds, struct rm_listen_
 			src->source, seconds);
 		w->announced = true;
 	}
+	if (w->cs)
+		w->cs->got = 0; /* the cap is on what one wait reads */
 	if (w->imap && mailimap_idle(w->imap) == MAILIMAP_NO_ERROR) {
 		/* news already read with the continuation, or on the socket */
 		bool news = w->imap->imap_stream->read_buffer_len > 0;
@@ -1575,8 +1785,14 @@ void rm_listen_wait(const struct rm_config *cfg, long seconds, struct rm_listen_
 		if (mailimap_idle_done(w->imap) == MAILIMAP_NO_ERROR)
 			return;
 	}
-	if (w->imap)
+	if (w->imap) {
+		if (w->cs && w->cs->got >= RM_LISTEN_MAX_IMAP_ANSWER)
+			fprintf(stderr,
+				"robotmail: listen: warning: '%s': the server sent over %u MiB in one IMAP"
+				" IDLE wait: connection dropped\n",
+				src->source, RM_LISTEN_MAX_IMAP_ANSWER >> 20);
 		waiter_drop(w); /* broken: opened again before the next wait */
+	}
 	while (time(NULL) < until)
 		sleep((unsigned)(until - time(NULL)));
 }
@@ -1598,7 +1814,7 @@ int rm_listen_passes(const struct rm_config *cfg, struct rm_store *st, time_t no
 
 	do {
 		rc = rm_listen_run(cfg, st, now ? now : time(NULL), &ls, err);
-		if (rc || !interval || ls.read)
+		if (rc || !interval || ls.read || ls.oversize)
 			rm_listen_stats_print(&ls, stderr);
 		if (!rc && interval)
 			rm_listen_wait(cfg, interval, &waiter);

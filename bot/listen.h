@@ -44,6 +44,35 @@
 /* At most this many commands are read from one mail. */
 #define RM_LISTEN_MAX_COMMANDS 20
 
+/* The cap on one inbound mail, whatever brings it: a Maildir file, an IMAP
+ * FETCH, one mail of a public-inbox download.  A mail over it is never
+ * parsed (only its header, see RM_LISTEN_MAX_HEAD): it is skipped, counted
+ * (rm_listen_stats.oversize), logged with a warning naming the source, the
+ * mail (its Message-ID, and where it is in the source) and its size, and
+ * remembered in the store as read ("skipped: ..."), so no later pass reads
+ * it again; the rest of the source is read.
+ * Why 4 MiB: a reply a person writes is a few KiB, and the lists robotmail
+ * listens to take far less (public-inbox-mda refuses a mail over 500 KiB:
+ * MAX_SIZE in its MDA.pm, "same as spamc default"); 4 MiB, 8x that, still
+ * takes a reply quoting a large patch or carrying a log, and bounds the
+ * time and memory libetpan spends on one mail (its parse, the decoded text
+ * part and that part's UTF-8 copy all grow with the mail). */
+#define RM_LISTEN_MAX_MAIL (4u << 20)
+/* Of a mail over RM_LISTEN_MAX_MAIL only the header, in its first this
+ * many bytes, is parsed, to name the mail by its Message-ID (a header is a
+ * few KiB; a longer one is read up to its last whole line here). */
+#define RM_LISTEN_MAX_HEAD (64u << 10)
+/* A public-inbox download (the mails of a day and more): the gzipped
+ * answer, and the mboxrd it unpacks to.  A larger one fails the pass as
+ * temporary (exit 75), naming the cap. */
+#define RM_LISTEN_MAX_DOWNLOAD (64u << 20)
+#define RM_LISTEN_MAX_MBOX (512u << 20)
+/* An IMAP answer other than a mail (STATUS, UID SEARCH ALL: ~11 bytes a
+ * mail, so 16 MiB is a mailbox of ~1.5 million mails), and what the IDLE
+ * connection of `listen --follow` reads while it opens or in one wait (a
+ * few lines: more drops the connection with a warning). */
+#define RM_LISTEN_MAX_IMAP_ANSWER (16u << 20)
+
 enum rm_listen_cmd_kind {
 	RM_CMD_INVALID,
 	RM_CMD_FIXED,
@@ -117,6 +146,11 @@ int rm_listen_answer_build(const struct rm_inmail *m, const struct rm_listen_cmd
  * ">From "), into out (reset first). */
 void rm_listen_mbox_mail(const char *p, const char *end, struct rm_sb *out);
 
+/* Where mail k of rm_listen_mbox_split's (at, n) ends in the mbox: where
+ * the next mail's From_ line begins, or at[n] for the last.  Its size, the
+ * one RM_LISTEN_MAX_MAIL caps, is that less at[k]. */
+size_t rm_listen_mbox_end(const char *mbox, const size_t *at, size_t n, size_t k);
+
 /* Why a mail must never be answered (or acted on): a static string, or NULL
  * when it may be.  The loop rules: Auto-Submitted other than "no",
  * Precedence junk, or bulk or list without a List-Id in listen.lists (a
@@ -131,11 +165,24 @@ struct rm_listen_stats {
 	int refused;  /* commands from someone who may not give them */
 	int applied;  /* commands that changed the store */
 	int answered; /* answers queued (commands not understood) */
+	int oversize; /* mails over RM_LISTEN_MAX_MAIL, skipped (not in `read`) */
 };
 
 /* The pass's line on out: "robotmail: listen: N read, N ignored, N
- * refused, N command(s) applied, N answer(s) queued". */
+ * refused, N command(s) applied, N answer(s) queued", and when a mail was
+ * over the cap ", N skipped (over the 4 MiB cap of one mail)". */
 void rm_listen_stats_print(const struct rm_listen_stats *stats, FILE *out);
+
+/* Every mail of a public-inbox download (the mboxrd `mbox`, len bytes,
+ * newest first, as public-inbox answers) read as one pass of `source` does,
+ * oldest first: each mail not read before is read, acted on and remembered
+ * in the store; a mail over RM_LISTEN_MAX_MAIL (its bytes in the download,
+ * From_ line not counted) is skipped (see RM_LISTEN_MAX_MAIL).
+ * Counts go to *stats (added to).  0, or -1 with err (a store failure, or
+ * libetpan cannot be loaded). */
+int rm_listen_mbox_read(const struct rm_config *cfg, struct rm_store *st, time_t now,
+			const char *source, const char *mbox, size_t len,
+			struct rm_listen_stats *stats, struct rm_error *err);
 
 /* One pass over every configured source: each mail not read before is
  * read, acted on, and remembered in the store.  Each mail's outcome is

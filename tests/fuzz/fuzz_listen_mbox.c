@@ -10,7 +10,8 @@
  * the length; an unquoted mail is NUL-terminated, no longer than its part
  * of the mbox, and quoting it again (one '>' before each line matching
  * ^>*From ) gives back exactly the bytes from its start up to the next
- * From_ line.
+ * From_ line, where rm_listen_mbox_end says the mail ends (the size
+ * RM_LISTEN_MAX_MAIL caps).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -101,6 +102,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* where the mail stops: the next From_ line */
 		stop = k + 1 < n ? line_before(mbox, at[k + 1]) : end;
 		if (stop < start)
+			abort();
+		/* the end whose distance from the start is capped */
+		if (mbox + rm_listen_mbox_end(mbox, at, n, k) != stop)
 			abort();
 		rm_listen_mbox_mail(start, end, &one);
 		if (!one.buf || one.buf[one.len] || one.len > (size_t)(stop - start))

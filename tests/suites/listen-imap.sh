@@ -123,6 +123,32 @@ append 'Ann Author <ann@example.org>' i3@example.org '' '#robotmail undo'
 grep -q '^robotmail: listen: 1 read, 0 ignored, 0 refused, 1 command(s) applied' "$T/err" && [ "$(sqlite3 "$T/state.db" "select state from findings")" = open ] &&
 	ok "a new mail is read on the next pass (undo: open again)" || not_ok "third pass" "$(cat "$T/err")"
 
+# a mail over robotmail's cap of one mail (4 MiB): the FETCH stops at the
+# cap, the mail is skipped unparsed (its command is not applied), warned
+# about with the size the server gives (RFC822.SIZE), its UID remembered;
+# the mail after it is read and applied, and the next pass is silent
+{
+	printf 'From: Rev Iewer <rev@example.org>\r\nTo: lkp@example.org\r\nSubject: Re: the report\r\n'
+	printf 'Message-ID: <ibig@example.org>\r\nIn-Reply-To: <%s>\r\n\r\n#robotmail fixed: 0123456789ab\r\n\r\n' "$REPORT"
+	"$PY" -c 'import sys; sys.stdout.write(("x" * 76 + "\r\n") * 70000)'
+} >"$T/big.eml"
+BIGSIZE=$(wc -c <"$T/big.eml")
+curl -sS --cacert "$T/cert.pem" -u robot:s3cret "$IMAP" -T "$T/big.eml"
+append 'Rev Iewer <rev@example.org>' i5@example.org '' '#robotmail invalid'
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^robotmail: listen: 1 read, 0 ignored, 0 refused, 1 command(s) applied, 0 answer(s) queued, 1 skipped (over the 4 MiB cap of one mail)$' "$T/err" &&
+	grep -q "^robotmail: listen: warning: '$IMAP': <ibig@example.org> (IMAP UID [0-9]*): skipped: $BIGSIZE bytes, over the 4 MiB cap of one mail (not parsed)$" "$T/err" &&
+	[ "$(sqlite3 "$T/state.db" "select state from findings")" = invalid ] &&
+	[ "$(sqlite3 "$T/state.db" "select count(*) from finding_events where message_id = 'ibig@example.org'")" = 0 ] &&
+	[ "$(sqlite3 "$T/state.db" "select count(*) from inbound where id like 'uid:%'")" = 5 ] &&
+	ok "a mail over the 4 MiB cap ($BIGSIZE bytes) is skipped unparsed with a warning, its UID remembered; the mail after it is applied" ||
+	not_ok "imap over the cap" "rc=$rc" "$(cat "$T/err")" "$(sqlite3 "$T/state.db" "select id, verdict from inbound")"
+"$ROBOTMAIL" listen -c "$T/cfg.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^robotmail: listen: 0 read, 0 ignored, 0 refused, 0 command(s) applied, 0 answer(s) queued$' "$T/err" && ! grep -q warning "$T/err" &&
+	ok "the next pass neither fetches nor warns about the mail over the cap again" || not_ok "imap over the cap, again" "rc=$rc" "$(cat "$T/err")"
+
 # --follow waits with IMAP IDLE: a reply appended while it waits (interval
 # 60 s) is read a moment later (about a second here; the check allows 20 s
 # for a loaded machine and an ASan build: polling would take 60)
@@ -155,3 +181,78 @@ printf 'wrong\n' >"$T/pw"
 rc=$?
 [ $rc -eq 2 ] && grep -q "listen.source '$IMAP'" "$T/err" && ok "a wrong password is a configuration error (exit 2)" || not_ok "wrong password" "rc=$rc" "$(cat "$T/err")"
 
+
+# an IMAP server that floods the IDLE connection (a line without end): what
+# one wait reads is capped (16 MiB, RM_LISTEN_MAX_IMAP_ANSWER), the
+# connection dropped with a warning, and listen --follow goes on (a fake
+# server here: Dovecot answers as it should)
+printf 's3cret\n' >"$T/pw"
+cat >"$T/flood.py" <<'PYEOF'
+import socket, ssl, sys, threading
+cert, key, portfile = sys.argv[1:4]
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(cert, key)
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(('127.0.0.1', 0))
+srv.listen(8)
+open(portfile, 'w').write(str(srv.getsockname()[1]))
+def serve(raw):
+    try:
+        c = ctx.wrap_socket(raw, server_side=True)
+        f = c.makefile('rb')
+        c.sendall(b'* OK ready\r\n')
+        for line in f:
+            w = line.split()
+            if len(w) < 2:
+                continue
+            tag, cmd = w[0], w[1].upper()
+            if cmd == b'CAPABILITY':
+                c.sendall(b'* CAPABILITY IMAP4rev1 IDLE\r\n' + tag + b' OK done\r\n')
+            elif cmd == b'STATUS':
+                c.sendall(b'* STATUS INBOX (UIDVALIDITY 7)\r\n' + tag + b' OK done\r\n')
+            elif cmd in (b'SELECT', b'EXAMINE'):
+                c.sendall(b'* 0 EXISTS\r\n* OK [UIDVALIDITY 7] ok\r\n' + tag + b' OK [READ-WRITE] done\r\n')
+            elif cmd == b'UID':
+                c.sendall(b'* SEARCH\r\n' + tag + b' OK done\r\n')
+            elif cmd == b'IDLE':
+                c.sendall(b'+ idling\r\n* 1 EXISTS\r\n* FLOOD ')
+                chunk = b'x' * 65536
+                while True:  # until the client hangs up
+                    c.sendall(chunk)
+            elif cmd == b'LOGOUT':
+                c.sendall(b'* BYE\r\n' + tag + b' OK done\r\n')
+                break
+            else:
+                c.sendall(tag + b' OK done\r\n')
+    except (OSError, ssl.SSLError):
+        pass
+    finally:
+        raw.close()
+while True:
+    conn, _ = srv.accept()
+    threading.Thread(target=serve, args=(conn,), daemon=True).start()
+PYEOF
+"$PY" "$T/flood.py" "$T/cert.pem" "$T/key.pem" "$T/flood.port" 2>"$T/flood.err" &
+FLOODPID=$!
+for _ in $(seq 1 50); do [ -s "$T/flood.port" ] && break; sleep 0.1; done
+FIMAP="imaps://127.0.0.1:$(cat "$T/flood.port")/INBOX"
+# peak RSS: 39 MiB measured (plain build); ASan's quarantine keeps freed
+# memory (~430 MiB measured)
+RSS_MAX=262144
+ldd "$ROBOTMAIL" 2>/dev/null | grep -q libasan && RSS_MAX=1048576
+sed -e "s|source: .*|source: $FIMAP|" -e "s|state_db: .*|state_db: $T/flood.db|" "$T/cfg.yaml" >"$T/flood.yaml"
+"$ROBOTMAIL" listen -c "$T/flood.yaml" --follow --interval 1 >"$T/fout" 2>"$T/ferr" &
+FPID=$!
+for _ in $(seq 1 150); do [ "$(grep -c 'in one IMAP IDLE wait' "$T/ferr")" -ge 2 ] && break; sleep 0.1; done
+alive=no
+kill -0 $FPID 2>/dev/null && alive=yes
+rss=$(awk '/^VmHWM/ {print $2}' "/proc/$FPID/status" 2>/dev/null)
+kill $FPID 2>/dev/null
+wait $FPID 2>/dev/null
+kill $FLOODPID 2>/dev/null
+wait $FLOODPID 2>/dev/null
+[ "$alive" = yes ] && [ "$(grep -c "^robotmail: listen: warning: '$FIMAP': the server sent over 16 MiB in one IMAP IDLE wait: connection dropped$" "$T/ferr")" -ge 2 ] &&
+	[ -n "$rss" ] && [ "$rss" -lt "$RSS_MAX" ] &&
+	ok "a server flooding the IDLE connection: capped at 16 MiB a wait, dropped with a warning, opened again; listen --follow goes on (peak RSS $((rss / 1024)) MiB)" ||
+	not_ok "IDLE flood" "alive=$alive rss=$rss" "$(head -c 2000 "$T/ferr")" "$(cat "$T/flood.err")"

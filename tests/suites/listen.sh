@@ -393,6 +393,39 @@ pi_start
 "$ROBOTMAIL" listen -c "$T/pi.yaml" >"$T/out" 2>"$T/err"
 grep -q '^robotmail: listen: 1 read, 0 ignored, 0 refused, 1 command(s) applied' "$T/err" && [ "$(db "select state from findings")" = dup ] &&
 	ok "public-inbox: only the new mail is read on the next pass (undo: dup again)" || not_ok "pi third" "$(cat "$T/err")" "$(db "select state from findings")"
+# a mail over robotmail's cap of one mail (4 MiB), taken into the inbox by
+# public-inbox's own writer (its mda refuses mail over 500 KiB): skipped
+# unparsed (its command is not applied), warned about once with its size,
+# remembered; the mail after it is read and applied
+pi_stop
+{
+	printf 'Received: by lists.example.org; %s\nDate: %s\n' "$(date -R)" "$(date -R)"
+	printf 'From: Big Boss <boss@example.org>\nTo: %s\nSubject: Re: the report\n' "$LIST"
+	printf 'Message-ID: <big@example.org>\nIn-Reply-To: <%s>\nReferences: <%s>\n\n' "$REPORT" "$REPORT"
+	printf '#robotmail fixed: 0123456789ab\n\n'
+	"$PY" -c 'import sys; sys.stdout.write(("x" * 76 + "\n") * 70000)'
+} >"$T/big.eml"
+BIGSIZE=$(wc -c <"$T/big.eml")
+perl -MPublicInbox::Config -MPublicInbox::InboxWritable -MPublicInbox::Eml -e '
+	my $ibx = PublicInbox::Config->new->lookup_name("test") or die "no inbox test\n";
+	$ibx = PublicInbox::InboxWritable->new($ibx);
+	my $im = $ibx->importer(0);
+	$im->add(PublicInbox::Eml->new(do { local $/; my $s = <STDIN>; \$s })) or die "not added\n";
+	$im->done;' <"$T/big.eml" >"$T/pi-big.err" 2>&1 || not_ok "public-inbox import of a large mail" "$(cat "$T/pi-big.err")"
+pimail 'Big Boss <boss@example.org>' p4@example.org '' '#robotmail invalid'
+pi_start
+"$ROBOTMAIL" listen -c "$T/pi.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^robotmail: listen: 1 read, 0 ignored, 0 refused, 1 command(s) applied, 0 answer(s) queued, 1 skipped (over the 4 MiB cap of one mail)$' "$T/err" &&
+	grep -q "^robotmail: listen: warning: 'public-inbox:http://127.0.0.1:$HPORT/test': <big@example.org> (the download's mail at byte [0-9]*): skipped: [0-9]* bytes, over the 4 MiB cap of one mail (not parsed)$" "$T/err" &&
+	[ "$(db "select state from findings")" = invalid ] && [ "$(db "select count(*) from finding_events where message_id = 'big@example.org'")" = 0 ] &&
+	[ "$(db "select verdict from inbound where id = 'big@example.org'")" = "$(sed -n "s/.*<big@example.org> ([^)]*): //p" "$T/err")" ] &&
+	ok "public-inbox: a mail over the 4 MiB cap ($BIGSIZE bytes) is skipped unparsed with a warning and remembered; the mail after it is applied" ||
+	not_ok "pi over the cap" "rc=$rc" "$(cat "$T/err")" "$(db "select state from findings")" "$(db "select id, verdict from inbound")"
+"$ROBOTMAIL" listen -c "$T/pi.yaml" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^robotmail: listen: 0 read, 0 ignored, 0 refused, 0 command(s) applied, 0 answer(s) queued$' "$T/err" && ! grep -q warning "$T/err" &&
+	ok "public-inbox: the next pass neither reads nor warns about the mail over the cap again" || not_ok "pi over the cap, again" "rc=$rc" "$(cat "$T/err")"
 sed -e "s|/test|/nosuch|" "$T/pi.yaml" >"$T/pi-bad.yaml"
 "$ROBOTMAIL" listen -c "$T/pi-bad.yaml" >"$T/out" 2>"$T/err"
 rc=$?

@@ -80,6 +80,7 @@ int main(void)
 	failed += _cmocka_run_group_tests("smtp", unit_smtp_tests, unit_smtp_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("config", unit_config_tests, unit_config_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("listen", unit_listen_tests, unit_listen_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("caps", unit_caps_tests, unit_caps_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("fileutil", unit_fileutil_tests, unit_fileutil_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("patchmail", unit_patchmail_tests, unit_patchmail_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("eras", unit_eras_tests, unit_eras_ntests, NULL, NULL);

@@ -83,6 +83,8 @@ extern const struct CMUnitTest unit_schedule_tests[];
 extern const size_t unit_schedule_ntests;
 extern const struct CMUnitTest unit_listen_tests[];
 extern const size_t unit_listen_ntests;
+extern const struct CMUnitTest unit_caps_tests[];
+extern const size_t unit_caps_ntests;
 extern const struct CMUnitTest unit_lookup_format_tests[];
 extern const size_t unit_lookup_format_ntests;
 extern const struct CMUnitTest unit_checkconfig_tests[];
