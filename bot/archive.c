@@ -568,7 +568,8 @@ static int read_member(struct archive *ar, const char *source, const char *path,
 	return 0;
 }
 
-static bool keep_stat(void *ctx, const char *name, const char **stored);
+static bool keep_stat(void *ctx, const char *name, unsigned read, const char **stored,
+		      bool *again);
 
 /* A member being read from an open tarball, as a matrix stream source. */
 struct tar_src {
@@ -1299,9 +1300,10 @@ static void root_free(struct rm_result_root *r)
 /* Rows of matrix.json worth reading (rm_matrix_keep_fn over the rules; the
  * series borrow the names of the rules' cache, which outlives every archive:
  * setup.c frees the rules after the pipeline). */
-static bool keep_stat(void *ctx, const char *name, const char **stored)
+static bool keep_stat(void *ctx, const char *name, unsigned read, const char **stored,
+		      bool *again)
 {
-	return rm_rules_keep_stat_stored(ctx, name, stored);
+	return rm_rules_keep_stat_stored(ctx, name, read, stored, again);
 }
 
 /* A commit matrix.json(.gz) a directory walk left on disk, streamed

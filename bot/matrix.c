@@ -845,6 +845,12 @@ struct reader {
 	/* streaming (rm_matrix_read_stream): anything but a clean pair sends
 	 * the caller to rm_matrix_read over the whole file */
 	bool stream, fallback;
+	unsigned read; /* this reading's number for keep()'s marks, when streaming */
+	/* the copy keep() lent for the pair being read, and whether it was
+	 * marked before then: a pair short of bytes is read again from its
+	 * start after a refill, and keep() then finds its own mark */
+	const char *pending;
+	bool pending_again;
 };
 
 /* The array of one stat at s->p ('['): its values into r->tv/ti when want. */
@@ -920,7 +926,7 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 	struct scan *s = &r->s;
 	size_t off = (size_t)(s->p - s->buf), n = 0, count = 0;
 	const char *name, *stored = NULL;
-	bool want = false, is_string = false, is_bad = false, suspect = false;
+	bool want = false, is_string = false, is_bad = false, suspect = false, again = false;
 	bool source, array;
 	int kind;
 
@@ -953,7 +959,12 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 	} else {
 		if (regex_stem(name, r->key.len))
 			m->regex_stem = true;
-		want = r->key_err.kind == RM_OK && (!keep || keep(ctx, name, &stored));
+		want = r->key_err.kind == RM_OK &&
+		       (!keep || keep(ctx, name, r->read, &stored, &again));
+		if (stored && stored == r->pending)
+			again = r->pending_again; /* this pair again, after a refill */
+		r->pending = stored;
+		r->pending_again = again;
 		if (read_row(r, want, &n, &is_string, &is_bad))
 			return -1;
 	}
@@ -963,11 +974,21 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 		s->bad = true;
 		return -1;
 	}
-	/* duplicates: the key as a kept series, a dropped one, or a file
-	 * offset; stats_source is never a series (its strings made is_string
-	 * true: the slot named the next series, a duplicate stats_source was
-	 * then taken for another key or read a series not yet made) */
-	if (!keyset_add(&r->keys, s, name, r->key.len,
+	/* duplicates: a name keep() lent marked with this reading (while
+	 * streaming, a stat's every key goes through keep(), or the reading
+	 * stops at the first that does not: matrix.h); else the key in the
+	 * set as a kept series, a dropped one, or a file offset;
+	 * stats_source is never a series (its strings made is_string true:
+	 * the slot named the next series, a duplicate stats_source was then
+	 * taken for another key or read a series not yet made) */
+	r->pending = NULL; /* the pair is whole: the next one is another key */
+	if (r->read && stored) {
+		if (again) {
+			s->bad = true;
+			r->fallback = true;
+			return -1;
+		}
+	} else if (!keyset_add(&r->keys, s, name, r->key.len,
 			r->stream ? (!source && (want || is_string || is_bad) ? m->n + 1 : KEY_DROPPED) : off,
 			r->stream ? m : NULL, &suspect)) {
 		s->bad = true;
@@ -1245,6 +1266,11 @@ int rm_matrix_read_stream(struct rm_matrix *m, const char *file, rm_matrix_read_
 	rm_sb_init(&r.key);
 	rm_error_clear(&r.key_err);
 	r.stream = true;
+	{
+		static unsigned readings; /* a process reads a few matrices */
+
+		r.read = ++readings ? readings : ++readings;
+	}
 	if (refill(&w, s, s->p) || !stream_ws(&w, s) || *s->p != '{')
 		goto out;
 	s->p++;

@@ -91,8 +91,16 @@ void rm_matrix_free(struct rm_matrix *m);
  * may set *stored to a copy of name it keeps for longer than the matrix
  * lives (the rules' decision cache does): the series then points at it
  * instead of holding a copy of its own (a 10x20k comparison held each name
- * three times: both matrices and the cache).  *stored is NULL on the call. */
-typedef bool (*rm_matrix_keep_fn)(void *ctx, const char *name, const char **stored);
+ * three times: both matrices and the cache).  *stored is NULL on the call.
+ * A keep() that lends copies lends one for a name every time or never, and
+ * marks it: `read` names the reading (never 0 when marks are asked for, a
+ * new number for each reading), and *again (false on the call) is set when
+ * the copy lent now was lent before with the same `read`: a duplicate key,
+ * found without the reader's own set of keys (a hash and a probe of a
+ * table of every key, ~10% of a 10x200k compare).  With read 0 nothing is
+ * marked and *again is left alone. */
+typedef bool (*rm_matrix_keep_fn)(void *ctx, const char *name, unsigned read, const char **stored,
+				  bool *again);
 
 /* Read a _result_root/matrix.json held in buf[0..len) (need not be
  * NUL-terminated) into m, as archive-format.md 2.4 says: every key but

@@ -1453,6 +1453,7 @@ struct decision {
 	int32_t threshold;   /* first matching threshold rule, -1 none */
 	int32_t direction;   /* first matching direction rule, -1 none */
 	uint32_t owner;      /* the cache's id (struct cache) */
+	uint32_t read;       /* the last matrix reading that was lent the name (matrix.h) */
 	unsigned char known; /* which answers are computed */
 	unsigned char value; /* the yes/no answers among them */
 	char name[];
@@ -1512,6 +1513,7 @@ static struct decision *cache_entry(struct cache *c, const char *name, size_t le
 	d->threshold = -1;
 	d->direction = -1;
 	d->owner = c->id;
+	d->read = 0;
 	d->known = 0;
 	d->value = 0;
 	memcpy(d->name, name, len + 1);
@@ -2076,11 +2078,13 @@ bool rm_rules_is_reportable(const struct rm_rules *r, const char *stat)
 bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat)
 {
 	const char *stored;
+	bool again;
 
-	return rm_rules_keep_stat_stored(r, stat, &stored);
+	return rm_rules_keep_stat_stored(r, stat, 0, &stored, &again);
 }
 
-bool rm_rules_keep_stat_stored(const struct rm_rules *r, const char *stat, const char **stored)
+bool rm_rules_keep_stat_stored(const struct rm_rules *r, const char *stat, unsigned read,
+			       const char **stored, bool *again)
 {
 	struct decision scratch, *d = decide(r, stat, &scratch);
 
@@ -2105,6 +2109,10 @@ bool rm_rules_keep_stat_stored(const struct rm_rules *r, const char *stat, const
 			d->value |= D_KEEP;
 	}
 	*stored = d == &scratch ? NULL : d->name;
+	if (read && *stored) {
+		*again = d->read == read;
+		d->read = read;
+	}
 	return (d->value & D_KEEP) != 0;
 }
 

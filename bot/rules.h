@@ -220,8 +220,11 @@ double rm_rules_direction(const struct rm_rules *r, const char *stat);
 bool rm_rules_keep_stat(const struct rm_rules *r, const char *stat);
 /* rm_rules_keep_stat, and *stored set to the decision cache's copy of stat
  * (valid until rm_rules_free or rm_rules_load_eras), or NULL when the cache
- * is full (RM_RULES_CACHE_MAX) and keeps no copy. */
-bool rm_rules_keep_stat_stored(const struct rm_rules *r, const char *stat, const char **stored);
+ * is full (RM_RULES_CACHE_MAX) and keeps no copy.  With `read` not 0, the
+ * copy is marked with it, and *again says whether it was already (a
+ * matrix reading's duplicate key: matrix.h, rm_matrix_keep_fn). */
+bool rm_rules_keep_stat_stored(const struct rm_rules *r, const char *stat, unsigned read,
+			       const char **stored, bool *again);
 /* The questions that follow are about the stat whose name `stored` is:
  * a *stored rm_rules_keep_stat_stored gave (of these rules, or of other
  * rules still loaded: those are told apart and ignored), or NULL.  They

@@ -211,10 +211,41 @@ static void test_matrix_shape_errors(void **state)
 	assert_non_null(strstr(err.msg, "invalid JSON"));
 }
 
-static bool keep_k(void *ctx, const char *name, const char **stored)
+static bool keep_k(void *ctx, const char *name, unsigned read, const char **stored, bool *again)
 {
 	(void)ctx;
+	(void)read;
 	(void)stored;
+	(void)again;
+	return !strncmp(name, "k.", 2);
+}
+
+/* keep_k's choice, and a copy of every name lent and marked as the rules'
+ * decision cache does (matrix.h): ctx is a struct interned. */
+struct interned {
+	char *name[64];
+	unsigned read[64];
+	size_t n;
+};
+
+static bool keep_intern(void *ctx, const char *name, unsigned read, const char **stored,
+			bool *again)
+{
+	struct interned *t = ctx;
+	size_t i;
+
+	for (i = 0; i < t->n && strcmp(t->name[i], name); i++)
+		;
+	if (i == t->n) {
+		assert_true(t->n < 64);
+		t->name[t->n] = rm_xstrdup(name);
+		t->read[t->n++] = 0;
+	}
+	*stored = t->name[i];
+	if (read) {
+		*again = t->read[i] == read;
+		t->read[i] = read;
+	}
 	return !strncmp(name, "k.", 2);
 }
 
@@ -271,15 +302,23 @@ static long chunk_read(void *ctx, char *buf, size_t cap)
 /* keep() that keeps every row and lends its own copies of the names. */
 static const char *lent[] = { "k.a", "k.c", "d.b" };
 
-static bool keep_lend(void *ctx, const char *name, const char **stored)
+static unsigned lent_read[3];
+
+static bool keep_lend(void *ctx, const char *name, unsigned read, const char **stored, bool *again)
 {
 	size_t i;
 
 	(void)ctx;
 	assert_null(*stored);
+	assert_false(*again);
 	for (i = 0; i < sizeof(lent) / sizeof(lent[0]); i++)
-		if (!strcmp(lent[i], name))
+		if (!strcmp(lent[i], name)) {
 			*stored = lent[i];
+			if (read) {
+				*again = lent_read[i] == read;
+				lent_read[i] = read;
+			}
+		}
 	return true;
 }
 
@@ -365,12 +404,20 @@ static void test_matrix_stream_matches_whole_file(void **state)
 	};
 	size_t i, window, step;
 	size_t saved = rm_matrix_stream_window;
+	struct interned t;
+	int lend;
 
 	(void)state;
+	memset(&t, 0, sizeof(t));
+	/* keep_k lends no name (the reader's set of keys finds duplicates),
+	 * keep_intern lends each (its marks do) */
+	for (lend = 0; lend < 2; lend++)
 	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
 		struct rm_matrix whole;
 		struct rm_error err;
-		int wrc = read_text(&whole, texts[i], keep_k, &err);
+		rm_matrix_keep_fn keep = lend ? keep_intern : keep_k;
+		int wrc = rm_matrix_read(&whole, "r/matrix.json", texts[i], strlen(texts[i]), keep, &t,
+					 &err);
 
 		for (window = 1; window <= 64; window *= 2)
 			for (step = 1; step <= 7; step += 3) {
@@ -379,8 +426,7 @@ static void test_matrix_stream_matches_whole_file(void **state)
 				int rc;
 
 				rm_matrix_stream_window = window;
-				rc = rm_matrix_read_stream(&m, "r/matrix.json", chunk_read, &c, keep_k,
-							   NULL);
+				rc = rm_matrix_read_stream(&m, "r/matrix.json", chunk_read, &c, keep, &t);
 				if (wrc) {
 					assert_int_equal(rc, 1);
 				} else {
@@ -395,6 +441,8 @@ static void test_matrix_stream_matches_whole_file(void **state)
 			rm_matrix_free(&whole);
 	}
 	rm_matrix_stream_window = saved;
+	while (t.n)
+		free(t.name[--t.n]);
 }
 
 /* Reals the reader converts itself give strtod's double, bit for bit. */

@@ -240,8 +240,8 @@ static void test_rules_focus_same_answers(void **state)
 	assert_false(rm_rules_is_reportable(&b, "skip.me"));
 	rm_rules_focus(&a, NULL); /* before any cache: nothing */
 	for (i = 0; i < n; i++) {
-		rm_rules_keep_stat_stored(&a, names[i], &stored[i]);
-		rm_rules_keep_stat_stored(&b, names[i], &other[i]);
+		rm_rules_keep_stat_stored(&a, names[i], 0, &stored[i], NULL);
+		rm_rules_keep_stat_stored(&b, names[i], 0, &other[i], NULL);
 		assert_non_null(stored[i]);
 		assert_string_equal(stored[i], names[i]);
 		assert_ptr_not_equal(stored[i], other[i]);
