@@ -642,13 +642,14 @@ static int reread_member(const char *source, const char *path, char **data, size
  * 1 when the stream cannot settle it (an error, anything unusual): the
  * caller then reads the member again whole, and load_matrix words it. */
 static int stream_tar_matrix(struct archive *ar, const char *source, const char *path,
-			     const struct rm_rules *rules, struct rm_matrix **out, size_t *len)
+			     const struct rm_rules *rules, const struct rm_matrix *like,
+			     struct rm_matrix **out, size_t *len)
 {
 	struct tar_src t = { ar, 0 };
 	struct rm_matrix *m = rm_xcalloc(1, sizeof(*m));
 	char *display = rm_path_join(source, path);
-	int rc = rm_matrix_read_stream(m, display, tar_read, &t, rules ? keep_stat : NULL,
-				       (void *)rules);
+	int rc = rm_matrix_read_stream_like(m, display, tar_read, &t, rules ? keep_stat : NULL,
+					    (void *)rules, like);
 
 	free(display);
 	if (rc) {
@@ -743,6 +744,7 @@ static int read_tarball(struct filelist *fl, const char *source, const struct rm
 	struct archive_entry *e;
 	size_t members = 0;
 	char *prev = NULL; /* the last member read, for the errors about what follows it */
+	const struct rm_matrix *last_mx = NULL; /* the last matrix streamed */
 	int rc = 0;
 
 	if (open_tarball(ar, source) != ARCHIVE_OK) {
@@ -841,7 +843,7 @@ static int read_tarball(struct filelist *fl, const char *source, const struct rm
 			struct rm_matrix *mx = NULL;
 
 			if (is_commit_matrix(path) && !strcmp(base_name(path), "matrix.json") &&
-			    stream_tar_matrix(ar, source, path, rules, &mx, &len))
+			    stream_tar_matrix(ar, source, path, rules, last_mx, &mx, &len))
 				rc = reread_member(source, path, &data, &len, err);
 			else if (!mx)
 				rc = read_member(ar, source, path,
@@ -849,8 +851,10 @@ static int read_tarball(struct filelist *fl, const char *source, const struct rm
 						 &data, &len, err);
 			if (!rc)
 				rc = add_file(fl, source, path, data, len, err);
-			if (!rc && mx)
+			if (!rc && mx) {
 				fl->v[fl->n - 1].matrix = mx;
+				last_mx = mx; /* the next one is sorted like it */
+			}
 			else if (mx) {
 				rm_matrix_free(mx);
 				free(mx);
@@ -1365,8 +1369,9 @@ static int stream_matrix(const struct rm_archive *a, struct rm_result_root *r,
 			goto out;
 	}
 	display = rm_path_join(a->source, f->path);
-	rc = rm_matrix_read_stream(&r->all, display, src_read, &s, rules ? keep_stat : NULL,
-				   (void *)rules);
+	/* sorted like the root read before it (the base's names, for a head) */
+	rc = rm_matrix_read_stream_like(&r->all, display, src_read, &s, rules ? keep_stat : NULL,
+					(void *)rules, r > a->roots ? &r[-1].all : NULL);
 	free(display);
 out:
 	if (s.ar)

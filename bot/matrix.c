@@ -1054,15 +1054,145 @@ static int read_pair(struct reader *r, struct rm_matrix *m, const char *file,
 	return 0;
 }
 
+/* A name of `like` by its pointer: a Fibonacci hash of the address. */
+static size_t ptr_slot(const char *k, size_t mask)
+{
+	return (size_t)(((uint64_t)(uintptr_t)k * 0x9e3779b97f4a7c15u) >> 32) & mask;
+}
+
+struct unplaced {
+	const char *name;
+	uint32_t i;
+};
+
+/* Sort m's series by name as `like`, a sorted matrix whose names the same
+ * keep() lent (name_kept), has them: each of m's names like has takes
+ * like's place for it (found by the pointer), in that order; the others
+ * are sorted by name and each put where a binary search among those says.
+ * So a matrix with the names of one read before is sorted without reading
+ * its names (at 10x200k, 185,000 names of ~110 bytes spread over ~25 MiB).
+ * at[] as rm_sort_by_name's.  False, with nothing done, when fewer than
+ * half of m's names are in like. */
+static bool sort_like(struct rm_matrix *m, const struct rm_matrix *like, uint32_t *at)
+{
+	size_t cap = 1024, i, j, nr = 0, mask;
+	const char **key;
+	uint32_t *val, *rank, *slot, *seq;
+
+	while (cap / 4 * 3 < like->n)
+		cap *= 2;
+	mask = cap - 1;
+	key = rm_xcalloc(cap, sizeof(*key));
+	val = rm_xmalloc(cap * sizeof(*val));
+	for (i = 0; i < like->n; i++) {
+		if (!like->s[i].name_kept)
+			continue;
+		for (j = ptr_slot(like->s[i].name, mask); key[j]; j = (j + 1) & mask)
+			;
+		key[j] = like->s[i].name;
+		val[j] = (uint32_t)i;
+	}
+	rank = rm_xmalloc(m->n * sizeof(*rank));
+	for (i = 0; i < m->n; i++) {
+		rank[i] = UINT32_MAX;
+		if (!m->s[i].name_kept)
+			continue;
+		for (j = ptr_slot(m->s[i].name, mask); key[j]; j = (j + 1) & mask)
+			if (key[j] == m->s[i].name) {
+				rank[i] = val[j];
+				nr++;
+				break;
+			}
+	}
+	free(key);
+	free(val);
+	if (nr < m->n / 2) {
+		free(rank);
+		return false;
+	}
+	/* seq[place] = the series that goes there: those like has, in its order */
+	slot = rm_xmalloc(like->n * sizeof(*slot));
+	memset(slot, 0xff, like->n * sizeof(*slot));
+	for (i = 0; i < m->n; i++)
+		if (rank[i] != UINT32_MAX)
+			slot[rank[i]] = (uint32_t)i;
+	seq = rm_xmalloc(m->n * sizeof(*seq));
+	for (i = 0, j = 0; i < like->n; i++)
+		if (slot[i] != UINT32_MAX)
+			seq[j++] = slot[i];
+	free(slot);
+	if (nr < m->n) {
+		/* the others by name, each before the first of those greater */
+		struct unplaced *un = rm_xmalloc((m->n - nr) * sizeof(*un));
+		uint32_t *merged = rm_xmalloc(m->n * sizeof(*merged));
+		size_t k, o = 0, nu = 0;
+
+		for (i = 0; i < m->n; i++)
+			if (rank[i] == UINT32_MAX) {
+				un[nu].name = m->s[i].name;
+				un[nu++].i = (uint32_t)i;
+			}
+		rm_sort_by_name(un, nu, sizeof(*un), offsetof(struct unplaced, name), NULL);
+		for (k = 0, j = 0; k < nu; k++) {
+			size_t lo = j, hi = nr;
+
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (strcmp(m->s[seq[mid]].name, un[k].name) < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			while (j < lo)
+				merged[o++] = seq[j++];
+			merged[o++] = un[k].i;
+		}
+		while (j < nr)
+			merged[o++] = seq[j++];
+		free(un);
+		free(seq);
+		seq = merged;
+	}
+	free(rank);
+	/* the series into that order, in place: each cycle of the permutation
+	 * with one series aside; a place done is marked in seq */
+	for (i = 0; i < m->n; i++)
+		at[seq[i]] = (uint32_t)i;
+	for (i = 0; i < m->n; i++) {
+		struct rm_series t;
+
+		if (seq[i] == UINT32_MAX)
+			continue;
+		t = m->s[i];
+		for (j = i;;) {
+			size_t from = seq[j];
+
+			seq[j] = UINT32_MAX;
+			if (from == i) {
+				m->s[j] = t;
+				break;
+			}
+			m->s[j] = m->s[from];
+			j = from;
+		}
+	}
+	free(seq);
+	return true;
+}
+
 /* The series by name (names are distinct here: a duplicate key is refused
  * while reading), remembering the file's order (matrix.h: file_order). */
-static void sort_series(struct rm_matrix *m)
+static void sort_series(struct rm_matrix *m, const struct rm_matrix *like)
 {
 	if (m->n > UINT32_MAX) {
 		rm_sort_by_name(m->s, m->n, sizeof(*m->s), offsetof(struct rm_series, name), NULL);
 		return;
 	}
 	m->file_order = rm_xmalloc((m->n ? m->n : 1) * sizeof(*m->file_order));
+	if (like && m->n && like->n && like->n < UINT32_MAX && like->kept_by && like->kept_by == m->kept_by &&
+	    sort_like(m, like, m->file_order))
+		return;
 	rm_sort_by_name(m->s, m->n, sizeof(*m->s), offsetof(struct rm_series, name),
 			m->file_order);
 }
@@ -1187,7 +1317,7 @@ int rm_matrix_read(struct rm_matrix *m, const char *file, const char *buf, size_
 	 * it, the longer of the first and the last array in file order */
 	m->cols = r.src_seen ? r.src_count : r.first > r.last ? r.first : r.last;
 	fill_zeros(m);
-	sort_series(m);
+	sort_series(m, NULL);
 	return 0;
 }
 
@@ -1249,6 +1379,13 @@ static bool stream_ws(struct window *w, struct scan *s)
 
 int rm_matrix_read_stream(struct rm_matrix *m, const char *file, rm_matrix_read_fn rd,
 			  void *rctx, rm_matrix_keep_fn keep, void *ctx)
+{
+	return rm_matrix_read_stream_like(m, file, rd, rctx, keep, ctx, NULL);
+}
+
+int rm_matrix_read_stream_like(struct rm_matrix *m, const char *file, rm_matrix_read_fn rd,
+			       void *rctx, rm_matrix_keep_fn keep, void *ctx,
+			       const struct rm_matrix *like)
 {
 	struct reader r;
 	struct scan *s = &r.s;
@@ -1321,6 +1458,6 @@ out:
 	}
 	m->cols = r.src_seen ? r.src_count : r.first > r.last ? r.first : r.last;
 	fill_zeros(m);
-	sort_series(m);
+	sort_series(m, like);
 	return 0;
 }

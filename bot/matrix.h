@@ -134,6 +134,13 @@ extern size_t rm_matrix_stream_window;
 
 int rm_matrix_read_stream(struct rm_matrix *m, const char *file, rm_matrix_read_fn rd,
 			  void *rctx, rm_matrix_keep_fn keep, void *ctx);
+/* rm_matrix_read_stream, sorting by name with the help of `like`, a matrix
+ * read before by the same keep() and ctx and alive (or NULL): where the two
+ * share most names (a base and a head commit of one job), m's are put in
+ * like's order without being read (the same matrix either way). */
+int rm_matrix_read_stream_like(struct rm_matrix *m, const char *file, rm_matrix_read_fn rd,
+			       void *rctx, rm_matrix_keep_fn keep, void *ctx,
+			       const struct rm_matrix *like);
 
 /* archive-format.md 2.6: a stat name has no white space or control
  * character.  Otherwise err names the file and the (escaped) stat. */

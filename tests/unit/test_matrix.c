@@ -445,6 +445,71 @@ static void test_matrix_stream_matches_whole_file(void **state)
 		free(t.name[--t.n]);
 }
 
+/* A matrix read with `like` (a matrix read before through the same keep()
+ * lending marked copies) is the matrix read without it: the same series
+ * in the same order, the same file order; names like lacks are put in
+ * between, first, last; with fewer than half of its names in like, or
+ * like's names lent by another keep(), the plain sort does it. */
+static void test_matrix_sorted_like(void **state)
+{
+	static const char *const heads[] = {
+		/* k.a, k.c, k.z, k.0 not in the base */
+		"{\"k.h\": [1], \"k.a\": [2], \"k.f\": [3], \"k.c\": [4], \"k.b\": [5],"
+		" \"k.z\": [6], \"k.d\": [7], \"k.0\": [8], \"k.g\": [9]}",
+		/* the base's names in another order */
+		"{\"k.h\": [1], \"k.g\": [2], \"k.f\": [3], \"k.d\": [4], \"k.b\": [5]}",
+		/* too few of the base's names */
+		"{\"k.y\": [1], \"k.x\": [2], \"k.w\": [3], \"k.b\": [4], \"k.v\": [5]}",
+		"{}",
+	};
+	const char *base = "{\"k.b\": [1], \"k.d\": [2], \"k.f\": [3], \"k.h\": [4], \"k.g\": [5]}";
+	struct interned t, other;
+	struct rm_matrix like, alien;
+	size_t i, f;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	memset(&other, 0, sizeof(other));
+	{
+		struct chunks c = { base, strlen(base), 64 };
+		struct chunks d = { base, strlen(base), 64 };
+
+		assert_int_equal(rm_matrix_read_stream(&like, "b/matrix.json", chunk_read, &c, keep_intern, &t), 0);
+		assert_int_equal(rm_matrix_read_stream(&alien, "b/matrix.json", chunk_read, &d, keep_intern, &other), 0);
+	}
+	for (i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+		struct chunks c = { heads[i], strlen(heads[i]), 64 };
+		struct chunks d = { heads[i], strlen(heads[i]), 64 };
+		struct chunks e = { heads[i], strlen(heads[i]), 64 };
+		struct rm_matrix want, got, got2;
+
+		assert_int_equal(rm_matrix_read_stream(&want, "h/matrix.json", chunk_read, &c, keep_intern, &t), 0);
+		assert_int_equal(rm_matrix_read_stream_like(&got, "h/matrix.json", chunk_read, &d, keep_intern, &t,
+							    &like), 0);
+		assert_int_equal(rm_matrix_read_stream_like(&got2, "h/matrix.json", chunk_read, &e, keep_intern, &t,
+							    &alien), 0);
+		assert_same_matrix(&want, &got);
+		assert_same_matrix(&want, &got2);
+		for (f = 0; f < want.n; f++) {
+			assert_int_equal(got.file_order[f], want.file_order[f]);
+			assert_int_equal(got2.file_order[f], want.file_order[f]);
+			assert_ptr_equal(got.s[f].name, want.s[f].name);
+		}
+		/* file order: the keys as the text lists them, its first key first */
+		if (want.n)
+			assert_memory_equal(got.s[got.file_order[0]].name, heads[i] + 2, 3);
+		rm_matrix_free(&want);
+		rm_matrix_free(&got);
+		rm_matrix_free(&got2);
+	}
+	rm_matrix_free(&like);
+	rm_matrix_free(&alien);
+	while (t.n)
+		free(t.name[--t.n]);
+	while (other.n)
+		free(other.name[--other.n]);
+}
+
 /* Reals the reader converts itself give strtod's double, bit for bit. */
 static void test_matrix_reals_are_strtods(void **state)
 {
@@ -906,6 +971,7 @@ const struct CMUnitTest unit_matrix_tests[] = {
 	cmocka_unit_test(test_matrix_drops_rows_while_reading),
 	cmocka_unit_test(test_matrix_borrows_stored_names),
 	cmocka_unit_test(test_matrix_stream_matches_whole_file),
+	cmocka_unit_test(test_matrix_sorted_like),
 	cmocka_unit_test(test_matrix_reals_are_strtods),
 	cmocka_unit_test(test_matrix_number_edges),
 	cmocka_unit_test(test_rules_keep_decisions),
