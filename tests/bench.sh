@@ -16,7 +16,12 @@
 # /lkp/result, so the bench points a symlink there and registers the tree as
 # lkp-tests' bin/proc-local does) and the ratios and a byte comparison of the
 # tables are printed; without them the line says it is skipped.  The 10x20000 tree is also compared as a .tar.gz
-# and against the Python model.  Last, cpu per stat at 2k, 20k, 200k stats.
+# and against the Python model.  Last, cpu per stat at each size of 10 runs
+# (2k, 20k, 200k; add 10x50000 10x100000 to BENCH_SIZES for more points),
+# what each stat added between two sizes, and cpu per stat net of the fixed
+# cost: `robotmail compare` of an empty directory (starting, loading the
+# rules, finding no result root) and the raw scan of no file, measured in
+# the same run.
 #
 # A benchmark, not a test: the figures never make it fail.  It exits non-zero
 # only when robotmail crashes or fails on the (valid) bench tree, or the tree
@@ -106,7 +111,7 @@ best() {
 	for ((i = 0; i < BENCH_REPEAT; i++)); do
 		"$RUSAGE" "$W/time" "$@" >"$W/out" 2>"$W/err"
 		RC=$?
-		[ "$RC" -eq 0 ] || return
+		[ "$RC" -eq "${BEST_RC:-0}" ] || return
 		read -r wall usr sys rss < <(tail -1 "$W/time")
 		cpu=$(awk -v u="$usr" -v s="$sys" 'BEGIN {printf "%.6f", u + s}')
 		if [ -z "$WALL" ] || awk -v a="$wall" -v b="$WALL" 'BEGIN {exit !(a < b)}'; then WALL=$wall; fi
@@ -166,7 +171,7 @@ lkp_register() { # TREE
 echo "robotmail compare bench: $ROBOTMAIL; best of $BENCH_REPEAT runs; cpu = user + sys"
 [ -n "$NCOMPARE" ] || echo "ncompare: skipped, $ncompare_skip"
 
-declare -A PER_STAT RAW_PER_STAT
+declare -A PER_STAT RAW_PER_STAT CPU_AT RAW_CPU_AT
 for size in $BENCH_SIZES; do
 	gen_tree "$size" || exit 1
 	runs=${size%x*} stats=${size#*x}
@@ -187,6 +192,7 @@ for size in $BENCH_SIZES; do
 	figures "robotmail compare"
 	echo "    $(wc -l <"$W/out.$size") table lines; $(awk -v c="$CPU" -v n="$stats" 'BEGIN {printf "%.2f", 1e6 * c / n}') us cpu per stat"
 	PER_STAT[$size]=$(awk -v c="$CPU" -v n="$stats" 'BEGIN {printf "%.2f", 1e6 * c / n}')
+	CPU_AT[$size]=$CPU
 	# the heap policy (bot/heap.h) off: malloc's and the kernel's defaults
 	best env ROBOTMAIL_HEAP=plain "$ROBOTMAIL" compare "$TREE"
 	if [ "$RC" -ne 0 ]; then
@@ -202,6 +208,7 @@ for size in $BENCH_SIZES; do
 			failed "raw scan"
 		else
 			RAW_PER_STAT[$size]=$(awk -v c="$CPU" -v n="$stats" 'BEGIN {printf "%.2f", 1e6 * c / n}')
+			RAW_CPU_AT[$size]=$CPU
 			figures "raw scan (strtod)"
 			echo "    robotmail / raw scan: wall $(ratio "$rm_wall" "$WALL")x, cpu $(ratio "$rm_cpu" "$CPU")x, RSS $(ratio "$rm_rss" "$RSS")x (goal: time within 2x)"
 		fi
@@ -275,6 +282,26 @@ scaling() {
 scaling "scaling, robotmail compare" PER_STAT
 echo "  (goal: flat)"
 [ -n "$RAWSCAN" ] && scaling "the raw scan" RAW_PER_STAT
+# net NAME FIXED ARRAY: cpu per stat once the fixed cost is taken off
+net() {
+	local -n at=$3
+	local line="  net of the fixed cost ($(awk -v f="$2" 'BEGIN {printf "%.1f ms", 1e3 * f}')):" size
+	for size in $BENCH_SIZES; do
+		[ "${size%x*}" = 10 ] && [ -n "${at[$size]:-}" ] || continue
+		line+=" ${size#*x} stats $(awk -v c="${at[$size]}" -v f="$2" -v n="${size#*x}" 'BEGIN {printf "%.2f", 1e6 * (c - f) / n}') us;"
+	done
+	echo "$1$line"
+}
+mkdir -p "$W/empty"
+# exits 1: no result root (after the rules are loaded)
+if BEST_RC=1 best "$ROBOTMAIL" compare "$W/empty" && [ -n "$CPU" ]; then
+	net "robotmail compare" "$CPU" CPU_AT
+else
+	echo "robotmail compare of an empty directory: exit code $RC (expected 1): no net figures"
+fi
+if [ -n "$RAWSCAN" ] && best "$RAWSCAN" && [ -n "$CPU" ]; then
+	net "the raw scan" "$CPU" RAW_CPU_AT
+fi
 
 # ------------------------------------------------------------ gitweb lookups
 : "${BENCH_COMMITS:=1000}" "${BENCH_GITWEB_BUDGET:=120}" "${BENCH_CLI_CALLS:=20}"
