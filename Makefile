@@ -111,10 +111,10 @@ $(BUILD)/robotmail: $(LIB_OBJS) $(BUILD)/obj/main.o
 $(BUILD)/robotmail-asan: $(ASAN_OBJS) $(BUILD)/asan/main.o
 	$(CC) $(SAN) -o $@ $^ $(LINK_LIBS)
 
-$(BUILD)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS) tests/unit/*.h
+$(BUILD)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS) tests/unit/*.h tests/fuzz/*.h
 	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -iquote bot -o $@ $(UNIT_SRCS) $(LIB_OBJS) $(PKG_LIBS) -lcmocka
 
-$(BUILD)/unit-tests-asan: $(UNIT_SRCS) $(ASAN_OBJS) tests/unit/*.h
+$(BUILD)/unit-tests-asan: $(UNIT_SRCS) $(ASAN_OBJS) tests/unit/*.h tests/fuzz/*.h
 	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -iquote bot -o $@ $(UNIT_SRCS) $(ASAN_OBJS) $(PKG_LIBS) -lcmocka
 
 # libFuzzer targets: clang, sanitizers; our sources compiled once, instrumented.

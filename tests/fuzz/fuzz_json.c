@@ -14,7 +14,7 @@
 #include "error.h"
 #include "jsonload.h"
 #include "matrix.h"
-#include "strbuf.h"
+#include "keep-intern.h"
 
 struct chunks {
 	const char *p;
@@ -44,36 +44,8 @@ static bool keep_even(void *ctx, const char *name, unsigned read, const char **s
 	return strlen(name) % 2 == 0;
 }
 
-/* keep_even's choice, lending a marked copy of every name as the rules'
- * decision cache does (matrix.h): the stream then finds duplicate keys by
- * the marks, not by its own set.  ctx: a struct interned, emptied per input. */
-struct interned {
-	char **name;
-	unsigned *read;
-	size_t n, alloc;
-};
-
-static bool keep_intern(void *ctx, const char *name, unsigned read, const char **stored,
-			bool *again)
+static bool even_length(const char *name)
 {
-	struct interned *t = ctx;
-	size_t i;
-
-	for (i = 0; i < t->n && strcmp(t->name[i], name); i++)
-		;
-	if (i == t->n) {
-		size_t alloc = t->alloc;
-
-		t->name = rm_xgrow(t->name, &t->alloc, t->n + 1, sizeof(*t->name));
-		t->read = rm_xgrow(t->read, &alloc, t->n + 1, sizeof(*t->read));
-		t->name[t->n] = rm_xstrdup(name);
-		t->read[t->n++] = 0;
-	}
-	*stored = t->name[i];
-	if (read) {
-		*again = t->read[i] == read;
-		t->read[i] = read;
-	}
 	return strlen(name) % 2 == 0;
 }
 
@@ -82,7 +54,7 @@ static void check_readers(const char *data, size_t size)
 	struct rm_matrix a, b;
 	struct rm_error err;
 	struct chunks c = { data, size, 1 + size % 5 };
-	struct interned t = { NULL, NULL, 0, 0 };
+	struct interned t = { even_length, NULL, NULL, 0, 0 };
 	rm_matrix_keep_fn keep = size % 3 ? keep_intern : keep_even;
 	int ra, rb;
 	size_t i, k;
@@ -113,10 +85,7 @@ static void check_readers(const char *data, size_t size)
 		rm_matrix_free(&a);
 	if (!rb)
 		rm_matrix_free(&b);
-	while (t.n)
-		free(t.name[--t.n]);
-	free(t.name);
-	free(t.read);
+	keep_intern_free(&t);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -13,6 +13,8 @@
 #include "fileutil.h"
 #include "jsonload.h"
 #include "matrix.h"
+
+#include "../fuzz/keep-intern.h"
 #include "strbuf.h"
 
 static int read_text(struct rm_matrix *m, const char *text, rm_matrix_keep_fn keep,
@@ -220,32 +222,8 @@ static bool keep_k(void *ctx, const char *name, unsigned read, const char **stor
 	return !strncmp(name, "k.", 2);
 }
 
-/* keep_k's choice, and a copy of every name lent and marked as the rules'
- * decision cache does (matrix.h): ctx is a struct interned. */
-struct interned {
-	char *name[64];
-	unsigned read[64];
-	size_t n;
-};
-
-static bool keep_intern(void *ctx, const char *name, unsigned read, const char **stored,
-			bool *again)
+static bool k_prefix(const char *name)
 {
-	struct interned *t = ctx;
-	size_t i;
-
-	for (i = 0; i < t->n && strcmp(t->name[i], name); i++)
-		;
-	if (i == t->n) {
-		assert_true(t->n < 64);
-		t->name[t->n] = rm_xstrdup(name);
-		t->read[t->n++] = 0;
-	}
-	*stored = t->name[i];
-	if (read) {
-		*again = t->read[i] == read;
-		t->read[i] = read;
-	}
 	return !strncmp(name, "k.", 2);
 }
 
@@ -409,6 +387,7 @@ static void test_matrix_stream_matches_whole_file(void **state)
 
 	(void)state;
 	memset(&t, 0, sizeof(t));
+	t.want = k_prefix;
 	/* keep_k lends no name (the reader's set of keys finds duplicates),
 	 * keep_intern lends each (its marks do) */
 	for (lend = 0; lend < 2; lend++)
@@ -441,8 +420,7 @@ static void test_matrix_stream_matches_whole_file(void **state)
 			rm_matrix_free(&whole);
 	}
 	rm_matrix_stream_window = saved;
-	while (t.n)
-		free(t.name[--t.n]);
+	keep_intern_free(&t);
 }
 
 /* A matrix read with `like` (a matrix read before through the same keep()
@@ -470,6 +448,7 @@ static void test_matrix_sorted_like(void **state)
 	(void)state;
 	memset(&t, 0, sizeof(t));
 	memset(&other, 0, sizeof(other));
+	t.want = other.want = k_prefix;
 	{
 		struct chunks c = { base, strlen(base), 64 };
 		struct chunks d = { base, strlen(base), 64 };
@@ -504,10 +483,8 @@ static void test_matrix_sorted_like(void **state)
 	}
 	rm_matrix_free(&like);
 	rm_matrix_free(&alien);
-	while (t.n)
-		free(t.name[--t.n]);
-	while (other.n)
-		free(other.name[--other.n]);
+	keep_intern_free(&t);
+	keep_intern_free(&other);
 }
 
 /* Reals the reader converts itself give strtod's double, bit for bit. */
