@@ -140,17 +140,6 @@ static void test_bomb_cut_at_default_cap(void **state)
 			       "against compression bombs): read no further; the excerpt comes from the part read"));
 	rm_evidence_free(&e);
 
-	/* a stamp past the cap: no excerpt, and the problem says how far it looked */
-	rm_evidence_scan_memory("result/0/dmesg.xz", z.buf, z.len, "5.000003", &lim, &e);
-	assert_true(e.cut);
-	assert_null(e.excerpt);
-	assert_string_equal(e.problem,
-			    "result/0/dmesg.xz has no kernel message stamped [5.000003] in its first 256 MiB "
-			    "(it holds more; read no further)");
-	assert_int_equal(e.nwarnings, 1);
-	assert_non_null(strstr(e.warnings[0], "no excerpt in the part read"));
-	rm_evidence_free(&e);
-
 	rm_sb_release(&filler);
 	rm_sb_release(&last);
 	rm_sb_release(&next);
@@ -221,6 +210,10 @@ static void test_boundary_small_cap(void **state)
 
 	rm_sb_addc(&more, 'x');
 	add_streams(&z, "gzip", &more, 1);
+	rm_sb_reset(&more);
+	add_filler(&more, CHUNK_LINES);
+	add_streams(&z, "gzip", &more, 2);
+	add_streams(&z, "gzip", &log, 1);
 	rm_evidence_scan_memory("kmsg.gz", z.buf, z.len, "5.000000", &lim, &e);
 	assert_true(e.cut);
 	assert_true(e.bytes == lim.max_log);
@@ -234,6 +227,19 @@ static void test_boundary_small_cap(void **state)
 	rm_evidence_scan_memory("kmsg.gz", z.buf, z.len, "5.000000", &lim, &e);
 	assert_true(e.cut);
 	assert_string_equal(e.excerpt, "[    5.000000][    T1] BUG: ke\n");
+	rm_evidence_free(&e);
+
+	/* a stamp past the cap: no excerpt, and the problem says how far it looked */
+	lim.max_log = 2u << 20;
+	rm_evidence_scan_memory("result/0/dmesg.gz", z.buf, z.len, "7.000000", &lim, &e);
+	assert_true(e.cut);
+	assert_null(e.excerpt);
+	assert_string_equal(e.problem,
+			    "result/0/dmesg.gz has no kernel message stamped [7.000000] in its first 2 MiB "
+			    "(it holds more; read no further)");
+	assert_int_equal(e.nwarnings, 1);
+	assert_non_null(strstr(e.warnings[0], "result/0/dmesg.gz decompresses to more than 2 MiB"));
+	assert_non_null(strstr(e.warnings[0], "no excerpt in the part read"));
 	rm_evidence_free(&e);
 
 	/* a test's output cut before its "not ok" line */
@@ -273,10 +279,10 @@ static void test_truncated_and_corrupt_bomb(void **state)
 		rm_sb_init(&z);
 		s = compress(filters[i], filler.buf, filler.len, &one);
 		free(s);
-		add_streams(&z, filters[i], &filler, 64);
+		add_streams(&z, filters[i], &filler, 16);
 		add_streams(&z, filters[i], &last, 1);
-		/* cut in the middle of the 33rd stream */
-		rm_evidence_scan_memory("dmesg.xz", z.buf, 32 * one + one / 2, "5.000000", &lim, &e);
+		/* cut in the middle of the 9th stream */
+		rm_evidence_scan_memory("dmesg.xz", z.buf, 8 * one + one / 2, "5.000000", &lim, &e);
 		assert_null(e.excerpt);
 		assert_false(e.cut);
 		assert_non_null(strstr(e.problem, "dmesg.xz cannot be read to its end (corrupt or truncated)"));
@@ -284,17 +290,17 @@ static void test_truncated_and_corrupt_bomb(void **state)
 		assert_non_null(strstr(e.warnings[0], "dmesg.xz cannot be read to its end (corrupt or truncated)"));
 		assert_non_null(strstr(e.warnings[0], ": no excerpt from it"));
 		rm_evidence_free(&e);
-		/* garbage over the middle of the 33rd stream: xz checks each
+		/* garbage over the middle of the 9th stream: xz checks each
 		 * block, an error; libarchive's gzip reader checks no CRC
 		 * (archive_read_support_filter_gzip.c: "XXX TODO: Verify the
 		 * length and CRC") and ends the log where it finds no next member,
 		 * so the trace in the last stream is not found: a problem, no
 		 * warning, never a crash */
-		memset(z.buf + 32 * one + one / 2 - 8, 0x5a, 16);
+		memset(z.buf + 8 * one + one / 2 - 8, 0x5a, 16);
 		rm_evidence_scan_memory("dmesg.xz", z.buf, z.len, "5.000000", &lim, &e);
 		assert_null(e.excerpt);
 		assert_non_null(e.problem);
-		assert_true(e.bytes < 40u << 20);
+		assert_true(e.bytes < 10u << 20);
 		if (i == 0) {
 			assert_int_equal(e.nwarnings, 1);
 			assert_non_null(strstr(e.warnings[0],
