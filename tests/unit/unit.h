@@ -77,6 +77,8 @@ extern const struct CMUnitTest unit_evidence_tests[];
 extern const size_t unit_evidence_ntests;
 extern const struct CMUnitTest unit_evidence_bomb_tests[];
 extern const size_t unit_evidence_bomb_ntests;
+extern const struct CMUnitTest unit_archive_stream_tests[];
+extern const size_t unit_archive_stream_ntests;
 extern const struct CMUnitTest unit_smtp_tests[];
 extern const size_t unit_smtp_ntests;
 extern const struct CMUnitTest unit_config_tests[];
