@@ -165,6 +165,7 @@ struct filelist {
 	size_t n, alloc;
 	unsigned long long total;
 	bool no_materials; /* rm_archive_opts.no_materials, for a directory walk */
+	unsigned long long max_stream; /* rm_archive_opts.max_stream, or RM_ARCHIVE_MAX_STREAM */
 };
 
 /* Count len more bytes of result files (at `path`) against
@@ -774,6 +775,15 @@ static int read_tarball(struct filelist *fl, const char *source, const struct rm
 			break;
 		}
 		name = archive_entry_pathname(e);
+		/* a compression bomb: the stream unpacked so far (skipped
+		 * members included), never more than one member past the cap */
+		if (archive_filter_code(ar, 0) != ARCHIVE_FILTER_NONE &&
+		    (unsigned long long)archive_filter_bytes(ar, 0) > fl->max_stream) {
+			rc = rm_error_set(err, RM_ERR_INPUT,
+					  "'%s': the compressed tarball unpacks to more than %llu MiB (at member %zu '%s'); refused",
+					  source, fl->max_stream >> 20, members + 1, name ? name : "?");
+			break;
+		}
 		if (++members > RM_ARCHIVE_MAX_MEMBERS) {
 			rc = rm_error_set(err, RM_ERR_INPUT,
 					  "'%s': more than %d members (member %zu '%s'); refused", source,
@@ -1896,6 +1906,7 @@ static int load_files(struct rm_archive *a, const char *path, const struct rm_ru
 	memset(&fl, 0, sizeof(fl));
 	memset(&df, 0, sizeof(df));
 	fl.no_materials = opts && opts->no_materials;
+	fl.max_stream = opts && opts->max_stream ? opts->max_stream : RM_ARCHIVE_MAX_STREAM;
 	if (stat(path, &st))
 		return rm_error_set(err, RM_ERR_INPUT, "cannot open '%s': %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
@@ -1975,6 +1986,7 @@ int rm_archive_open_pair(struct rm_archive *a, const char *base_dir, const char 
 	memset(&df, 0, sizeof(df));
 	a->source = rm_xstrdup("");
 	fl.no_materials = opts && opts->no_materials;
+	fl.max_stream = opts && opts->max_stream ? opts->max_stream : RM_ARCHIVE_MAX_STREAM;
 	for (i = 0; i < 2 && !rc; i++) {
 		struct stat st;
 		/* files are named by their real path, so each directory is a root */

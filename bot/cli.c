@@ -38,7 +38,7 @@ int rm_cmd_compare(int argc, char **argv, struct rm_error *err)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rm_archive_opts opts = { NULL, NULL, true };
+	struct rm_archive_opts opts = { NULL, NULL, true, 0 };
 	const char *metrics = NULL, *programs = NULL, *config = NULL;
 	struct rm_setup e;
 	int c, verbose = 0, rc;

@@ -23,6 +23,8 @@
 
 #define RM_DYNLIB_ARCHIVE_SYMS(X) \
 	X(archive_entry_filetype) \
+	X(archive_filter_bytes) \
+	X(archive_filter_code) \
 	X(archive_entry_hardlink) \
 	X(archive_entry_pathname) \
 	X(archive_entry_size) \
@@ -62,6 +64,8 @@ static inline const struct rm_dynlib_archive *rm_dynlib_archive(void)
 
 #ifndef RM_DYNLIB_IMPL
 #define archive_entry_filetype(...) (*rm_dynlib_archive()->archive_entry_filetype)(__VA_ARGS__)
+#define archive_filter_bytes(...) (*rm_dynlib_archive()->archive_filter_bytes)(__VA_ARGS__)
+#define archive_filter_code(...) (*rm_dynlib_archive()->archive_filter_code)(__VA_ARGS__)
 #define archive_entry_hardlink(...) (*rm_dynlib_archive()->archive_entry_hardlink)(__VA_ARGS__)
 #define archive_entry_pathname(...) (*rm_dynlib_archive()->archive_entry_pathname)(__VA_ARGS__)
 #define archive_entry_size(...) (*rm_dynlib_archive()->archive_entry_size)(__VA_ARGS__)

@@ -23,6 +23,40 @@ void rm_evidence_limits_default(struct rm_evidence_limits *l)
 	l->max_lines = 300;
 	l->max_bytes = 64 * 1024;
 	l->max_line = 4096;
+	l->max_log = RM_EVIDENCE_MAX_LOG;
+}
+
+/* e's warnings freed (the rest of e kept). */
+static void free_warnings(struct rm_evidence *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nwarnings; i++)
+		free(e->warnings[i]);
+	free(e->warnings);
+	e->warnings = NULL;
+	e->nwarnings = 0;
+}
+
+/* Hand src's warnings on to dst (src keeps none). */
+static void move_warnings(struct rm_evidence *dst, struct rm_evidence *src)
+{
+	size_t i;
+
+	if (dst == src || !src->nwarnings)
+		return;
+	dst->warnings = rm_xrealloc(dst->warnings, (dst->nwarnings + src->nwarnings) * sizeof(char *));
+	for (i = 0; i < src->nwarnings; i++)
+		dst->warnings[dst->nwarnings++] = src->warnings[i];
+	free(src->warnings);
+	src->warnings = NULL;
+	src->nwarnings = 0;
+}
+
+static void add_warning(struct rm_evidence *e, char *w)
+{
+	e->warnings = rm_xrealloc(e->warnings, (e->nwarnings + 1) * sizeof(char *));
+	e->warnings[e->nwarnings++] = w;
 }
 
 void rm_evidence_free(struct rm_evidence *e)
@@ -30,6 +64,7 @@ void rm_evidence_free(struct rm_evidence *e)
 	free(e->file);
 	free(e->excerpt);
 	free(e->problem);
+	free_warnings(e);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -638,6 +673,23 @@ static void set_problem(struct rm_evidence *out, const char *fmt, const char *a,
 	out->problem = rm_sb_detach(&sb, NULL);
 }
 
+/* A log that cannot be read (to its end): the problem, and the same said
+ * to the operator. */
+static void unreadable(struct rm_evidence *out, const char *fmt, const char *name, struct archive *ar)
+{
+	const char *why = archive_error_string(ar) ? archive_error_string(ar) : "unknown error";
+
+	set_problem(out, fmt, name, why);
+	add_warning(out, rm_xstrfmt("%s: no excerpt from it", out->problem));
+}
+
+/* "256 MiB", or "1000 bytes" for a cap that is no whole number of MiB. */
+static char *size_words(unsigned long long n)
+{
+	return n && !(n & ((1ull << 20) - 1)) ? rm_xstrfmt("%llu MiB", n >> 20) :
+						 rm_xstrfmt("%llu bytes", n);
+}
+
 /* What to cut out of a log: the trace around the line stamped `stamp`
  * (kernel log), or the TAP lines ending at the "not ok" of test `test`. */
 struct target {
@@ -660,8 +712,7 @@ static void scan_reader(struct archive *ar, const char *name, const struct targe
 		return;
 	}
 	if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-		set_problem(out, "%s cannot be read: %s", name,
-			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
+		unreadable(out, "%s cannot be read: %s", name, ar);
 		return;
 	}
 	sc_init(&sc, tg->stamp, lim);
@@ -669,16 +720,47 @@ static void scan_reader(struct archive *ar, const char *name, const struct targe
 		sc.words = test_words(tg->test, tg->testcase, &sc.nwords);
 	if (tg->test)
 		sc.tag = test_name(tg->test, tg->testcase);
-	while (!sc.done && (got = archive_read_data(ar, buf, sizeof(buf))) > 0) {
-		out->bytes += (unsigned long long)got;
-		sc_feed(&sc, buf, (size_t)got);
+	/* at most max_log bytes: a chunk that goes past them says the log
+	 * holds more (a log of exactly max_log bytes is read whole) */
+	while (!sc.done && !out->cut && (got = archive_read_data(ar, buf, sizeof(buf))) > 0) {
+		size_t take = (size_t)got;
+
+		if ((unsigned long long)got > lim->max_log - out->bytes) {
+			take = (size_t)(lim->max_log - out->bytes);
+			out->cut = true;
+		}
+		out->bytes += take;
+		sc_feed(&sc, buf, take);
 	}
 	if (!sc.done && got < 0)
-		set_problem(out, "%s cannot be read to its end (corrupt or truncated): %s", name,
-			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
+		unreadable(out, "%s cannot be read to its end (corrupt or truncated): %s", name, ar);
 	else
 		sc_finish(&sc);
 	sc_result(&sc, out);
+	if (out->cut) {
+		char *cap = size_words(lim->max_log);
+
+		/* the report says it where it says why there is no excerpt (or,
+		 * beside an excerpt, report.c); the operator is told */
+		if (!out->excerpt && !out->problem && tg->stamp)
+			out->problem = rm_xstrfmt(
+				"%s has no kernel message stamped [%s] in its first %s (it holds more; read no further)",
+				name, tg->stamp, cap);
+		else if (!out->excerpt && !out->problem && sc.ltp)
+			out->problem = rm_xstrfmt(
+				"%s has no LTP test block tagged %s in its first %s (it holds more; read no further)",
+				name, sc.tag, cap);
+		else if (!out->excerpt && !out->problem)
+			out->problem = rm_xstrfmt(
+				"%s has no \"not ok\" line naming %s in its first %s (it holds more; read no further)",
+				name, tg->test, cap);
+		add_warning(out, rm_xstrfmt("%s decompresses to more than %s (the cap on one log, "
+					    "against compression bombs): read no further; %s",
+					    name, cap,
+					    out->excerpt ? "the excerpt comes from the part read, and the report says the log was cut" :
+							   "no excerpt in the part read"));
+		free(cap);
+	}
 	if (!out->excerpt && tg->stamp)
 		set_problem(out, "%s has no kernel message stamped [%s]", name, tg->stamp);
 	if (!out->excerpt && tg->test && sc.ltp)
@@ -705,8 +787,7 @@ static void scan_path(const char *path, const char *name, const struct target *t
 	struct archive *ar = raw_reader();
 
 	if (archive_read_open_filename(ar, path, 65536) != ARCHIVE_OK)
-		set_problem(out, "%s cannot be read (corrupt or truncated): %s", name,
-			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
+		unreadable(out, "%s cannot be read (corrupt or truncated): %s", name, ar);
 	else
 		scan_reader(ar, name, tg, lim, out);
 	archive_read_free(ar);
@@ -741,8 +822,7 @@ static void scan_memory(const char *name, const void *data, size_t len, const st
 	if (!len)
 		set_problem(out, "%s is empty%s", name, "");
 	else if (archive_read_open_memory(ar, data, len) != ARCHIVE_OK)
-		set_problem(out, "%s cannot be read: %s", name,
-			    archive_error_string(ar) ? archive_error_string(ar) : "unknown error");
+		unreadable(out, "%s cannot be read: %s", name, ar);
 	else
 		scan_reader(ar, name, tg, lim, out);
 	archive_read_free(ar);
@@ -821,9 +901,7 @@ static bool scan_tar_member(const char *source, const char *rel, const struct ta
 
 			m->outer = outer;
 			if (archive_read_open(inner, m, NULL, member_read, NULL) != ARCHIVE_OK)
-				set_problem(out, "%s cannot be read: %s", rel,
-					    archive_error_string(inner) ? archive_error_string(inner) :
-									  "unknown error");
+				unreadable(out, "%s cannot be read: %s", rel, inner);
 			else
 				scan_reader(inner, rel, tg, lim, out);
 			archive_read_free(inner);
@@ -895,12 +973,13 @@ int rm_evidence_for_test(const struct rm_archive *a, const struct rm_result_root
 	struct target tg = { NULL, name, testcase };
 	struct rm_sb names[2] = { RM_SB_INIT, RM_SB_INIT };
 	const char *nv[2];
-	struct rm_evidence first;
+	struct rm_evidence first, warned;
 	bool any = false;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	memset(&first, 0, sizeof(first));
+	memset(&warned, 0, sizeof(warned));
 	if (rm_dynlib_need(RM_LIB_ARCHIVE, err))
 		return -1;
 	if (!testcase || !*testcase || strchr(testcase, '/') || !strcmp(testcase, ".") ||
@@ -923,6 +1002,8 @@ int rm_evidence_for_test(const struct rm_archive *a, const struct rm_result_root
 		if (!scan_run(a, root, root->runs[i], nv, 2, &tg, lim, &e))
 			continue;
 		any = true;
+		/* every run's warnings go to the operator, whichever result is kept */
+		move_warnings(&warned, &e);
 		if (e.excerpt) {
 			rm_evidence_free(&first);
 			*out = e;
@@ -940,6 +1021,7 @@ int rm_evidence_for_test(const struct rm_archive *a, const struct rm_result_root
 			set_problem(out, "no output of %s in the runs that failed it (%s)", testcase,
 				    root->path);
 	}
+	move_warnings(out, &warned);
 	rm_sb_release(&names[0]);
 	rm_sb_release(&names[1]);
 	return 0;
@@ -955,10 +1037,11 @@ int rm_evidence_for_failure(const struct rm_archive *a, const struct rm_result_r
 	const struct rm_series *ts;
 	size_t i;
 	bool any_log = false;
-	struct rm_evidence first;
+	struct rm_evidence first, warned;
 
 	memset(out, 0, sizeof(*out));
 	memset(&first, 0, sizeof(first));
+	memset(&warned, 0, sizeof(warned));
 	if (rm_dynlib_need(RM_LIB_ARCHIVE, err))
 		return -1;
 	if (!dot || (strncmp(name, "dmesg.", 6) && !kmsg)) {
@@ -982,10 +1065,13 @@ int rm_evidence_for_failure(const struct rm_archive *a, const struct rm_result_r
 			      &e))
 			continue;
 		any_log = true;
+		/* every run's warnings go to the operator, whichever result is kept */
+		move_warnings(&warned, &e);
 		if (e.excerpt) {
 			rm_evidence_free(&first);
 			rm_sb_release(&key);
 			*out = e;
+			move_warnings(out, &warned);
 			return 0;
 		}
 		if (!first.problem)
@@ -1002,6 +1088,7 @@ int rm_evidence_for_failure(const struct rm_archive *a, const struct rm_result_r
 		set_problem(out, "no kernel log (dmesg.xz, dmesg, .dmesg, kmsg.xz, kmsg) in the runs of %s%s",
 			    root->path, "");
 	}
+	move_warnings(out, &warned);
 	rm_sb_release(&key);
 	return 0;
 }

@@ -29,8 +29,15 @@
  * runner's closing lines after the last test included, as published LTP
  * reports quote them).
  *
+ * A log is decompressed and scanned only up to max_log bytes
+ * (RM_EVIDENCE_MAX_LOG): memory is bounded whatever the log's size, and so
+ * is time, even for a compression bomb (a few KiB of xz that expand to many
+ * GiB).  What was read is used (the excerpt rules apply to it); the result
+ * says the log was cut (`cut`, the problem's wording) and carries a warning
+ * for the operator, as it does for a log that cannot be read to its end.
+ *
  * Must not: choose what to report (report.c), format the report, keep a
- * whole log in memory.
+ * whole log in memory, print (the caller tells the operator the warnings).
  */
 #ifndef RM_EVIDENCE_H
 #define RM_EVIDENCE_H
@@ -41,11 +48,21 @@
 #include "archive.h"
 #include "error.h"
 
+/* The decompressed bytes of one log read at most (the default max_log).
+ * A real dmesg of a test run is at most tens of MiB (a boot log is well
+ * under 1 MiB; a long stress run with a noisy driver, tens); beyond that a
+ * log is broken or hostile.  256 MiB is the cap of one archive member
+ * (RM_ARCHIVE_MAX_MEMBER): the same bound whether the log is stored
+ * compressed or not, and scanning that much takes ~0.6 s on the CI machine
+ * (2 ns a byte, xz or gzip), where a bomb's many GiB took minutes. */
+#define RM_EVIDENCE_MAX_LOG (256ull << 20)
+
 /* Caps of one excerpt; a line longer than max_line is cut there. */
 struct rm_evidence_limits {
 	size_t max_lines; /* default 300 */
 	size_t max_bytes; /* default 64 KiB */
 	size_t max_line;  /* default 4096 */
+	unsigned long long max_log; /* decompressed bytes of one log read; default RM_EVIDENCE_MAX_LOG */
 };
 
 struct rm_evidence {
@@ -53,7 +70,14 @@ struct rm_evidence {
 	char *excerpt;   /* the excerpt, LF-terminated lines, or NULL */
 	char *problem;   /* why there is no (complete) excerpt, or NULL */
 	bool capped;     /* the excerpt hit a cap of the limits */
+	bool cut;        /* the log holds more than max_log bytes: only those were read */
 	unsigned long long bytes; /* uncompressed bytes of log read */
+	/* for the operator, one sentence each, naming the log (relative to the
+	 * archive) and what went wrong: a log cut at max_log, one that cannot
+	 * be read (to its end), in any run looked at; the caller prints them
+	 * with the archive's name */
+	char **warnings;
+	size_t nwarnings;
 };
 
 void rm_evidence_limits_default(struct rm_evidence_limits *l);

@@ -531,6 +531,10 @@ static int build_batch(struct rm_pipeline *e, char *const *paths, size_t npaths,
 					rm_report_test_free(&t);
 					goto fail;
 				}
+				/* a log cut at its cap (a compression bomb), or unreadable */
+				for (i = 0; i < t.evidence.nwarnings; i++)
+					fprintf(stderr, "robotmail: warning: '%s': %s\n", ar->source,
+						t.evidence.warnings[i]);
 			}
 			/* the same test on other trees' heads, against the same base */
 			if (grp->nothers) {

@@ -1148,6 +1148,11 @@ static char *excerpt_text(const struct rm_report_test *t)
 		if (e->capped)
 			rm_sb_addf(&sb, "\n(excerpt cut at the configured limit; the whole log is %s)",
 				   e->file ? e->file : "in the materials");
+		/* a log read only to its cap (evidence.h): the excerpt may end
+		 * before the trace does */
+		if (e->cut)
+			rm_sb_addf(&sb, "\n(%s was read only to its first %llu MiB, the cap on one log; the excerpt may be incomplete)",
+				   e->file ? e->file : "the log", e->bytes >> 20);
 		/* the robot leaves one blank line more after a test's output
 		 * than after a kernel-log excerpt (two): the five published
 		 * kernel-log reports of tests/data/24xx against the kselftest

@@ -8,7 +8,8 @@
  *
  * Checked: a result is an excerpt or a problem, never both missing when a
  * stamp was asked for; an excerpt keeps the limits (lines, bytes) and ends
- * in a newline.
+ * in a newline; no more than max_log bytes are read, and a log cut there
+ * carries a warning.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +24,9 @@ static void check(const struct rm_evidence *e, const struct rm_evidence_limits *
 	const char *p;
 
 	if (!e->excerpt && !e->problem)
+		abort();
+	/* never more than max_log bytes read; a log cut there is said to the operator */
+	if (e->bytes > lim->max_log || (e->cut && (e->bytes != lim->max_log || !e->nwarnings)))
 		abort();
 	if (!e->excerpt)
 		return;
@@ -44,6 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lim.max_lines = 40;
 	lim.max_bytes = 2048;
 	lim.max_line = 200;
+	lim.max_log = 256u << 10; /* a bomb in 64 KiB stays fast; the cap's logic is the same */
 	/* the first stamped line's stamp */
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

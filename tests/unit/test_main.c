@@ -77,6 +77,10 @@ int main(void)
 	failed += _cmocka_run_group_tests("matrix", unit_matrix_tests, unit_matrix_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("report-words", unit_report_words_tests, unit_report_words_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("evidence", unit_evidence_tests, unit_evidence_ntests, NULL, NULL);
+	failed += _cmocka_run_group_tests("evidence-bomb", unit_evidence_bomb_tests, unit_evidence_bomb_ntests,
+					  NULL, NULL);
+	failed += _cmocka_run_group_tests("archive-stream", unit_archive_stream_tests,
+					  unit_archive_stream_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("smtp", unit_smtp_tests, unit_smtp_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("config", unit_config_tests, unit_config_ntests, NULL, NULL);
 	failed += _cmocka_run_group_tests("listen", unit_listen_tests, unit_listen_ntests, NULL, NULL);
