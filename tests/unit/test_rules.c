@@ -274,6 +274,63 @@ static void test_rules_focus_same_answers(void **state)
 	rm_rules_free(&b);
 }
 
+/* decide() first tries the entry made after the last one answered (a
+ * second matrix lists its stats in the first one's order): names asked
+ * again in the order they were entered, across several 64 KiB chunks of
+ * entries, every other one, and names that are a prefix or an extension
+ * of the entry tried, each find their own entry (the copy lent the first
+ * time) and the answers a fresh cache gives. */
+static void test_rules_next_entry_guess(void **state)
+{
+	const struct rm_rules *real = unit_rules();
+	struct rm_rules a;
+	struct rm_error err;
+	enum { N = 3000 };
+	char (*names)[128] = calloc(N, 128);
+	const char **first = calloc(N, sizeof(*first));
+	size_t i, pass;
+
+	(void)state;
+	assert_non_null(names);
+	assert_non_null(first);
+	assert_int_equal(rm_rules_load(&a, real->metrics_file, real->programs_file, &err), 0);
+	for (i = 0; i < N; i++) {
+		bool again = false;
+
+		snprintf(names[i], 128, "%s.f%zu.%s", i % 3 ? "perf-profile.calltrace.cycles-pp" : "meminfo",
+			 i, i % 2 ? "Active" : "x");
+		rm_rules_keep_stat_stored(&a, names[i], 0, &first[i], &again);
+		assert_non_null(first[i]);
+	}
+	for (pass = 0; pass < 3; pass++) {
+		for (i = pass == 1; i < N; i += pass == 1 ? 2 : 1) {
+			const char *stored = NULL;
+			bool again = false;
+			char shorter[128], longer[160];
+
+			assert_int_equal(rm_rules_keep_stat_stored(&a, names[i], 0, &stored, &again),
+					 rm_rules_keep_stat(real, names[i]));
+			assert_ptr_equal(stored, first[i]);
+			if (pass == 2 && i + 1 < N) {
+				/* the next entry's name cut short, and made longer */
+				snprintf(shorter, sizeof(shorter), "%.*s", (int)strlen(names[i + 1]) - 1,
+					 names[i + 1]);
+				rm_rules_keep_stat_stored(&a, shorter, 0, &stored, &again);
+				assert_string_equal(stored, shorter);
+				assert_ptr_not_equal(stored, first[i + 1]);
+				rm_rules_focus(&a, first[i]);
+				snprintf(longer, sizeof(longer), "%sz", names[i + 1]);
+				rm_rules_keep_stat_stored(&a, longer, 0, &stored, &again);
+				assert_string_equal(stored, longer);
+				rm_rules_focus(&a, first[i]);
+			}
+		}
+	}
+	rm_rules_free(&a);
+	free(names);
+	free(first);
+}
+
 /* pattern p alone under mode, as lkp-tests means it (the oracle); NULL
  * for prefix mode (a string compare). */
 static pcre2_code *alone(const char *mode, const char *p)
@@ -387,6 +444,7 @@ const struct CMUnitTest unit_rules_tests[] = {
 	cmocka_unit_test(test_rules_rule_pattern_errors),
 	cmocka_unit_test(test_rules_jit_when_paid),
 	cmocka_unit_test(test_rules_focus_same_answers),
+	cmocka_unit_test(test_rules_next_entry_guess),
 	cmocka_unit_test(test_rules_gates_same_answers),
 };
 const size_t unit_rules_ntests = sizeof(unit_rules_tests) / sizeof(unit_rules_tests[0]);
