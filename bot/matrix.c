@@ -1077,7 +1077,8 @@ static bool sort_like(struct rm_matrix *m, const struct rm_matrix *like, uint32_
 {
 	size_t cap = 1024, i, j, nr = 0, mask;
 	const char **key;
-	uint32_t *val, *rank, *slot, *seq;
+	uint32_t *val, *rank, *slot;
+	size_t *seq;
 
 	while (cap / 4 * 3 < like->n)
 		cap *= 2;
@@ -1124,7 +1125,7 @@ static bool sort_like(struct rm_matrix *m, const struct rm_matrix *like, uint32_
 	if (nr < m->n) {
 		/* the others by name, each before the first of those greater */
 		struct unplaced *un = rm_xmalloc((m->n - nr) * sizeof(*un));
-		uint32_t *merged = rm_xmalloc(m->n * sizeof(*merged));
+		size_t *merged = rm_xmalloc(m->n * sizeof(*merged));
 		size_t k, o = 0, nu = 0;
 
 		for (i = 0; i < m->n; i++)
@@ -1155,28 +1156,9 @@ static bool sort_like(struct rm_matrix *m, const struct rm_matrix *like, uint32_
 		seq = merged;
 	}
 	free(rank);
-	/* the series into that order, in place: each cycle of the permutation
-	 * with one series aside; a place done is marked in seq */
 	for (i = 0; i < m->n; i++)
 		at[seq[i]] = (uint32_t)i;
-	for (i = 0; i < m->n; i++) {
-		struct rm_series t;
-
-		if (seq[i] == UINT32_MAX)
-			continue;
-		t = m->s[i];
-		for (j = i;;) {
-			size_t from = seq[j];
-
-			seq[j] = UINT32_MAX;
-			if (from == i) {
-				m->s[j] = t;
-				break;
-			}
-			m->s[j] = m->s[from];
-			j = from;
-		}
-	}
+	rm_permute(m->s, m->n, sizeof(*m->s), seq);
 	free(seq);
 	return true;
 }

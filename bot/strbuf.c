@@ -340,10 +340,10 @@ static void chunked_sort(struct chunked *v, size_t n, size_t d, unsigned budget)
 
 void rm_sort_by_name(void *base, size_t n, size_t size, size_t off, uint32_t *at)
 {
-	unsigned char *b = base, *tmp;
+	unsigned char *b = base;
 	struct chunked *v;
 	unsigned budget = 8;
-	size_t i, j;
+	size_t i, *from;
 
 	if (n < 2) {
 		if (n && at)
@@ -362,31 +362,45 @@ void rm_sort_by_name(void *base, size_t n, size_t size, size_t off, uint32_t *at
 		v[i].i = i;
 	}
 	chunked_sort(v, n, 0, budget);
-	if (at)
-		for (i = 0; i < n; i++)
-			at[v[i].i] = (uint32_t)i;
-	/* the elements into that order, in place: each cycle of the
-	 * permutation (place j takes element v[j].i) with one element aside;
-	 * a place done is marked by v[place].s = NULL */
-	tmp = rm_xmalloc(size);
+	/* the places in, the keys out: v's memory becomes from[], packed in
+	 * ascending order (from[i] ends before v[i + 1] starts: nothing not
+	 * yet read is written over), then shrunk, so no more memory is held */
 	for (i = 0; i < n; i++) {
-		if (!v[i].s)
+		size_t was = v[i].i;
+
+		if (at)
+			at[was] = (uint32_t)i;
+		memcpy((unsigned char *)v + i * sizeof(was), &was, sizeof(was));
+	}
+	from = rm_xrealloc(v, n * sizeof(*from));
+	rm_permute(base, n, size, from);
+	free(from);
+}
+
+void rm_permute(void *base, size_t n, size_t size, size_t *from)
+{
+	unsigned char *b = base, *tmp = rm_xmalloc(size ? size : 1);
+	size_t i, j;
+
+	/* each cycle of the permutation with one element aside; a place done
+	 * is marked in from[] */
+	for (i = 0; i < n; i++) {
+		if (from[i] == SIZE_MAX)
 			continue;
 		memcpy(tmp, b + i * size, size);
 		for (j = i;;) {
-			size_t from = v[j].i;
+			size_t f = from[j];
 
-			v[j].s = NULL;
-			if (from == i) {
+			from[j] = SIZE_MAX;
+			if (f == i) {
 				memcpy(b + j * size, tmp, size);
 				break;
 			}
-			memcpy(b + j * size, b + from * size, size);
-			j = from;
+			memcpy(b + j * size, b + f * size, size);
+			j = f;
 		}
 	}
 	free(tmp);
-	free(v);
 }
 
 void *rm_bsearch(const void *key, const void *base, size_t n, size_t size,

@@ -89,6 +89,10 @@ void rm_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
  * With `at` (room for n, n < 2^32; the caller's): at[i] = where the
  * element that was at i is now. */
 void rm_sort_by_name(void *base, size_t n, size_t size, size_t off, uint32_t *at);
+/* Put the n elements of size bytes at base in the order from[] gives
+ * (place j takes the element that was at from[j], a permutation of 0..n-1),
+ * in place, one element aside; from[] is used up (every entry SIZE_MAX). */
+void rm_permute(void *base, size_t n, size_t size, size_t *from);
 void *rm_bsearch(const void *key, const void *base, size_t n, size_t size,
 		 int (*cmp)(const void *, const void *));
 
